@@ -1,0 +1,357 @@
+package api
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+)
+
+// JobID identifies a job: "namespace/podgroup-name".
+type JobID string
+
+// TasksMap indexes tasks by ID.
+type TasksMap map[TaskID]*TaskInfo
+
+// JobInfo is a PodGroup and its pods. A pod without a PodGroup forms a job of
+// its own (see NewSinglePodJob).
+type JobInfo struct {
+	UID       JobID
+	Name      string
+	Namespace string
+	Queue     QueueID
+	Priority  int32
+
+	MinAvailable int32
+	// TaskMinAvailable is the per-role minimum (PodGroup spec.minTaskMember);
+	// TaskMinAvailableTotal is its sum.
+	TaskMinAvailable      map[string]int32
+	TaskMinAvailableTotal int32
+
+	Tasks           TasksMap
+	TaskStatusIndex map[TaskStatus]TasksMap
+
+	// Allocated sums the requests of tasks in an allocated status;
+	// TotalRequest sums all tasks.
+	Allocated    *Resource
+	TotalRequest *Resource
+
+	CreationTimestamp metav1.Time
+	PodGroup          *v1beta1.PodGroup
+	Preemptable       bool
+
+	// JobFitErrors and NodesFitErrors explain, after a session, why tasks
+	// stayed pending.
+	JobFitErrors   string
+	NodesFitErrors map[TaskID]*FitErrors
+}
+
+// NewJobInfo returns an empty job with the given ID.
+func NewJobInfo(uid JobID) *JobInfo {
+	return &JobInfo{
+		UID:              uid,
+		Tasks:            TasksMap{},
+		TaskStatusIndex:  map[TaskStatus]TasksMap{},
+		TaskMinAvailable: map[string]int32{},
+		Allocated:        EmptyResource(),
+		TotalRequest:     EmptyResource(),
+		NodesFitErrors:   map[TaskID]*FitErrors{},
+	}
+}
+
+// SetPodGroup takes the job's identity, queue and minimums from its PodGroup.
+func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
+	j.Name = pg.Name
+	j.Namespace = pg.Namespace
+	j.MinAvailable = pg.Spec.MinMember
+	j.Queue = QueueID(pg.Spec.Queue)
+	j.CreationTimestamp = pg.CreationTimestamp
+	j.Preemptable = pg.Annotations[PreemptableKey] == "true" || pg.Labels[PreemptableKey] == "true"
+	j.TaskMinAvailable = map[string]int32{}
+	j.TaskMinAvailableTotal = 0
+	for role, n := range pg.Spec.MinTaskMember {
+		j.TaskMinAvailable[role] = n
+		j.TaskMinAvailableTotal += n
+	}
+	j.PodGroup = pg
+}
+
+// Key returns "namespace/name".
+func (j *JobInfo) Key() string { return j.Namespace + "/" + j.Name }
+
+// AddTaskInfo adds a task and accounts for its resources.
+func (j *JobInfo) AddTaskInfo(t *TaskInfo) {
+	j.Tasks[t.UID] = t
+	j.indexTask(t)
+	j.TotalRequest.Add(t.Resreq)
+	if AllocatedStatus(t.Status) {
+		j.Allocated.Add(t.Resreq)
+	}
+}
+
+// DeleteTaskInfo removes a task and its resources.
+func (j *JobInfo) DeleteTaskInfo(t *TaskInfo) {
+	cur, ok := j.Tasks[t.UID]
+	if !ok {
+		return
+	}
+	j.TotalRequest.Sub(cur.Resreq)
+	if AllocatedStatus(cur.Status) {
+		j.Allocated.Sub(cur.Resreq)
+	}
+	delete(j.Tasks, cur.UID)
+	if idx := j.TaskStatusIndex[cur.Status]; idx != nil {
+		delete(idx, cur.UID)
+		if len(idx) == 0 {
+			delete(j.TaskStatusIndex, cur.Status)
+		}
+	}
+}
+
+// UpdateTaskStatus moves a task to a new status, keeping indexes and resource
+// sums right.
+func (j *JobInfo) UpdateTaskStatus(t *TaskInfo, status TaskStatus) {
+	if _, ok := j.Tasks[t.UID]; ok {
+		j.DeleteTaskInfo(t)
+	}
+	t.Status = status
+	j.AddTaskInfo(t)
+}
+
+func (j *JobInfo) indexTask(t *TaskInfo) {
+	idx := j.TaskStatusIndex[t.Status]
+	if idx == nil {
+		idx = TasksMap{}
+		j.TaskStatusIndex[t.Status] = idx
+	}
+	idx[t.UID] = t
+}
+
+// Clone copies the job and its tasks so that a session may change them.
+func (j *JobInfo) Clone() *JobInfo {
+	c := NewJobInfo(j.UID)
+	c.Name, c.Namespace, c.Queue, c.Priority = j.Name, j.Namespace, j.Queue, j.Priority
+	c.MinAvailable, c.TaskMinAvailableTotal = j.MinAvailable, j.TaskMinAvailableTotal
+	for k, v := range j.TaskMinAvailable {
+		c.TaskMinAvailable[k] = v
+	}
+	c.CreationTimestamp, c.Preemptable = j.CreationTimestamp, j.Preemptable
+	// The session may change the PodGroup's status (phase, conditions), so it
+	// gets its own copy; the cache's stays as the API server last said.
+	if j.PodGroup != nil {
+		c.PodGroup = j.PodGroup.DeepCopy()
+	}
+	for _, t := range j.Tasks {
+		c.AddTaskInfo(t.Clone())
+	}
+	return c
+}
+
+// ReadyTaskNum counts tasks that hold or held resources: bound, binding,
+// running, allocated, succeeded.
+func (j *JobInfo) ReadyTaskNum() int32 {
+	return int32(len(j.TaskStatusIndex[Bound]) + len(j.TaskStatusIndex[Binding]) +
+		len(j.TaskStatusIndex[Running]) + len(j.TaskStatusIndex[Allocated]) +
+		len(j.TaskStatusIndex[Succeeded]))
+}
+
+// WaitingTaskNum counts pipelined tasks.
+func (j *JobInfo) WaitingTaskNum() int32 { return int32(len(j.TaskStatusIndex[Pipelined])) }
+
+// PendingBestEffortTaskNum counts pending tasks that request nothing.
+func (j *JobInfo) PendingBestEffortTaskNum() int32 {
+	n := int32(0)
+	for _, t := range j.TaskStatusIndex[Pending] {
+		if t.BestEffort {
+			n++
+		}
+	}
+	return n
+}
+
+// ValidTaskNum counts tasks that still take part in scheduling.
+func (j *JobInfo) ValidTaskNum() int32 {
+	n := 0
+	for s, ts := range j.TaskStatusIndex {
+		if AllocatedStatus(s) || s == Succeeded || s == Pipelined || s == Pending {
+			n += len(ts)
+		}
+	}
+	return int32(n)
+}
+
+// IsReady: enough tasks hold resources to satisfy minAvailable.
+func (j *JobInfo) IsReady() bool {
+	return j.ReadyTaskNum()+j.PendingBestEffortTaskNum() >= j.MinAvailable
+}
+
+// IsPipelined: enough tasks hold or wait for resources to satisfy minAvailable.
+func (j *JobInfo) IsPipelined() bool {
+	return j.WaitingTaskNum()+j.ReadyTaskNum()+j.PendingBestEffortTaskNum() >= j.MinAvailable
+}
+
+// IsStarving: fewer tasks hold or wait for resources than minAvailable.
+func (j *JobInfo) IsStarving() bool {
+	return j.WaitingTaskNum()+j.ReadyTaskNum() < j.MinAvailable
+}
+
+// IsPending reports whether the PodGroup has not been admitted (enqueued) yet.
+func (j *JobInfo) IsPending() bool {
+	return j.PodGroup == nil || j.PodGroup.Status.Phase == v1beta1.PodGroupPending || j.PodGroup.Status.Phase == ""
+}
+
+// ScheduledTaskNum counts tasks placed for good (bound, running, finished).
+func (j *JobInfo) ScheduledTaskNum() int32 {
+	n := 0
+	for s, ts := range j.TaskStatusIndex {
+		if ScheduledStatus(s) {
+			n += len(ts)
+		}
+	}
+	return int32(n)
+}
+
+// ReleasingScheduledTaskNum counts releasing tasks that still sit on a node.
+func (j *JobInfo) ReleasingScheduledTaskNum() int32 {
+	n := int32(0)
+	for _, t := range j.TaskStatusIndex[Releasing] {
+		if t.NodeName != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// HasPendingTasks reports whether any task waits for a node.
+func (j *JobInfo) HasPendingTasks() bool { return len(j.TaskStatusIndex[Pending]) != 0 }
+
+// GetMinResources returns the PodGroup's spec.minResources, or zero.
+func (j *JobInfo) GetMinResources() *Resource {
+	if j.PodGroup == nil || j.PodGroup.Spec.MinResources == nil {
+		return EmptyResource()
+	}
+	return NewResource(*j.PodGroup.Spec.MinResources)
+}
+
+// GetElasticResources returns what the job holds beyond its minResources.
+func (j *JobInfo) GetElasticResources() *Resource {
+	return ExceededPart(j.Allocated, j.GetMinResources())
+}
+
+// rolesCount counts tasks per role among the statuses accepted by keep.
+func (j *JobInfo) rolesCount(keep func(TaskStatus, *TaskInfo) bool) map[string]int32 {
+	out := map[string]int32{}
+	for s, ts := range j.TaskStatusIndex {
+		for _, t := range ts {
+			if keep(s, t) {
+				out[t.TaskRole]++
+			}
+		}
+	}
+	return out
+}
+
+// rolesMeet reports whether every role has at least its minimum in counts.
+func (j *JobInfo) rolesMeet(counts map[string]int32) bool {
+	for role, min := range j.TaskMinAvailable {
+		if counts[role] < min {
+			return false
+		}
+	}
+	return true
+}
+
+// perRoleApplies reports whether per-role minimums bind: when the job-wide
+// minimum is below their sum, Volcano lets minAvailable alone decide.
+func (j *JobInfo) perRoleApplies() bool { return j.MinAvailable >= j.TaskMinAvailableTotal }
+
+// CheckTaskValid: every role can still reach its minimum.
+func (j *JobInfo) CheckTaskValid() bool {
+	if !j.perRoleApplies() {
+		return true
+	}
+	counts := j.rolesCount(func(s TaskStatus, _ *TaskInfo) bool {
+		return AllocatedStatus(s) || s == Succeeded || s == Pipelined || s == Pending
+	})
+	for role, min := range j.TaskMinAvailable {
+		if min != 0 && counts[role] < min {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckTaskReady: every role has its minimum holding resources.
+func (j *JobInfo) CheckTaskReady() bool {
+	if !j.perRoleApplies() {
+		return true
+	}
+	return j.rolesMeet(j.rolesCount(func(s TaskStatus, _ *TaskInfo) bool {
+		return AllocatedStatus(s) || s == Succeeded
+	}))
+}
+
+// CheckTaskPipelined: every role has its minimum holding or waiting for
+// resources (pending best-effort tasks count).
+func (j *JobInfo) CheckTaskPipelined() bool {
+	if !j.perRoleApplies() {
+		return true
+	}
+	return j.rolesMeet(j.rolesCount(func(s TaskStatus, t *TaskInfo) bool {
+		return AllocatedStatus(s) || s == Succeeded || s == Pipelined || (s == Pending && t.InitResreq.IsEmpty())
+	}))
+}
+
+// CheckTaskStarving: some role lacks its minimum of tasks holding or waiting
+// for resources.
+func (j *JobInfo) CheckTaskStarving() bool {
+	if !j.perRoleApplies() {
+		return true
+	}
+	return !j.rolesMeet(j.rolesCount(func(s TaskStatus, _ *TaskInfo) bool {
+		return AllocatedStatus(s) || s == Succeeded || s == Pipelined
+	}))
+}
+
+// FitError summarises why the job is not (fully) placed, Volcano-style:
+// "NotReady, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
+func (j *JobInfo) FitError() string {
+	hist := map[string]int{"minAvailable": int(j.MinAvailable)}
+	for s, ts := range j.TaskStatusIndex {
+		hist[s.String()] += len(ts)
+	}
+	phase := "NotReady"
+	if j.IsReady() {
+		phase = "Ready"
+	}
+	msg := phase + ", " + histogram(hist)
+	if pending := len(j.TaskStatusIndex[Pending]); pending > 0 {
+		msg += fmt.Sprintf("; Pending: %d Unschedulable", pending)
+	}
+	if j.JobFitErrors != "" {
+		msg += ". Origin reason is: " + j.JobFitErrors
+	}
+	return msg
+}
+
+// TaskPendingReason explains why one task is still pending after a session.
+func (j *JobInfo) TaskPendingReason(id TaskID) string {
+	if fe := j.NodesFitErrors[id]; fe != nil {
+		return fe.Error()
+	}
+	if j.JobFitErrors != "" {
+		return j.JobFitErrors
+	}
+	return j.FitError()
+}
+
+func histogram(h map[string]int) string {
+	parts := make([]string, 0, len(h))
+	for k, v := range h {
+		parts = append(parts, fmt.Sprintf("%d %s", v, k))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}

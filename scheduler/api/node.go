@@ -1,0 +1,134 @@
+package api
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// NodeInfo is a node and the resources its tasks hold.
+//
+//	Allocatable = Idle + Used            (Used includes Releasing)
+//	FutureIdle  = Idle + Releasing - Pipelined
+type NodeInfo struct {
+	Name string
+	Node *v1.Node
+
+	Allocatable *Resource
+	Capability  *Resource
+	Idle        *Resource
+	Used        *Resource
+	// Releasing is held by tasks being deleted; Pipelined is promised to tasks
+	// waiting for it.
+	Releasing *Resource
+	Pipelined *Resource
+
+	Tasks map[TaskID]*TaskInfo
+	// Ready is false for a node that is not Ready or whose tasks exceed its
+	// allocatable (the cache is behind the API server); sessions skip it.
+	Ready bool
+}
+
+// NewNodeInfo builds a node with no tasks.
+func NewNodeInfo(node *v1.Node) *NodeInfo {
+	n := &NodeInfo{
+		Releasing: EmptyResource(),
+		Pipelined: EmptyResource(),
+		Used:      EmptyResource(),
+		Tasks:     map[TaskID]*TaskInfo{},
+	}
+	n.SetNode(node)
+	return n
+}
+
+// SetNode replaces the node object and recomputes idle resources from it.
+func (n *NodeInfo) SetNode(node *v1.Node) {
+	n.Node = node
+	n.Name = node.Name
+	n.Allocatable = NewResource(node.Status.Allocatable)
+	n.Capability = NewResource(node.Status.Capacity)
+	n.Idle = n.Allocatable.Clone().Sub(n.Used)
+	n.Ready = nodeReady(node) && n.Used.LessEqual(n.Allocatable, Zero)
+}
+
+func nodeReady(node *v1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	// A node that reports no Ready condition at all (a bare manifest) is taken
+	// at its word: the simulator's nodes need not carry conditions.
+	return true
+}
+
+// FutureIdle is what will be free once releasing tasks are gone and pipelined
+// tasks have taken their share.
+func (n *NodeInfo) FutureIdle() *Resource {
+	return n.Idle.Clone().Add(n.Releasing).Sub(n.Pipelined)
+}
+
+// AddTask accounts for a task placed on this node. The task is stored as
+// given; callers pass a copy if the original must stay untouched.
+func (n *NodeInfo) AddTask(t *TaskInfo) {
+	switch t.Status {
+	case Pipelined:
+		n.Pipelined.Add(t.Resreq)
+	case Releasing:
+		n.Idle.Sub(t.Resreq)
+		n.Releasing.Add(t.Resreq)
+		n.Used.Add(t.Resreq)
+	default:
+		n.Idle.Sub(t.Resreq)
+		n.Used.Add(t.Resreq)
+	}
+	n.Tasks[t.UID] = t
+}
+
+// RemoveTask undoes AddTask for the task with this ID.
+func (n *NodeInfo) RemoveTask(t *TaskInfo) {
+	cur, ok := n.Tasks[t.UID]
+	if !ok {
+		return
+	}
+	switch cur.Status {
+	case Pipelined:
+		n.Pipelined.Sub(cur.Resreq)
+	case Releasing:
+		n.Idle.Add(cur.Resreq)
+		n.Releasing.Sub(cur.Resreq)
+		n.Used.Sub(cur.Resreq)
+	default:
+		n.Idle.Add(cur.Resreq)
+		n.Used.Sub(cur.Resreq)
+	}
+	delete(n.Tasks, t.UID)
+}
+
+// UpdateTask re-accounts a task whose status changed.
+func (n *NodeInfo) UpdateTask(t *TaskInfo) {
+	n.RemoveTask(t)
+	n.AddTask(t)
+}
+
+// Clone copies the node's accounting and task records; the node object and
+// the tasks' pods are shared.
+func (n *NodeInfo) Clone() *NodeInfo {
+	c := &NodeInfo{
+		Name:        n.Name,
+		Node:        n.Node,
+		Allocatable: n.Allocatable,
+		Capability:  n.Capability,
+		Idle:        n.Idle.Clone(),
+		Used:        n.Used.Clone(),
+		Releasing:   n.Releasing.Clone(),
+		Pipelined:   n.Pipelined.Clone(),
+		Tasks:       make(map[TaskID]*TaskInfo, len(n.Tasks)),
+		Ready:       n.Ready,
+	}
+	for id, t := range n.Tasks {
+		c.Tasks[id] = t
+	}
+	return c
+}
+
+// PodCount is the number of tasks on the node.
+func (n *NodeInfo) PodCount() int { return len(n.Tasks) }

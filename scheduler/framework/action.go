@@ -1,0 +1,68 @@
+package framework
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Action is one step of a session (enqueue, allocate, backfill, preempt,
+// reclaim). A new instance is made for every session from its configured
+// arguments.
+type Action interface {
+	Name() string
+	Execute(ssn *Session)
+}
+
+// ActionFactory makes an action from its arguments (the configuration's
+// `configurations` entry of the same name). It is also called once when the
+// configuration is loaded, to report bad arguments early.
+type ActionFactory func(args Arguments) (Action, error)
+
+// ActionRegistry maps action names to factories; like Registry, it is a value.
+type ActionRegistry map[string]ActionFactory
+
+// Register adds a factory; a name registered twice is an error.
+func (r ActionRegistry) Register(name string, f ActionFactory) error {
+	if _, dup := r[name]; dup {
+		return fmt.Errorf("action %q is already registered", name)
+	}
+	r[name] = f
+	return nil
+}
+
+// Names returns the registered names, sorted.
+func (r ActionRegistry) Names() []string {
+	out := make([]string, 0, len(r))
+	for n := range r {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validator checks configuration names and arguments against registries; it
+// implements conf.Validator.
+type Validator struct {
+	Plugins Registry
+	Actions ActionRegistry
+}
+
+// ValidateAction reports an unknown action or bad arguments.
+func (v Validator) ValidateAction(name string, args map[string]any) error {
+	f, ok := v.Actions[name]
+	if !ok {
+		return fmt.Errorf("unknown action: expected one of %q", v.Actions.Names())
+	}
+	_, err := f(args)
+	return err
+}
+
+// ValidatePlugin reports an unknown plugin or bad arguments.
+func (v Validator) ValidatePlugin(name string, args map[string]any) error {
+	f, ok := v.Plugins[name]
+	if !ok {
+		return fmt.Errorf("unknown plugin: expected one of %q", v.Plugins.Names())
+	}
+	_, err := f(args)
+	return err
+}

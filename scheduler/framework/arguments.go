@@ -1,0 +1,151 @@
+package framework
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Arguments are a tier entry's or an action's arguments as written in the
+// configuration. The typed getters leave the destination untouched when the
+// key is absent and return an error naming the key and the expected type when
+// the value does not fit, so that no setting is silently ignored.
+type Arguments map[string]any
+
+func typeErr(key, want string, v any) error {
+	return fmt.Errorf("argument %q: expected %s, got %T %v", key, want, v, v)
+}
+
+// Int reads an integer. Whole-number floats and numeric strings are accepted,
+// as Volcano accepts them.
+func (a Arguments) Int(key string, dst *int) error {
+	v, ok := a[key]
+	if !ok || v == nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case int:
+		*dst = x
+	case int64:
+		*dst = int(x)
+	case uint64:
+		*dst = int(x)
+	case float64:
+		if x != math.Trunc(x) {
+			return typeErr(key, "an integer", v)
+		}
+		*dst = int(x)
+	case string:
+		n, err := strconv.Atoi(x)
+		if err != nil {
+			return typeErr(key, "an integer", v)
+		}
+		*dst = n
+	default:
+		return typeErr(key, "an integer", v)
+	}
+	return nil
+}
+
+// Float64 reads a number.
+func (a Arguments) Float64(key string, dst *float64) error {
+	v, ok := a[key]
+	if !ok || v == nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case int:
+		*dst = float64(x)
+	case int64:
+		*dst = float64(x)
+	case uint64:
+		*dst = float64(x)
+	case float64:
+		*dst = x
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return typeErr(key, "a number", v)
+		}
+		*dst = f
+	default:
+		return typeErr(key, "a number", v)
+	}
+	return nil
+}
+
+// Bool reads true or false.
+func (a Arguments) Bool(key string, dst *bool) error {
+	v, ok := a[key]
+	if !ok || v == nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case bool:
+		*dst = x
+	case string:
+		b, err := strconv.ParseBool(x)
+		if err != nil {
+			return typeErr(key, "true or false", v)
+		}
+		*dst = b
+	default:
+		return typeErr(key, "true or false", v)
+	}
+	return nil
+}
+
+// String reads a string.
+func (a Arguments) String(key string, dst *string) error {
+	v, ok := a[key]
+	if !ok || v == nil {
+		return nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return typeErr(key, "a string", v)
+	}
+	*dst = s
+	return nil
+}
+
+// Duration reads a Go duration string ("1s", "150ms").
+func (a Arguments) Duration(key string, dst *time.Duration) error {
+	var s string
+	if err := a.String(key, &s); err != nil || s == "" {
+		return err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return typeErr(key, "a duration such as 1s or 150ms", s)
+	}
+	*dst = d
+	return nil
+}
+
+// Unknown returns the keys that are not in known, sorted, so that a plugin can
+// reject a misspelt argument instead of ignoring it.
+func (a Arguments) Unknown(known ...string) []string {
+	set := make(map[string]bool, len(known))
+	for _, k := range known {
+		set[k] = true
+	}
+	var out []string
+	for k := range a {
+		if !set[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RejectUnknown returns an error listing keys that are not in known.
+func (a Arguments) RejectUnknown(known ...string) error {
+	if u := a.Unknown(known...); len(u) > 0 {
+		return fmt.Errorf("unknown arguments %q: expected some of %q", u, known)
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+package framework
+
+import "github.com/caldera-scheduler/caldera/scheduler/api"
+
+// Cache is what a session needs from the scheduler cache: a snapshot to open
+// on and the means to apply its decisions. Implementations queue binds and
+// evictions and retry failures from fresh state; the session never waits on
+// the API server.
+type Cache interface {
+	// Snapshot returns the session's own copy of the cluster state.
+	Snapshot() *api.ClusterInfo
+	// Bind queues the binding of a task to a node.
+	Bind(task *api.TaskInfo, node string) error
+	// Evict queues the eviction of a running task with a reason.
+	Evict(task *api.TaskInfo, reason string) error
+	// UpdateJobStatus writes a job's PodGroup status (phase, conditions,
+	// counts) when it changed, and explains its pending pods.
+	UpdateJobStatus(job *api.JobInfo, podGroupChanged bool)
+}

@@ -1,0 +1,108 @@
+package framework
+
+import (
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+type opKind int
+
+const (
+	opAllocate opKind = iota
+	opPipeline
+	opEvict
+)
+
+type operation struct {
+	kind   opKind
+	task   *api.TaskInfo
+	reason string
+	// prev is the status an evicted task had, to restore on discard.
+	prev api.TaskStatus
+}
+
+// Statement is a transaction over the session: allocations, pipelines and
+// evictions change the session at once (so later decisions see them) and
+// reach the cluster only on Commit; Discard undoes them in reverse order.
+type Statement struct {
+	ssn *Session
+	ops []operation
+}
+
+// NewStatement opens a transaction on the session.
+func NewStatement(ssn *Session) *Statement { return &Statement{ssn: ssn} }
+
+// Allocate places a task on a node whose idle resources fit it.
+func (s *Statement) Allocate(task *api.TaskInfo, node *api.NodeInfo) error {
+	if err := s.ssn.allocate(task, node, api.Allocated); err != nil {
+		return err
+	}
+	s.ops = append(s.ops, operation{kind: opAllocate, task: task})
+	return nil
+}
+
+// Pipeline promises a task the resources that releasing tasks will free on
+// a node.
+func (s *Statement) Pipeline(task *api.TaskInfo, node string) error {
+	n, ok := s.ssn.Nodes[node]
+	if !ok {
+		return errNodeNotInSession(node)
+	}
+	if err := s.ssn.allocate(task, n, api.Pipelined); err != nil {
+		return err
+	}
+	s.ops = append(s.ops, operation{kind: opPipeline, task: task})
+	return nil
+}
+
+// Evict marks a running task for eviction with a reason.
+func (s *Statement) Evict(task *api.TaskInfo, reason string) error {
+	prev, err := s.ssn.evict(task)
+	if err != nil {
+		return err
+	}
+	s.ops = append(s.ops, operation{kind: opEvict, task: task, reason: reason, prev: prev})
+	return nil
+}
+
+// Operations reports how many decisions the statement holds.
+func (s *Statement) Operations() int { return len(s.ops) }
+
+// Discard undoes every decision, newest first.
+func (s *Statement) Discard() {
+	for i := len(s.ops) - 1; i >= 0; i-- {
+		op := s.ops[i]
+		switch op.kind {
+		case opAllocate, opPipeline:
+			s.ssn.deallocate(op.task)
+		case opEvict:
+			s.ssn.unevict(op.task, op.prev)
+		}
+	}
+	s.ops = nil
+}
+
+// Commit sends evictions and binds to the cache, in the order they were
+// made. An eviction the cache refuses is undone in the session; a bind it
+// refuses leaves the task allocated, and the cache's resync retries it.
+func (s *Statement) Commit() {
+	for _, op := range s.ops {
+		switch op.kind {
+		case opEvict:
+			if err := s.ssn.cache.Evict(op.task, op.reason); err != nil {
+				logSessionError(s.ssn, "evict failed", err)
+				s.ssn.unevict(op.task, op.prev)
+			}
+		case opAllocate:
+			if err := s.ssn.dispatch(op.task); err != nil {
+				logSessionError(s.ssn, "bind failed", err)
+			}
+		case opPipeline:
+			// Nothing reaches the cluster: the task waits for the next session.
+		}
+	}
+	s.ops = nil
+}
+
+type errNodeNotInSession string
+
+func (e errNodeNotInSession) Error() string { return "node " + string(e) + " is not in the session" }

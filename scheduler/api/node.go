@@ -109,9 +109,10 @@ func (n *NodeInfo) UpdateTask(t *TaskInfo) {
 	n.AddTask(t)
 }
 
-// Clone copies the node's accounting and task records; the node object and
-// the tasks' pods are shared.
-func (n *NodeInfo) Clone() *NodeInfo {
+// Clone copies the node's accounting; the node object is shared. Each task
+// record is passed through task, so that a snapshot can make the node and the
+// job hold the very same copy of a task.
+func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 	c := &NodeInfo{
 		Name:        n.Name,
 		Node:        n.Node,
@@ -125,9 +126,24 @@ func (n *NodeInfo) Clone() *NodeInfo {
 		Ready:       n.Ready,
 	}
 	for id, t := range n.Tasks {
-		c.Tasks[id] = t
+		c.Tasks[id] = task(t)
 	}
 	return c
+}
+
+// NewPlaceholderNode stands for a node that pods name before the node object
+// itself has been seen; it is not Ready, so sessions skip it.
+func NewPlaceholderNode(name string) *NodeInfo {
+	return &NodeInfo{
+		Name:        name,
+		Allocatable: EmptyResource(),
+		Capability:  EmptyResource(),
+		Idle:        EmptyResource(),
+		Used:        EmptyResource(),
+		Releasing:   EmptyResource(),
+		Pipelined:   EmptyResource(),
+		Tasks:       map[TaskID]*TaskInfo{},
+	}
 }
 
 // PodCount is the number of tasks on the node.

@@ -1,0 +1,252 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
+	vcinformers "volcano.sh/apis/pkg/client/informers/externalversions"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// Defaults for Options.
+const (
+	DefaultSchedulerName = "volcano"
+	DefaultQueue         = "default"
+	defaultBindWorkers   = 16
+)
+
+// Options configure a Cache. Client and VCClient are required; the rest have
+// defaults.
+type Options struct {
+	Client         kubernetes.Interface
+	VCClient       vcclient.Interface
+	SchedulerNames []string
+	DefaultQueue   string
+	Binder         Binder
+	Evictor        Evictor
+	StatusUpdater  StatusUpdater
+	// BindWorkers bounds the binds and evictions in flight at once.
+	BindWorkers int
+}
+
+// Cache is the scheduler's picture of the cluster, fed by informers.
+type Cache struct {
+	opts           Options
+	schedulerNames map[string]bool
+
+	mu              sync.Mutex
+	jobs            map[api.JobID]*api.JobInfo
+	nodes           map[string]*api.NodeInfo
+	nodeNames       []string // sorted; nil when it must be rebuilt
+	queues          map[api.QueueID]*api.QueueInfo
+	priorityClasses map[string]*schedulingv1.PriorityClass
+	// synthetic holds the jobs made up for pods without a PodGroup.
+	synthetic map[api.JobID]bool
+	// assumed holds tasks whose bind was sent but whose pod does not show the
+	// node yet; releasing holds tasks whose eviction was sent.
+	assumed   map[api.TaskID]string
+	releasing map[api.TaskID]bool
+	// pendingReasons explains, per pod key, why the last session left it
+	// pending.
+	pendingReasons map[string]string
+
+	informers   informers.SharedInformerFactory
+	vcInformers vcinformers.SharedInformerFactory
+	synced      []cache.InformerSynced
+
+	work   chan func(context.Context)
+	resync workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	// inflight counts queued and running binds and evictions, so that
+	// Flush can wait for them.
+	inflight sync.WaitGroup
+}
+
+// New builds a cache and registers its informers; Run starts them.
+func New(opts Options) (*Cache, error) {
+	if opts.Client == nil || opts.VCClient == nil {
+		return nil, fmt.Errorf("cache: both a Kubernetes and a Volcano client are required")
+	}
+	if len(opts.SchedulerNames) == 0 {
+		opts.SchedulerNames = []string{DefaultSchedulerName}
+	}
+	if opts.DefaultQueue == "" {
+		opts.DefaultQueue = DefaultQueue
+	}
+	if opts.Binder == nil {
+		opts.Binder = APIBinder{Client: opts.Client}
+	}
+	if opts.Evictor == nil {
+		opts.Evictor = APIEvictor{Client: opts.Client}
+	}
+	if opts.StatusUpdater == nil {
+		opts.StatusUpdater = APIStatusUpdater{Client: opts.Client, VCClient: opts.VCClient}
+	}
+	if opts.BindWorkers <= 0 {
+		opts.BindWorkers = defaultBindWorkers
+	}
+	c := &Cache{
+		opts:            opts,
+		schedulerNames:  map[string]bool{},
+		jobs:            map[api.JobID]*api.JobInfo{},
+		nodes:           map[string]*api.NodeInfo{},
+		queues:          map[api.QueueID]*api.QueueInfo{},
+		priorityClasses: map[string]*schedulingv1.PriorityClass{},
+		synthetic:       map[api.JobID]bool{},
+		assumed:         map[api.TaskID]string{},
+		releasing:       map[api.TaskID]bool{},
+		pendingReasons:  map[string]string{},
+		informers:       informers.NewSharedInformerFactory(opts.Client, 0),
+		vcInformers:     vcinformers.NewSharedInformerFactory(opts.VCClient, 0),
+		work:            make(chan func(context.Context), 4096),
+		resync: workqueue.NewTypedRateLimitingQueue(
+			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]()),
+	}
+	for _, n := range opts.SchedulerNames {
+		c.schedulerNames[n] = true
+	}
+	c.registerHandlers()
+	return c, nil
+}
+
+func (c *Cache) registerHandlers() {
+	add := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) {
+		_, _ = inf.AddEventHandler(h)
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+	add(c.informers.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.onPod(nil, asPod(o)) },
+		UpdateFunc: func(o, n any) { c.onPod(asPod(o), asPod(n)) },
+		DeleteFunc: func(o any) { c.onPodDelete(asPod(o)) },
+	})
+	add(c.informers.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.onNode(asNode(o)) },
+		UpdateFunc: func(_, n any) { c.onNode(asNode(n)) },
+		DeleteFunc: func(o any) { c.onNodeDelete(asNode(o)) },
+	})
+	add(c.informers.Scheduling().V1().PriorityClasses().Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.onPriorityClass(asPriorityClass(o), false) },
+		UpdateFunc: func(_, n any) { c.onPriorityClass(asPriorityClass(n), false) },
+		DeleteFunc: func(o any) { c.onPriorityClass(asPriorityClass(o), true) },
+	})
+	add(c.vcInformers.Scheduling().V1beta1().PodGroups().Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.onPodGroup(asPodGroup(o), false) },
+		UpdateFunc: func(_, n any) { c.onPodGroup(asPodGroup(n), false) },
+		DeleteFunc: func(o any) { c.onPodGroup(asPodGroup(o), true) },
+	})
+	add(c.vcInformers.Scheduling().V1beta1().Queues().Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.onQueue(asQueue(o), false) },
+		UpdateFunc: func(_, n any) { c.onQueue(asQueue(n), false) },
+		DeleteFunc: func(o any) { c.onQueue(asQueue(o), true) },
+	})
+	// Namespaces are watched so that per-namespace policies can read them;
+	// nothing in the core needs them yet.
+	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
+}
+
+// Run makes sure the default queue exists, starts the informers and the bind
+// and resync workers, and returns; they stop when ctx is done.
+func (c *Cache) Run(ctx context.Context) error {
+	if err := c.ensureDefaultQueue(ctx); err != nil {
+		return err
+	}
+	c.informers.Start(ctx.Done())
+	c.vcInformers.Start(ctx.Done())
+	for i := 0; i < c.opts.BindWorkers; i++ {
+		go c.worker(ctx)
+	}
+	go c.resyncLoop(ctx)
+	go func() {
+		<-ctx.Done()
+		c.resync.ShutDown()
+	}()
+	return nil
+}
+
+// WaitForCacheSync blocks until every informer has listed its objects; no
+// session may start before.
+func (c *Cache) WaitForCacheSync(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), c.synced...)
+}
+
+// Flush waits until every bind and eviction sent so far has completed or
+// failed.
+func (c *Cache) Flush() { c.inflight.Wait() }
+
+func (c *Cache) ensureDefaultQueue(ctx context.Context) error {
+	qs := c.opts.VCClient.SchedulingV1beta1().Queues()
+	if _, err := qs.Get(ctx, c.opts.DefaultQueue, metav1.GetOptions{}); err == nil {
+		return nil
+	} else if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("looking up the default queue %q: %w", c.opts.DefaultQueue, err)
+	}
+	reclaimable := true
+	q := &v1beta1.Queue{
+		ObjectMeta: metav1.ObjectMeta{Name: c.opts.DefaultQueue},
+		Spec:       v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable},
+		Status:     v1beta1.QueueStatus{State: v1beta1.QueueStateOpen},
+	}
+	if _, err := qs.Create(ctx, q, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the default queue %q: %w", c.opts.DefaultQueue, err)
+	}
+	return nil
+}
+
+func (c *Cache) worker(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case f := <-c.work:
+			f(ctx)
+			c.inflight.Done()
+		}
+	}
+}
+
+func (c *Cache) submit(f func(context.Context)) {
+	c.inflight.Add(1)
+	c.work <- f
+}
+
+// PendingReasons returns, per "namespace/name", why the last session left a
+// pod pending.
+func (c *Cache) PendingReasons() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]string, len(c.pendingReasons))
+	for k, v := range c.pendingReasons {
+		out[k] = v
+	}
+	return out
+}
+
+// sortedNodeNames returns node names in a stable order, rebuilt only after
+// nodes come or go. Callers hold mu.
+func (c *Cache) sortedNodeNames() []string {
+	if c.nodeNames == nil {
+		names := make([]string, 0, len(c.nodes))
+		for n := range c.nodes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		c.nodeNames = names
+	}
+	return c.nodeNames
+}
+
+func logErr(err error, msg string, kv ...any) { klog.ErrorS(err, msg, kv...) }
+

@@ -1,0 +1,88 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
+)
+
+// APIBinder binds through the pods/binding subresource.
+type APIBinder struct{ Client kubernetes.Interface }
+
+// Bind creates a Binding for the pod; the UID precondition makes a bind of a
+// pod that was deleted and recreated under the same name fail instead of
+// placing the new pod.
+func (b APIBinder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
+	binding := &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     v1.ObjectReference{Kind: "Node", Name: node},
+	}
+	return b.Client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
+}
+
+// APIEvictor marks the pod with a DisruptionTarget condition, then deletes it.
+type APIEvictor struct{ Client kubernetes.Interface }
+
+// Evict records why, then deletes the pod with its UID as precondition.
+func (e APIEvictor) Evict(ctx context.Context, pod *v1.Pod, reason string) error {
+	p := pod.DeepCopy()
+	setPodCondition(p, v1.PodCondition{
+		Type:    v1.DisruptionTarget,
+		Status:  v1.ConditionTrue,
+		Reason:  "PreemptionByScheduler",
+		Message: reason,
+	})
+	if _, err := e.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("marking pod %s/%s for eviction: %w", p.Namespace, p.Name, err)
+	}
+	uid := pod.UID
+	err := e.Client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// APIStatusUpdater writes PodGroup and pod status through the API.
+type APIStatusUpdater struct {
+	Client   kubernetes.Interface
+	VCClient vcclient.Interface
+}
+
+// UpdatePodGroupStatus writes the status subresource.
+func (u APIStatusUpdater) UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.PodGroup) error {
+	_, err := u.VCClient.SchedulingV1beta1().PodGroups(pg.Namespace).UpdateStatus(ctx, pg, metav1.UpdateOptions{})
+	return err
+}
+
+// UpdatePodUnschedulable sets PodScheduled=False/Unschedulable with the
+// message, writing only when it differs from what the pod already says.
+func (u APIStatusUpdater) UpdatePodUnschedulable(ctx context.Context, pod *v1.Pod, message string) error {
+	cond := v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: message}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+			return nil
+		}
+	}
+	p := pod.DeepCopy()
+	setPodCondition(p, cond)
+	_, err := u.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	return err
+}
+
+func setPodCondition(pod *v1.Pod, cond v1.PodCondition) {
+	cond.LastTransitionTime = metav1.Now()
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == cond.Type {
+			pod.Status.Conditions[i] = cond
+			return
+		}
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, cond)
+}

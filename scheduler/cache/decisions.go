@@ -1,0 +1,196 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// Bind records the decision at once (the task holds the node's resources
+// from now on) and sends the bind in the background. A failed bind is undone
+// and the pod resynced from the API server.
+func (c *Cache) Bind(task *api.TaskInfo, node string) error {
+	c.mu.Lock()
+	t, j := c.lookup(task)
+	if t == nil {
+		c.mu.Unlock()
+		return fmt.Errorf("bind %s: the pod is no longer known", task.Key())
+	}
+	if t.Status != api.Pending {
+		c.mu.Unlock()
+		return fmt.Errorf("bind %s: the pod is %s, not pending", task.Key(), t.Status)
+	}
+	n, ok := c.nodes[node]
+	if !ok {
+		c.mu.Unlock()
+		return fmt.Errorf("bind %s: node %s is no longer known", task.Key(), node)
+	}
+	j.UpdateTaskStatus(t, api.Binding)
+	t.NodeName = node
+	n.AddTask(t)
+	c.assumed[t.UID] = node
+	delete(c.pendingReasons, t.Key())
+	pod := t.Pod
+	c.mu.Unlock()
+
+	c.submit(func(ctx context.Context) {
+		if err := c.opts.Binder.Bind(ctx, pod, node); err != nil {
+			logErr(err, "bind failed; will resync the pod", "pod", task.Key(), "node", node)
+			c.undoAssumption(t.UID)
+			c.resync.AddRateLimited(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		}
+	})
+	return nil
+}
+
+// Evict records that the task is releasing and sends the eviction in the
+// background; a failure is undone and the pod resynced.
+func (c *Cache) Evict(task *api.TaskInfo, reason string) error {
+	c.mu.Lock()
+	t, j := c.lookup(task)
+	if t == nil {
+		c.mu.Unlock()
+		return fmt.Errorf("evict %s: the pod is no longer known", task.Key())
+	}
+	j.UpdateTaskStatus(t, api.Releasing)
+	if n, ok := c.nodes[t.NodeName]; ok {
+		n.UpdateTask(t)
+	}
+	c.releasing[t.UID] = true
+	pod := t.Pod
+	c.mu.Unlock()
+
+	c.submit(func(ctx context.Context) {
+		if err := c.opts.Evictor.Evict(ctx, pod, reason); err != nil {
+			logErr(err, "evict failed; will resync the pod", "pod", task.Key())
+			c.mu.Lock()
+			delete(c.releasing, t.UID)
+			c.mu.Unlock()
+			c.resync.AddRateLimited(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		}
+	})
+	return nil
+}
+
+// lookup finds the cache's own record of a session's task. Callers hold mu.
+func (c *Cache) lookup(task *api.TaskInfo) (*api.TaskInfo, *api.JobInfo) {
+	j, ok := c.jobs[task.Job]
+	if !ok {
+		return nil, nil
+	}
+	t, ok := j.Tasks[task.UID]
+	if !ok {
+		return nil, nil
+	}
+	return t, j
+}
+
+// undoAssumption returns a task whose bind failed to pending.
+func (c *Cache) undoAssumption(id api.TaskID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	node := c.assumed[id]
+	delete(c.assumed, id)
+	if n, ok := c.nodes[node]; ok {
+		if t, ok := n.Tasks[id]; ok {
+			n.RemoveTask(t)
+			if j, ok := c.jobs[t.Job]; ok {
+				j.UpdateTaskStatus(t, api.Pending)
+			}
+			t.NodeName = ""
+		}
+	}
+}
+
+// resyncLoop re-reads pods whose bind or eviction failed and replaces the
+// cache's record with what the API server says now.
+func (c *Cache) resyncLoop(ctx context.Context) {
+	for {
+		key, shutdown := c.resync.Get()
+		if shutdown {
+			return
+		}
+		err := c.resyncPod(ctx, key)
+		if err != nil {
+			logErr(err, "resync failed; will retry", "pod", key.String())
+			c.resync.AddRateLimited(key)
+		} else {
+			c.resync.Forget(key)
+		}
+		c.resync.Done(key)
+	}
+}
+
+func (c *Cache) resyncPod(ctx context.Context, key types.NamespacedName) error {
+	pod, err := c.opts.Client.CoreV1().Pods(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if apierrors.IsNotFound(err) {
+		for _, j := range c.jobs {
+			for _, t := range j.Tasks {
+				if t.Namespace == key.Namespace && t.Name == key.Name {
+					c.removePod(t.Pod, true)
+					return nil
+				}
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.removePod(pod, false)
+	delete(c.assumed, api.TaskID(pod.UID))
+	delete(c.releasing, api.TaskID(pod.UID))
+	c.addPod(pod)
+	return nil
+}
+
+// UpdateJobStatus writes a job's PodGroup status when it changed (for a
+// synthetic PodGroup, into the cache only) and records why its pending pods
+// are pending.
+func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
+	c.mu.Lock()
+	cj, known := c.jobs[job.UID]
+	synthetic := c.synthetic[job.UID]
+	if known && cj.PodGroup != nil && podGroupChanged {
+		// The next session must see the new phase even before the informer
+		// reports the write back.
+		pg := cj.PodGroup.DeepCopy()
+		pg.Status = *job.PodGroup.Status.DeepCopy()
+		cj.PodGroup = pg
+	}
+	type pending struct {
+		task   *api.TaskInfo
+		reason string
+	}
+	var pend []pending
+	for _, t := range job.TaskStatusIndex[api.Pending] {
+		reason := job.TaskPendingReason(t.UID)
+		c.pendingReasons[t.Key()] = reason
+		pend = append(pend, pending{t, reason})
+	}
+	for _, t := range job.Tasks {
+		if t.Status != api.Pending {
+			delete(c.pendingReasons, t.Key())
+		}
+	}
+	c.mu.Unlock()
+
+	ctx := context.Background()
+	if podGroupChanged && !synthetic {
+		if err := c.opts.StatusUpdater.UpdatePodGroupStatus(ctx, job.PodGroup); err != nil && !apierrors.IsNotFound(err) {
+			logErr(err, "updating PodGroup status", "podgroup", job.Key())
+		}
+	}
+	for _, p := range pend {
+		if err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, p.task.Pod, p.reason); err != nil && !apierrors.IsNotFound(err) {
+			logErr(err, "updating pod condition", "pod", p.task.Key())
+		}
+	}
+}

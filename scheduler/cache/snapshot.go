@@ -1,0 +1,59 @@
+package cache
+
+import (
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// Snapshot returns the session's own copy of the cluster: Ready nodes, the
+// queues, and the jobs that have a PodGroup in a known queue, with priorities
+// resolved from PriorityClasses. A task that is both in a job and on a node is
+// one object in the snapshot, so a decision made through either is seen
+// through both. Pods, node objects and queue objects are shared, not copied.
+func (c *Cache) Snapshot() *api.ClusterInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	snap := api.NewClusterInfo()
+	for id, q := range c.queues {
+		cp := *q
+		snap.Queues[id] = &cp
+	}
+	defaultPriority := int32(0)
+	for _, pc := range c.priorityClasses {
+		if pc.GlobalDefault {
+			defaultPriority = pc.Value
+		}
+	}
+	tasks := map[api.TaskID]*api.TaskInfo{}
+	for id, j := range c.jobs {
+		if j.PodGroup == nil {
+			continue
+		}
+		if _, ok := c.queues[j.Queue]; !ok {
+			continue
+		}
+		cj := j.Clone()
+		cj.Priority = defaultPriority
+		if pc, ok := c.priorityClasses[j.PodGroup.Spec.PriorityClassName]; ok {
+			cj.Priority = pc.Value
+		}
+		for tid, t := range cj.Tasks {
+			tasks[tid] = t
+		}
+		snap.Jobs[id] = cj
+	}
+	resolve := func(t *api.TaskInfo) *api.TaskInfo {
+		if s, ok := tasks[t.UID]; ok {
+			return s
+		}
+		return t.Clone()
+	}
+	for _, name := range c.sortedNodeNames() {
+		n := c.nodes[name]
+		if n.Node == nil || !n.Ready {
+			continue
+		}
+		snap.Nodes[name] = n.Clone(resolve)
+		snap.NodeList = append(snap.NodeList, name)
+	}
+	return snap
+}

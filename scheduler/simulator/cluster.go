@@ -1,0 +1,89 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	vcfake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
+)
+
+// embedded is the in-memory API server: client-go's fake clientset for core
+// objects, volcano.sh/apis's for PodGroups and Queues.
+type embedded struct {
+	kube *k8sfake.Clientset
+	vc   *vcfake.Clientset
+}
+
+func newEmbedded(c *Cluster) (*embedded, error) {
+	var kubeObjs, vcObjs []runtime.Object
+	for _, o := range c.Namespaces {
+		kubeObjs = append(kubeObjs, o)
+	}
+	for _, o := range c.PriorityClasses {
+		kubeObjs = append(kubeObjs, o)
+	}
+	for _, o := range c.Nodes {
+		kubeObjs = append(kubeObjs, o)
+	}
+	for _, o := range c.Pods {
+		kubeObjs = append(kubeObjs, o)
+	}
+	for _, o := range c.Queues {
+		vcObjs = append(vcObjs, o)
+	}
+	for _, o := range c.PodGroups {
+		vcObjs = append(vcObjs, o)
+	}
+	e := &embedded{kube: k8sfake.NewClientset(kubeObjs...), vc: vcfake.NewSimpleClientset(vcObjs...)}
+	// The fake clientset ignores the binding subresource; make it do what the
+	// API server does: set the pod's node, once.
+	e.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		create, ok := a.(k8stesting.CreateAction)
+		if !ok || a.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := create.GetObject().(*v1.Binding)
+		obj, err := e.kube.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		pod := obj.(*v1.Pod).DeepCopy()
+		if pod.Spec.NodeName != "" {
+			return true, nil, fmt.Errorf("pod %s/%s is already assigned to node %q", pod.Namespace, pod.Name, pod.Spec.NodeName)
+		}
+		if b.UID != "" && b.UID != pod.UID {
+			return true, nil, fmt.Errorf("pod %s/%s: UID precondition failed", pod.Namespace, pod.Name)
+		}
+		pod.Spec.NodeName = b.Target.Name
+		return true, b, e.kube.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, pod.Namespace)
+	})
+	return e, nil
+}
+
+// startBoundPods plays the kubelet: every pod bound to a node and still
+// pending starts running.
+func (e *embedded) startBoundPods(ctx context.Context) ([]*v1.Pod, error) {
+	pods, err := e.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var started []*v1.Pod
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Spec.NodeName == "" || p.Status.Phase != v1.PodPending {
+			continue
+		}
+		p.Status.Phase = v1.PodRunning
+		updated, err := e.kube.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		started = append(started, updated)
+	}
+	return started, nil
+}

@@ -1,0 +1,188 @@
+package simulator
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
+)
+
+// Cluster is the content of a cluster file: the objects the embedded API
+// server starts with, in file order.
+type Cluster struct {
+	Namespaces      []*v1.Namespace
+	Nodes           []*v1.Node
+	Pods            []*v1.Pod
+	PriorityClasses []*schedulingv1.PriorityClass
+	PodGroups       []*v1beta1.PodGroup
+	Queues          []*v1beta1.Queue
+}
+
+// creationBase is the creation time given to objects that state none; later
+// documents get later times, so that file order breaks ties as a user
+// expects.
+var creationBase = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// LoadCluster reads a multi-document manifest file.
+func LoadCluster(path string) (*Cluster, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cluster file: %w", err)
+	}
+	return ParseCluster(data, path)
+}
+
+// ParseCluster decodes manifests of the supported kinds: v1 Node, Pod,
+// Namespace; scheduling.k8s.io/v1 PriorityClass; scheduling.volcano.sh/v1beta1
+// PodGroup and Queue. Any other kind, a malformed document or an invalid
+// object is an error naming the document.
+func ParseCluster(data []byte, source string) (*Cluster, error) {
+	s := runtime.NewScheme()
+	if err := scheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := vcscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	decoder := serializer.NewCodecFactory(s).UniversalDeserializer()
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	c := &Cluster{}
+	for doc := 1; ; doc++ {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %v", source, doc, err)
+		}
+		if len(bytes.TrimSpace(stripComments(raw))) == 0 {
+			doc--
+			continue
+		}
+		obj, gvk, err := decoder.Decode(raw, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %v", source, doc, err)
+		}
+		where := func() string {
+			m, _ := obj.(metav1.Object)
+			name := ""
+			if m != nil {
+				name = m.GetName()
+				if ns := m.GetNamespace(); ns != "" {
+					name = ns + "/" + name
+				}
+			}
+			return fmt.Sprintf("%s: document %d (%s %s)", source, doc, gvk.Kind, name)
+		}
+		if err := c.add(obj, doc); err != nil {
+			return nil, fmt.Errorf("%s: %v", where(), err)
+		}
+	}
+	return c, nil
+}
+
+func stripComments(b []byte) []byte {
+	var out bytes.Buffer
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' || string(t) == "---" {
+			continue
+		}
+		out.Write(line)
+	}
+	return out.Bytes()
+}
+
+func (c *Cluster) add(obj runtime.Object, doc int) error {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return fmt.Errorf("unsupported object")
+	}
+	if m.GetName() == "" {
+		return fmt.Errorf("metadata.name is required")
+	}
+	if ts := m.GetCreationTimestamp(); ts.IsZero() {
+		m.SetCreationTimestamp(metav1.NewTime(creationBase.Add(time.Duration(doc) * time.Second)))
+	}
+	switch o := obj.(type) {
+	case *v1.Namespace:
+		c.Namespaces = append(c.Namespaces, o)
+	case *v1.Node:
+		if err := validateResources(o.Status.Allocatable, "status.allocatable"); err != nil {
+			return err
+		}
+		if len(o.Status.Capacity) == 0 {
+			o.Status.Capacity = o.Status.Allocatable.DeepCopy()
+		}
+		if len(o.Status.Allocatable) == 0 {
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+		}
+		c.Nodes = append(c.Nodes, o)
+	case *v1.Pod:
+		defaultNamespace(o)
+		if len(o.Spec.Containers) == 0 {
+			return fmt.Errorf("spec.containers: a pod needs at least one container")
+		}
+		if o.UID == "" {
+			o.UID = types.UID(o.Namespace + "-" + o.Name)
+		}
+		if o.Status.Phase == "" {
+			o.Status.Phase = v1.PodPending
+			if o.Spec.NodeName != "" {
+				o.Status.Phase = v1.PodRunning
+			}
+		}
+		c.Pods = append(c.Pods, o)
+	case *schedulingv1.PriorityClass:
+		c.PriorityClasses = append(c.PriorityClasses, o)
+	case *v1beta1.PodGroup:
+		defaultNamespace(o)
+		if o.Spec.MinMember < 0 {
+			return fmt.Errorf("spec.minMember: must not be negative, got %d", o.Spec.MinMember)
+		}
+		c.PodGroups = append(c.PodGroups, o)
+	case *v1beta1.Queue:
+		if o.Spec.Weight < 0 {
+			return fmt.Errorf("spec.weight: must not be negative, got %d", o.Spec.Weight)
+		}
+		if o.Spec.Weight == 0 {
+			o.Spec.Weight = 1
+		}
+		if o.Status.State == "" {
+			o.Status.State = v1beta1.QueueStateOpen
+		}
+		c.Queues = append(c.Queues, o)
+	default:
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod or Namespace, scheduling.k8s.io/v1 PriorityClass, or scheduling.volcano.sh/v1beta1 PodGroup or Queue")
+	}
+	return nil
+}
+
+func defaultNamespace(m metav1.Object) {
+	if m.GetNamespace() == "" {
+		m.SetNamespace(metav1.NamespaceDefault)
+	}
+}
+
+func validateResources(rl v1.ResourceList, field string) error {
+	for name, q := range rl {
+		if q.Sign() < 0 {
+			return fmt.Errorf("%s.%s: must not be negative, got %s", field, name, q.String())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/cache"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// DefaultMaxCycles bounds a run that is asked to go until nothing changes.
+const DefaultMaxCycles = 100
+
+// Options configure a simulation.
+type Options struct {
+	Cluster *Cluster
+	Config  *conf.Config
+	Plugins framework.Registry
+	Actions framework.ActionRegistry
+	// Cycles is the exact number of sessions to run; 0 means until a session
+	// changes nothing, at most DefaultMaxCycles.
+	Cycles         int
+	SchedulerNames []string
+}
+
+// Condition is the part of a PodGroup condition that does not change from
+// run to run.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// PodGroupState is a PodGroup's phase and conditions after the run.
+type PodGroupState struct {
+	Phase      string      `json:"phase"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Result is what the sessions did; its JSON form is the contract of
+// `caldera simulate --output json`.
+type Result struct {
+	Cycles        int                      `json:"cycles"`
+	Binds         map[string]string        `json:"binds"`
+	Evictions     []string                 `json:"evictions"`
+	PodGroups     map[string]PodGroupState `json:"podGroups"`
+	Unschedulable map[string]string        `json:"unschedulable"`
+}
+
+// recorder wraps the cache's binder and evictor to remember what the
+// sessions decided.
+type recorder struct {
+	binder  cache.Binder
+	evictor cache.Evictor
+
+	mu        sync.Mutex
+	binds     map[string]string
+	evictions []string
+	changed   bool
+}
+
+func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
+	if err := r.binder.Bind(ctx, pod, node); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.binds[pod.Namespace+"/"+pod.Name] = node
+	r.changed = true
+	return nil
+}
+
+func (r *recorder) Evict(ctx context.Context, pod *v1.Pod, reason string) error {
+	if err := r.evictor.Evict(ctx, pod, reason); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evictions = append(r.evictions, pod.Namespace+"/"+pod.Name)
+	r.changed = true
+	return nil
+}
+
+func (r *recorder) takeChanged() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.changed
+	r.changed = false
+	return c
+}
+
+// Run builds the embedded cluster, starts the real cache on it and runs
+// sessions.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cluster, err := newEmbedded(opts.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	rec := &recorder{
+		binder:  cache.APIBinder{Client: cluster.kube},
+		evictor: cache.APIEvictor{Client: cluster.kube},
+		binds:   map[string]string{},
+	}
+	c, err := cache.New(cache.Options{
+		Client:         cluster.kube,
+		VCClient:       cluster.vc,
+		SchedulerNames: opts.SchedulerNames,
+		Binder:         rec,
+		Evictor:        rec,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Run(ctx); err != nil {
+		return nil, err
+	}
+	if !c.WaitForCacheSync(ctx) {
+		return nil, fmt.Errorf("simulator: informers did not sync")
+	}
+	if err := waitForPods(ctx, c, cluster); err != nil {
+		return nil, err
+	}
+	sched := scheduler.New(c, opts.Plugins, opts.Actions, opts.Config)
+
+	limit, untilQuiet := opts.Cycles, opts.Cycles <= 0
+	if untilQuiet {
+		limit = DefaultMaxCycles
+	}
+	res := &Result{}
+	for res.Cycles < limit {
+		before, err := podGroupPhases(ctx, cluster)
+		if err != nil {
+			return nil, err
+		}
+		if err := sched.RunOnce(); err != nil {
+			return nil, fmt.Errorf("session %d: %w", res.Cycles+1, err)
+		}
+		res.Cycles++
+		c.Flush()
+		if _, err := cluster.startBoundPods(ctx); err != nil {
+			return nil, err
+		}
+		if err := waitForPods(ctx, c, cluster); err != nil {
+			return nil, err
+		}
+		after, err := podGroupPhases(ctx, cluster)
+		if err != nil {
+			return nil, err
+		}
+		changed := rec.takeChanged() || !equalPhases(before, after)
+		if untilQuiet && !changed {
+			break
+		}
+	}
+	return collect(ctx, cluster, c, rec, res)
+}
+
+// waitForPods blocks until the cache shows every pod of ours where the
+// embedded API server has it, so that the next session sees the last one's
+// effects.
+func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
+	pods, err := e.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	want := map[api.TaskID]*v1.Pod{}
+	for i := range pods.Items {
+		want[api.TaskID(pods.Items[i].UID)] = &pods.Items[i]
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		behind := ""
+		for uid, p := range want {
+			node, status, ok := c.TaskState(uid)
+			wantStatus := api.NewTaskInfo(p).Status
+			if p.Spec.NodeName == "" && !ok {
+				// Not ours and unplaced: the cache rightly ignores it.
+				continue
+			}
+			if !ok || node != p.Spec.NodeName || status != wantStatus {
+				behind = p.Namespace + "/" + p.Name
+				break
+			}
+		}
+		if behind == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("simulator: the cache did not catch up with pod %s", behind)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+func podGroupPhases(ctx context.Context, e *embedded) (map[string]string, error) {
+	list, err := e.vc.SchedulingV1beta1().PodGroups(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, pg := range list.Items {
+		out[pg.Namespace+"/"+pg.Name] = string(pg.Status.Phase)
+	}
+	return out, nil
+}
+
+func equalPhases(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, res *Result) (*Result, error) {
+	rec.mu.Lock()
+	res.Binds = rec.binds
+	res.Evictions = append([]string{}, rec.evictions...)
+	rec.mu.Unlock()
+	sort.Strings(res.Evictions)
+
+	list, err := e.vc.SchedulingV1beta1().PodGroups(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res.PodGroups = map[string]PodGroupState{}
+	for _, pg := range list.Items {
+		res.PodGroups[pg.Namespace+"/"+pg.Name] = podGroupState(&pg)
+	}
+
+	pods, err := e.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	reasons := c.PendingReasons()
+	res.Unschedulable = map[string]string{}
+	for _, p := range pods.Items {
+		key := p.Namespace + "/" + p.Name
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		if r, ok := reasons[key]; ok {
+			res.Unschedulable[key] = r
+		}
+	}
+	return res, nil
+}
+
+func podGroupState(pg *v1beta1.PodGroup) PodGroupState {
+	s := PodGroupState{Phase: string(pg.Status.Phase), Conditions: []Condition{}}
+	for _, c := range pg.Status.Conditions {
+		s.Conditions = append(s.Conditions, Condition{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+		})
+	}
+	return s
+}

@@ -1,0 +1,168 @@
+package simulator
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// firstFit is a test action: every pending task of an admitted job goes to
+// the first node (in session order) whose idle resources fit it.
+type firstFit struct{}
+
+func (firstFit) Name() string { return "firstfit" }
+
+func (firstFit) Execute(ssn *framework.Session) {
+	var jobs []*api.JobInfo
+	for _, j := range ssn.Jobs {
+		jobs = append(jobs, j)
+	}
+	sort.Slice(jobs, func(a, b int) bool { return jobs[a].UID < jobs[b].UID })
+	for _, j := range jobs {
+		if j.PodGroup.Status.Phase == "Pending" {
+			continue
+		}
+		var tasks []*api.TaskInfo
+		for _, t := range j.TaskStatusIndex[api.Pending] {
+			tasks = append(tasks, t)
+		}
+		sort.Slice(tasks, func(a, b int) bool { return tasks[a].Name < tasks[b].Name })
+		stmt := framework.NewStatement(ssn)
+		for _, t := range tasks {
+			for _, n := range ssn.NodeList {
+				if t.Resreq.LessEqual(n.Idle, api.Zero) {
+					_ = stmt.Allocate(t, n)
+					break
+				}
+			}
+		}
+		stmt.Commit()
+	}
+}
+
+// admitAll is a test action that moves every Pending PodGroup to Inqueue.
+type admitAll struct{}
+
+func (admitAll) Name() string { return "admitall" }
+
+func (admitAll) Execute(ssn *framework.Session) {
+	for _, j := range ssn.Jobs {
+		if j.IsPending() {
+			j.PodGroup.Status.Phase = "Inqueue"
+		}
+	}
+}
+
+func testActions() framework.ActionRegistry {
+	r := framework.ActionRegistry{}
+	_ = r.Register("firstfit", func(framework.Arguments) (framework.Action, error) { return firstFit{}, nil })
+	_ = r.Register("admitall", func(framework.Arguments) (framework.Action, error) { return admitAll{}, nil })
+	return r
+}
+
+const cluster = `
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "2", memory: 4Gi, pods: "10"}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status:
+  allocatable: {cpu: "1", memory: 4Gi, pods: "10"}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg1, namespace: ns}
+spec: {minMember: 2, queue: default}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: a
+  namespace: ns
+  annotations: {scheduling.k8s.io/group-name: pg1}
+spec:
+  schedulerName: volcano
+  containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: b
+  namespace: ns
+  annotations: {scheduling.k8s.io/group-name: pg1}
+spec:
+  schedulerName: volcano
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain, namespace: ns}
+spec:
+  schedulerName: volcano
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other, namespace: ns}
+spec:
+  schedulerName: default-scheduler
+  containers: [{name: c, image: x}]
+`
+
+func TestRunBindsAdmitsAndRunsUntilQuiet(t *testing.T) {
+	c, err := ParseCluster([]byte(cluster), "cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := conf.Parse([]byte("actions: admitall, firstfit\ntiers: []\n"), "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{Cluster: c, Config: cfg, Plugins: framework.NewRegistry(), Actions: testActions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Binds["ns/a"] != "n1" || res.Binds["ns/b"] != "n2" {
+		t.Errorf("binds = %v, want ns/a on n1 and ns/b on n2", res.Binds)
+	}
+	if _, ok := res.Binds["ns/plain"]; ok {
+		t.Errorf("ns/plain was bound although no node had room: %v", res.Binds)
+	}
+	if _, ok := res.Binds["ns/other"]; ok {
+		t.Errorf("a pod of another scheduler was bound")
+	}
+	if got := res.PodGroups["ns/pg1"].Phase; got != "Running" {
+		t.Errorf("pg1 phase = %q, want Running once its pods run", got)
+	}
+	// Session 1 admits and binds, session 2 sees them running (phase
+	// change), session 3 changes nothing.
+	if res.Cycles != 3 {
+		t.Errorf("cycles = %d, want 3", res.Cycles)
+	}
+}
+
+func TestParseClusterNamesBadDocument(t *testing.T) {
+	for name, tc := range map[string]struct{ doc, want string }{
+		"unsupported kind": {"apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", "document 1 (Service s): unsupported kind"},
+		"no containers":    {"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n", "document 1 (Pod default/p): spec.containers"},
+		"bad quantity":     {"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: lots}}\n", "document 1"},
+		"missing name":     {"---\napiVersion: v1\nkind: Node\nmetadata: {}\n", "metadata.name is required"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseCluster([]byte(tc.doc), "c.yaml")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

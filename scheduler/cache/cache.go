@@ -249,4 +249,3 @@ func (c *Cache) sortedNodeNames() []string {
 }
 
 func logErr(err error, msg string, kv ...any) { klog.ErrorS(err, msg, kv...) }
-

@@ -16,10 +16,10 @@ func unwrap(o any) any {
 	return o
 }
 
-func asPod(o any) *v1.Pod                           { p, _ := unwrap(o).(*v1.Pod); return p }
-func asNode(o any) *v1.Node                         { n, _ := unwrap(o).(*v1.Node); return n }
-func asPodGroup(o any) *v1beta1.PodGroup            { g, _ := unwrap(o).(*v1beta1.PodGroup); return g }
-func asQueue(o any) *v1beta1.Queue                  { q, _ := unwrap(o).(*v1beta1.Queue); return q }
+func asPod(o any) *v1.Pod                { p, _ := unwrap(o).(*v1.Pod); return p }
+func asNode(o any) *v1.Node              { n, _ := unwrap(o).(*v1.Node); return n }
+func asPodGroup(o any) *v1beta1.PodGroup { g, _ := unwrap(o).(*v1beta1.PodGroup); return g }
+func asQueue(o any) *v1beta1.Queue       { q, _ := unwrap(o).(*v1beta1.Queue); return q }
 func asPriorityClass(o any) *schedulingv1.PriorityClass {
 	p, _ := unwrap(o).(*schedulingv1.PriorityClass)
 	return p

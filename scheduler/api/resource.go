@@ -104,8 +104,7 @@ func (r *Resource) SetScalar(name v1.ResourceName, q float64) {
 	r.Scalars[name] = q
 }
 
-// ResourceNames lists the dimensions that are present: cpu and memory when
-// non-zero, and every scalar dimension.
+// ResourceNames lists the dimensions that are not below the tolerance.
 func (r *Resource) ResourceNames() []v1.ResourceName {
 	var names []v1.ResourceName
 	if r.MilliCPU >= minResource {
@@ -114,8 +113,10 @@ func (r *Resource) ResourceNames() []v1.ResourceName {
 	if r.Memory >= minResource {
 		names = append(names, v1.ResourceMemory)
 	}
-	for n := range r.Scalars {
-		names = append(names, n)
+	for n, q := range r.Scalars {
+		if q >= minResource {
+			names = append(names, n)
+		}
 	}
 	return names
 }
@@ -218,6 +219,15 @@ func lessEqualTol(l, r float64) bool { return l < r || math.Abs(l-r) < minResour
 func (r *Resource) LessEqual(rr *Resource, def DimensionDefault) bool {
 	if !lessEqualTol(r.MilliCPU, rr.MilliCPU) || !lessEqualTol(r.Memory, rr.Memory) {
 		return false
+	}
+	if def == Infinity {
+		// As in Volcano: a scalar the right side bounds but the left side
+		// lacks makes the comparison fail.
+		for n := range rr.Scalars {
+			if _, ok := r.Scalars[n]; !ok {
+				return false
+			}
+		}
 	}
 	for n, l := range r.Scalars {
 		rv, ok := rr.Scalars[n]

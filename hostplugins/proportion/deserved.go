@@ -1,0 +1,55 @@
+package proportion
+
+import (
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// computeDeserved hands the cluster out to the queues by weight, round after
+// round, until every queue is satisfied or capped or nothing is left. Each
+// round divides what the previous rounds left among the queues still asking;
+// what a queue gets beyond its cap or request in a round returns to the pool
+// for the next.
+func (p *Plugin) computeDeserved() {
+	remaining := p.total.Clone()
+	met := map[api.QueueID]bool{}
+	for {
+		totalWeight := int32(0)
+		for _, a := range p.queues {
+			if !met[a.id] {
+				totalWeight += a.weight
+			}
+		}
+		if totalWeight == 0 {
+			return
+		}
+
+		before := remaining.Clone()
+		grown, shrunk := api.EmptyResource(), api.EmptyResource()
+		// Every queue of a round sees the same remaining, so the order in
+		// which the map yields them does not matter.
+		for _, a := range p.queues {
+			if met[a.id] {
+				continue
+			}
+			old := a.deserved.Clone()
+			a.deserved.Add(remaining.Clone().Multi(float64(a.weight) / float64(totalWeight)))
+			a.deserved.MinDimensionResource(a.realCapability, api.Infinity)
+			a.deserved.MinDimensionResource(a.request, api.Zero)
+			a.deserved = resutil.Max(a.deserved, a.guarantee)
+			a.updateShare()
+
+			if a.request.LessEqual(a.deserved, api.Zero) || resutil.Identical(a.deserved, old) {
+				met[a.id] = true
+			}
+			g, s := resutil.Diff(a.deserved, old)
+			grown.Add(g)
+			shrunk.Add(s)
+		}
+
+		remaining = api.ExceededPart(remaining.Clone().Add(shrunk), grown)
+		if remaining.IsEmpty() || resutil.Identical(remaining, before) {
+			return
+		}
+	}
+}

@@ -22,6 +22,11 @@ type NodeInfo struct {
 	Pipelined *Resource
 
 	Tasks map[TaskID]*TaskInfo
+	// accounted remembers the status under which each task's resources were
+	// counted. A task object may be shared with its job and change status
+	// before the node hears of it; removing it must undo what was counted,
+	// not what the task says now.
+	accounted map[TaskID]TaskStatus
 	// Ready is false for a node that is not Ready or whose tasks exceed its
 	// allocatable (the cache is behind the API server); sessions skip it.
 	Ready bool
@@ -34,6 +39,7 @@ func NewNodeInfo(node *v1.Node) *NodeInfo {
 		Pipelined: EmptyResource(),
 		Used:      EmptyResource(),
 		Tasks:     map[TaskID]*TaskInfo{},
+		accounted: map[TaskID]TaskStatus{},
 	}
 	n.SetNode(node)
 	return n
@@ -67,8 +73,12 @@ func (n *NodeInfo) FutureIdle() *Resource {
 }
 
 // AddTask accounts for a task placed on this node. The task is stored as
-// given; callers pass a copy if the original must stay untouched.
+// given; callers pass a copy if the original must stay untouched. A task
+// already on the node is re-accounted.
 func (n *NodeInfo) AddTask(t *TaskInfo) {
+	if _, ok := n.accounted[t.UID]; ok {
+		n.RemoveTask(t)
+	}
 	switch t.Status {
 	case Pipelined:
 		n.Pipelined.Add(t.Resreq)
@@ -81,6 +91,7 @@ func (n *NodeInfo) AddTask(t *TaskInfo) {
 		n.Used.Add(t.Resreq)
 	}
 	n.Tasks[t.UID] = t
+	n.accounted[t.UID] = t.Status
 }
 
 // RemoveTask undoes AddTask for the task with this ID.
@@ -89,7 +100,7 @@ func (n *NodeInfo) RemoveTask(t *TaskInfo) {
 	if !ok {
 		return
 	}
-	switch cur.Status {
+	switch n.accounted[t.UID] {
 	case Pipelined:
 		n.Pipelined.Sub(cur.Resreq)
 	case Releasing:
@@ -101,6 +112,7 @@ func (n *NodeInfo) RemoveTask(t *TaskInfo) {
 		n.Used.Sub(cur.Resreq)
 	}
 	delete(n.Tasks, t.UID)
+	delete(n.accounted, t.UID)
 }
 
 // UpdateTask re-accounts a task whose status changed.
@@ -123,10 +135,12 @@ func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 		Releasing:   n.Releasing.Clone(),
 		Pipelined:   n.Pipelined.Clone(),
 		Tasks:       make(map[TaskID]*TaskInfo, len(n.Tasks)),
+		accounted:   make(map[TaskID]TaskStatus, len(n.accounted)),
 		Ready:       n.Ready,
 	}
 	for id, t := range n.Tasks {
 		c.Tasks[id] = task(t)
+		c.accounted[id] = n.accounted[id]
 	}
 	return c
 }
@@ -143,6 +157,7 @@ func NewPlaceholderNode(name string) *NodeInfo {
 		Releasing:   EmptyResource(),
 		Pipelined:   EmptyResource(),
 		Tasks:       map[TaskID]*TaskInfo{},
+		accounted:   map[TaskID]TaskStatus{},
 	}
 }
 

@@ -21,6 +21,16 @@ func (ssn *Session) JobCompare(l, r *api.JobInfo) int {
 // that actions build BestNodeFn's score map only when someone reads it.
 func (ssn *Session) HasBestNode() bool { return !ssn.hooks.bestNode.empty() }
 
+// ScoreBuffer is ScoreNodes' working memory, kept by the caller between
+// calls so that scoring a task allocates nothing; the zero value is ready.
+type ScoreBuffer struct {
+	mappers []entry[NodeMapper]
+	// mapped[k] holds mapper k's scores for the nodes listed in scored.
+	mapped  [][]NodeScore
+	scored  []int
+	reduced []float64
+}
+
 // ScoreNodes writes each node's total score for a task into scores (which
 // must be at least as long as nodes), with Volcano's arithmetic: the
 // node-order sum, plus each map plugin's floored score after its reducer
@@ -29,21 +39,34 @@ func (ssn *Session) HasBestNode() bool { return !ssn.hooks.bestNode.empty() }
 // reducer or a batch scorer is returned, and Volcano then picks no node.
 //
 // It calls the same hooks as NodeOrderMapFn, NodeOrderReduceFn and
-// BatchNodeOrderFn but without a map per node.
-func (ssn *Session) ScoreNodes(task *api.TaskInfo, nodes []*api.NodeInfo, scores []float64) error {
-	scores = scores[:len(nodes)]
-	var mappers []entry[NodeMapper]
-	for _, tier := range ssn.hooks.nodeMap {
-		mappers = append(mappers, tier...)
+// BatchNodeOrderFn, without a map per node.
+func (ssn *Session) ScoreNodes(task *api.TaskInfo, nodes []*api.NodeInfo, scores []float64, buf *ScoreBuffer) error {
+	if buf == nil {
+		buf = &ScoreBuffer{}
 	}
-	// mapped[k] holds mapper k's scores for the nodes listed in scored.
-	mapped := make([][]NodeScore, len(mappers))
-	scored := make([]int, 0, len(nodes))
+	scores = scores[:len(nodes)]
+	buf.mappers = buf.mappers[:0]
+	for _, tier := range ssn.hooks.nodeMap {
+		buf.mappers = append(buf.mappers, tier...)
+	}
+	mappers := buf.mappers
+	for len(buf.mapped) < len(mappers) {
+		buf.mapped = append(buf.mapped, nil)
+	}
+	mapped := buf.mapped[:len(mappers)]
+	for k := range mapped {
+		mapped[k] = mapped[k][:0]
+	}
+	scored := buf.scored[:0]
+	withOrder := !ssn.hooks.nodeOrder.empty()
 	for i, node := range nodes {
 		scores[i] = 0
-		total, err := ssn.NodeOrderFn(task, node)
-		if err != nil {
-			continue
+		total := 0.0
+		if withOrder {
+			var err error
+			if total, err = ssn.NodeOrderFn(task, node); err != nil {
+				continue
+			}
 		}
 		ok := true
 		for k := range mappers {
@@ -60,11 +83,16 @@ func (ssn *Session) ScoreNodes(task *api.TaskInfo, nodes []*api.NodeInfo, scores
 		scores[i] = total
 		scored = append(scored, i)
 	}
+	buf.scored = scored
 	for k := range mapped {
 		mapped[k] = mapped[k][:len(scored)]
 	}
 
-	reduced := make([]float64, len(nodes))
+	if cap(buf.reduced) < len(nodes) {
+		buf.reduced = make([]float64, len(nodes))
+	}
+	reduced := buf.reduced[:len(nodes)]
+	clear(reduced)
 	for _, tier := range ssn.hooks.nodeReduce {
 		for _, e := range tier {
 			var list []NodeScore

@@ -1,0 +1,254 @@
+package allocate
+
+import (
+	"fmt"
+
+	"k8s.io/klog/v2"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/pqueue"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Name is the action's name in the configuration.
+const Name = "allocate"
+
+// Factory returns the action's factory; state is shared with the other
+// actions of the registry (the rotating node-search start, whether enqueue
+// ran).
+func Factory(state *shared.State) framework.ActionFactory {
+	return func(args framework.Arguments) (framework.Action, error) {
+		if err := args.RejectUnknown(placement.SearchKeys...); err != nil {
+			return nil, err
+		}
+		search, err := placement.ReadSearchArgs(args)
+		if err != nil {
+			return nil, err
+		}
+		return &action{state: state, search: search}, nil
+	}
+}
+
+type action struct {
+	state  *shared.State
+	search placement.SearchArgs
+}
+
+func (*action) Name() string { return Name }
+
+// run is one execution: the session and what the action reuses across its
+// tasks.
+type run struct {
+	*action
+	ssn    *framework.Session
+	nodes  []*api.NodeInfo
+	scorer *placement.Scorer
+	// idle and future split the feasible nodes of one task; reused.
+	idle, future []*api.NodeInfo
+	one          [1]*api.NodeInfo
+	// req is the current task's request, prepared for fit checks.
+	req placement.Request
+}
+
+func (a *action) Execute(ssn *framework.Session) {
+	r := &run{action: a, ssn: ssn, nodes: placement.ReadyNodes(ssn), scorer: placement.NewScorer(ssn)}
+	r.allocate(r.worklist())
+}
+
+// worklist holds the queues, each queue's jobs and each job's tasks, in the
+// session's orders.
+type worklist struct {
+	queues *pqueue.Queue[*api.QueueInfo]
+	jobs   map[api.QueueID]*pqueue.Queue[*api.JobInfo]
+	tasks  map[api.JobID]*pqueue.Queue[*api.TaskInfo]
+}
+
+func (r *run) worklist() *worklist {
+	ssn := r.ssn
+	w := &worklist{
+		queues: pqueue.New(ssn.QueueOrderFn),
+		jobs:   map[api.QueueID]*pqueue.Queue[*api.JobInfo]{},
+		tasks:  map[api.JobID]*pqueue.Queue[*api.TaskInfo]{},
+	}
+	enqueueRan := r.state.EnqueueRan(ssn.UID)
+	for _, job := range ssn.Jobs {
+		if job.IsPending() {
+			if enqueueRan || job.PodGroup == nil {
+				continue
+			}
+			// Without an enqueue action nothing else would admit the job.
+			job.PodGroup.Status.Phase = v1beta1.PodGroupInqueue
+		}
+		if vr := ssn.JobValid(job); vr != nil && !vr.Pass {
+			klog.V(4).InfoS("Skip job in allocate", "job", job.UID, "reason", vr.Reason, "message", vr.Message)
+			continue
+		}
+		queue, ok := ssn.Queues[job.Queue]
+		if !ok {
+			continue
+		}
+		tasks := pqueue.New(ssn.TaskOrderFn)
+		for _, t := range job.TaskStatusIndex[api.Pending] {
+			if placement.Gated(t) || t.Resreq.IsEmpty() {
+				continue
+			}
+			tasks.Push(t)
+		}
+		if tasks.Empty() {
+			continue
+		}
+		if w.jobs[queue.UID] == nil {
+			w.jobs[queue.UID] = pqueue.New(ssn.JobOrderFn)
+			w.queues.Push(queue)
+		}
+		w.jobs[queue.UID].Push(job)
+		w.tasks[job.UID] = tasks
+	}
+	return w
+}
+
+func (r *run) allocate(w *worklist) {
+	ssn := r.ssn
+	for !w.queues.Empty() {
+		queue := w.queues.Pop()
+		if ssn.Overused(queue) {
+			klog.V(3).InfoS("Queue is overused", "queue", queue.Name)
+			continue
+		}
+		jobs := w.jobs[queue.UID]
+		if jobs == nil || jobs.Empty() {
+			continue
+		}
+		job := jobs.Pop()
+		tasks := w.tasks[job.UID]
+		if stmt := r.allocateJob(queue, job, tasks); stmt != nil && ssn.JobReady(job) {
+			stmt.Commit()
+			if !tasks.Empty() {
+				jobs.Push(job)
+			}
+		}
+		// The queue's place in the order reflects what it just received.
+		w.queues.Push(queue)
+	}
+}
+
+// allocateJob places the job's tasks until it is ready, and returns the
+// statement when the job is ready or pipelined; otherwise it discards it.
+func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.Queue[*api.TaskInfo]) *framework.Statement {
+	ssn := r.ssn
+	stmt := framework.NewStatement(ssn)
+	finder := placement.NewFinder(r.search, r.state)
+	fits := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
+		if reason := r.req.Shortfall(node); reason != "" {
+			return framework.NewStatus(framework.Unschedulable, reason)
+		}
+		return ssn.PredicateFn(task, node)
+	}
+
+	for !tasks.Empty() {
+		task := tasks.Pop()
+		if !ssn.Allocatable(queue, task) {
+			klog.V(3).InfoS("Queue cannot take task", "queue", queue.Name, "task", task.Key())
+			continue
+		}
+		if roleFailedBefore(job, task) {
+			fe := api.NewFitErrors()
+			fe.SetError(fmt.Sprintf("Task %s with role spec %s has already predicated failed, skip", task.Name, task.TaskRole))
+			job.NodesFitErrors[task.UID] = fe
+			continue
+		}
+		if st := ssn.PrePredicateFn(task); !st.IsSuccess() {
+			fe := api.NewFitErrors()
+			for _, n := range r.nodes {
+				fe.SetNodeError(n.Name, st.Message())
+			}
+			job.NodesFitErrors[task.UID] = fe
+			if keepGoing(job) {
+				continue
+			}
+			break
+		}
+
+		r.req = placement.NewRequest(task.InitResreq)
+		var feasible []*api.NodeInfo
+		var fe *api.FitErrors
+		// A node nominated by an earlier preemption is likely the only one
+		// that fits, so it is tried alone first.
+		if name := task.Pod.Status.NominatedNodeName; name != "" {
+			if n, ok := ssn.Nodes[name]; ok && r.req.FitsFutureIdle(n) {
+				r.one[0] = n
+				feasible, fe = finder.Find(task, r.one[:], fits)
+			}
+		}
+		if len(feasible) == 0 {
+			feasible, fe = finder.Find(task, r.nodes, fits)
+		}
+		if len(feasible) == 0 {
+			job.NodesFitErrors[task.UID] = fe
+			if keepGoing(job) {
+				continue
+			}
+			break
+		}
+
+		node := r.pick(task, feasible)
+		if node == nil {
+			continue
+		}
+		r.place(stmt, task, node)
+		if ssn.JobReady(job) {
+			break
+		}
+	}
+
+	if ssn.JobReady(job) || ssn.JobPipelined(job) {
+		return stmt
+	}
+	stmt.Discard()
+	return nil
+}
+
+// pick chooses among feasible nodes: those whose idle resources fit the task
+// first, then those that fit once releasing tasks are gone.
+func (r *run) pick(task *api.TaskInfo, feasible []*api.NodeInfo) *api.NodeInfo {
+	r.idle, r.future = r.idle[:0], r.future[:0]
+	for _, n := range feasible {
+		switch {
+		case r.req.FitsIdle(n):
+			r.idle = append(r.idle, n)
+		case r.req.FitsFutureIdle(n):
+			r.future = append(r.future, n)
+		}
+	}
+	for _, group := range [][]*api.NodeInfo{r.idle, r.future} {
+		switch len(group) {
+		case 0:
+			continue
+		case 1:
+			return group[0]
+		}
+		if n := r.scorer.Best(task, group); n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+// place allocates the task on the node's idle resources, or pipelines it
+// onto resources being released.
+func (r *run) place(stmt *framework.Statement, task *api.TaskInfo, node *api.NodeInfo) {
+	if r.req.FitsIdle(node) {
+		if err := stmt.Allocate(task, node); err != nil {
+			klog.ErrorS(err, "Allocate failed", "task", task.Key(), "node", node.Name)
+		}
+		return
+	}
+	if r.req.FitsFutureIdle(node) {
+		if err := stmt.Pipeline(task, node.Name); err != nil {
+			klog.ErrorS(err, "Pipeline failed", "task", task.Key(), "node", node.Name)
+		}
+	}
+}

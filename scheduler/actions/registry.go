@@ -1,0 +1,39 @@
+// Package actions assembles the native actions: enqueue, allocate, backfill,
+// preempt and reclaim, one package each, deciding as Volcano v1.15's actions
+// of the same names do.
+package actions
+
+import (
+	"github.com/caldera-scheduler/caldera/scheduler/actions/allocate"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/backfill"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/enqueue"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/preempt"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/reclaim"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Registry returns a registry of the five actions. The actions it makes share
+// one state for the scheduler's life (where the next node search starts,
+// whether enqueue ran in the current session), as Volcano's share process
+// globals; build one registry per scheduler.
+func Registry() framework.ActionRegistry {
+	state := shared.New()
+	r := framework.ActionRegistry{}
+	for _, a := range []struct {
+		name    string
+		factory framework.ActionFactory
+	}{
+		{enqueue.Name, enqueue.Factory(state)},
+		{allocate.Name, allocate.Factory(state)},
+		{backfill.Name, backfill.Factory(state)},
+		{preempt.Name, preempt.Factory(state)},
+		{reclaim.Name, reclaim.Factory(state)},
+	} {
+		if err := r.Register(a.name, a.factory); err != nil {
+			// The names above are distinct constants.
+			panic(err)
+		}
+	}
+	return r
+}

@@ -1,0 +1,43 @@
+package api
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func testNode() *NodeInfo {
+	return NewNodeInfo(&v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1"},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+			v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("10"),
+		}},
+	})
+}
+
+// A task shared with its job may change status before the node re-accounts
+// it; the node must undo what it counted, not what the task says now.
+func TestNodeAccountingSurvivesSharedTaskMutation(t *testing.T) {
+	n := testNode()
+	task := &TaskInfo{UID: "t1", Status: Running, Resreq: &Resource{MilliCPU: 1000}}
+	n.AddTask(task)
+	task.Status = Releasing // the job changed it first
+	n.UpdateTask(task)
+	if n.Releasing.MilliCPU != 1000 || n.Idle.MilliCPU != 3000 || n.Used.MilliCPU != 1000 {
+		t.Fatalf("after evict: idle %v used %v releasing %v", n.Idle.MilliCPU, n.Used.MilliCPU, n.Releasing.MilliCPU)
+	}
+	task.Status = Running // undone
+	n.UpdateTask(task)
+	if n.Releasing.MilliCPU != 0 || n.Idle.MilliCPU != 3000 {
+		t.Fatalf("after unevict: idle %v releasing %v", n.Idle.MilliCPU, n.Releasing.MilliCPU)
+	}
+	p := &TaskInfo{UID: "t2", Status: Pipelined, Resreq: &Resource{MilliCPU: 2000}}
+	n.AddTask(p)
+	p.Status = Pending
+	n.RemoveTask(p)
+	if n.Pipelined.MilliCPU != 0 || n.Idle.MilliCPU != 3000 {
+		t.Fatalf("after unpipeline: idle %v pipelined %v", n.Idle.MilliCPU, n.Pipelined.MilliCPU)
+	}
+}

@@ -1,0 +1,70 @@
+package benchmarks
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// BenchmarkSession runs one whole session (open, enqueue, allocate,
+// backfill, close) with Volcano's default configuration and the native
+// plugins, and reports pods bound per second.
+func BenchmarkSession(b *testing.B) {
+	for _, w := range []Workload{
+		{Nodes: 500, Gangs: 100, GangSize: 10},
+		{Nodes: 1000, Gangs: 200, GangSize: 10},
+		{Nodes: 1000, Gangs: 1000, GangSize: 10},
+		{Nodes: 5000, Gangs: 200, GangSize: 10},
+		{Nodes: 5000, Gangs: 1000, GangSize: 10},
+	} {
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", w.Nodes, w.Gangs*w.GangSize), func(b *testing.B) {
+			benchSession(b, w)
+		})
+	}
+}
+
+func benchSession(b *testing.B, w Workload) {
+	plugins, acts := hostplugins.Registry(), actions.Registry()
+	cfg, err := conf.Default(framework.Validator{Plugins: plugins, Actions: acts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &snapshotCache{base: w.Cluster()}
+	s := scheduler.New(c, plugins, acts, cfg)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.RunOnce(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	pods := float64(w.Gangs * w.GangSize)
+	if got := c.binds.Load(); got != int64(pods)*int64(b.N) {
+		b.Fatalf("bound %d pods over %d sessions, want %d each", got, b.N, int(pods))
+	}
+	b.ReportMetric(pods*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+}
+
+// TestSessionBindsEveryPod guards the benchmark's premise in the ordinary
+// test run: on a small workload one default session binds every pod.
+func TestSessionBindsEveryPod(t *testing.T) {
+	plugins, acts := hostplugins.Registry(), actions.Registry()
+	cfg, err := conf.Default(framework.Validator{Plugins: plugins, Actions: acts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Workload{Nodes: 20, Gangs: 10, GangSize: 10}
+	c := &snapshotCache{base: w.Cluster()}
+	if err := scheduler.New(c, plugins, acts, cfg).RunOnce(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.binds.Load(); got != 100 {
+		t.Fatalf("bound %d of 100 pods in one session", got)
+	}
+}

@@ -1,0 +1,98 @@
+package benchmarks
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// Workload describes a synthetic cluster: identical nodes, one queue, and
+// pending gangs whose pods share one template.
+type Workload struct {
+	Nodes    int
+	Gangs    int
+	GangSize int
+}
+
+// Cluster builds the workload's snapshot: nodes of 32 CPU, 128Gi and 110 pod
+// slots; pods of 1 CPU and 2Gi; PodGroups Pending with minMember = gang size
+// and minResources set, as Volcano's controller creates them.
+func (w Workload) Cluster() *api.ClusterInfo {
+	c := api.NewClusterInfo()
+	queue := &v1beta1.Queue{
+		ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec:       v1beta1.QueueSpec{Weight: 1},
+		Status:     v1beta1.QueueStatus{State: v1beta1.QueueStateOpen},
+	}
+	c.Queues["default"] = api.NewQueueInfo(queue)
+	for i := 0; i < w.Nodes; i++ {
+		name := fmt.Sprintf("node-%05d", i)
+		node := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+			Status: v1.NodeStatus{
+				Allocatable: v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse("32"),
+					v1.ResourceMemory: resource.MustParse("128Gi"),
+					v1.ResourcePods:   resource.MustParse("110"),
+				},
+				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+			},
+		}
+		node.Status.Capacity = node.Status.Allocatable
+		c.Nodes[name] = api.NewNodeInfo(node)
+		c.NodeList = append(c.NodeList, name)
+	}
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for g := 0; g < w.Gangs; g++ {
+		name := fmt.Sprintf("gang-%05d", g)
+		minRes := v1.ResourceList{
+			v1.ResourceCPU:    *resource.NewQuantity(int64(w.GangSize), resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(int64(w.GangSize)*2<<30, resource.BinarySI),
+		}
+		pg := &v1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, CreationTimestamp: metav1.NewTime(created.Add(time.Duration(g) * time.Second))},
+			Spec:       v1beta1.PodGroupSpec{MinMember: int32(w.GangSize), Queue: "default", MinResources: &minRes},
+			Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
+		}
+		job := api.NewJobInfo(api.JobID("bench/" + name))
+		job.SetPodGroup(pg)
+		spec := podSpec()
+		for p := 0; p < w.GangSize; p++ {
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Namespace:         "bench",
+					Name:              fmt.Sprintf("%s-worker-%d", name, p),
+					UID:               types.UID(fmt.Sprintf("%s-%d", name, p)),
+					Annotations:       map[string]string{api.GroupNameAnnotation: name},
+					CreationTimestamp: pg.CreationTimestamp,
+				},
+				Spec:   spec,
+				Status: v1.PodStatus{Phase: v1.PodPending},
+			}
+			job.AddTaskInfo(api.NewTaskInfo(pod))
+		}
+		c.Jobs[job.UID] = job
+	}
+	return c
+}
+
+func podSpec() v1.PodSpec {
+	return v1.PodSpec{
+		SchedulerName: "volcano",
+		Containers: []v1.Container{{
+			Name:  "main",
+			Image: "trainer",
+			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+				v1.ResourceCPU:    resource.MustParse("1"),
+				v1.ResourceMemory: resource.MustParse("2Gi"),
+			}},
+		}},
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "caldera",
+		Short:         "A Volcano-compatible batch scheduler for Kubernetes",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newSimulateCommand())
+	return root
+}
+
+// settings layers a command's flags over CALDERA_* environment variables
+// (CALDERA_SCHEDULER_CONF for --scheduler-conf) and defaults, with viper.
+func settings(flags *pflag.FlagSet) *viper.Viper {
+	v := viper.New()
+	v.SetEnvPrefix("CALDERA")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	_ = v.BindPFlags(flags)
+	return v
+}
+
+// registries returns the native plugins and actions.
+func registries() (framework.Registry, framework.ActionRegistry) {
+	return hostplugins.Registry(), actions.Registry()
+}
+
+// loadConfig reads the scheduler configuration file, or the built-in
+// default when path is empty.
+func loadConfig(path string, plugins framework.Registry, acts framework.ActionRegistry) (*conf.Config, error) {
+	v := framework.Validator{Plugins: plugins, Actions: acts}
+	if path == "" {
+		return conf.Default(v)
+	}
+	return conf.Load(path, v)
+}

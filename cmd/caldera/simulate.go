@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/caldera-scheduler/caldera/scheduler/simulator"
+)
+
+func newSimulateCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "simulate --cluster FILE",
+		Short: "Run the scheduler on an embedded cluster built from manifests",
+		Long: `Loads Nodes, Pods, Namespaces, PriorityClasses, PodGroups and Queues from a
+multi-document manifest file into an in-memory API server and runs the real
+informers, cache, sessions, actions and binder on it. Between sessions bound
+pods start running and evicted pods are gone.`,
+		Args: cobra.NoArgs,
+	}
+	f := cmd.Flags()
+	f.String("cluster", "", "manifest file describing the cluster (required)")
+	f.String("scheduler-conf", "", "scheduler configuration file (default: Volcano's default configuration)")
+	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100)")
+	f.String("output", "table", "output format: table or json")
+	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		v := settings(cmd.Flags())
+		clusterFile := v.GetString("cluster")
+		if clusterFile == "" {
+			return fmt.Errorf("--cluster is required")
+		}
+		output := v.GetString("output")
+		if output != "table" && output != "json" {
+			return fmt.Errorf("--output: expected table or json, got %q", output)
+		}
+		if v.GetInt("cycles") < 0 {
+			return fmt.Errorf("--cycles: expected a positive number, got %d", v.GetInt("cycles"))
+		}
+		plugins, acts := registries()
+		cfg, err := loadConfig(v.GetString("scheduler-conf"), plugins, acts)
+		if err != nil {
+			return err
+		}
+		cluster, err := simulator.LoadCluster(clusterFile)
+		if err != nil {
+			return err
+		}
+		res, err := simulator.Run(cmd.Context(), simulator.Options{
+			Cluster:        cluster,
+			Config:         cfg,
+			Plugins:        plugins,
+			Actions:        acts,
+			Cycles:         v.GetInt("cycles"),
+			SchedulerNames: v.GetStringSlice("scheduler-name"),
+		})
+		if err != nil {
+			return err
+		}
+		if output == "json" {
+			return writeJSON(cmd.OutOrStdout(), res)
+		}
+		return writeTable(cmd.OutOrStdout(), cluster, res)
+	}
+	return cmd
+}
+
+func writeJSON(w io.Writer, res *simulator.Result) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(res)
+}
+
+// writeTable prints, per job, its queue, phase, pods bound and pending, and
+// why each pending pod is pending.
+func writeTable(w io.Writer, cluster *simulator.Cluster, res *simulator.Result) error {
+	type jobRow struct {
+		queue, phase   string
+		bound, pending int
+		pendingPods    []string
+	}
+	jobs := map[string]*jobRow{}
+	queueOf := map[string]string{}
+	for _, pg := range cluster.PodGroups {
+		key := pg.Namespace + "/" + pg.Name
+		queueOf[key] = pg.Spec.Queue
+	}
+	for _, p := range cluster.Pods {
+		key := p.Namespace + "/" + p.Name
+		job := key + " (no PodGroup)"
+		if g := p.Annotations["scheduling.k8s.io/group-name"]; g != "" {
+			job = p.Namespace + "/" + g
+		}
+		row := jobs[job]
+		if row == nil {
+			row = &jobRow{queue: queueOf[job], phase: "-"}
+			if row.queue == "" {
+				row.queue = "default"
+			}
+			if st, ok := res.PodGroups[job]; ok {
+				row.phase = st.Phase
+			}
+			jobs[job] = row
+		}
+		if p.Spec.NodeName != "" || res.Binds[key] != "" {
+			if !contains(res.Evictions, key) {
+				row.bound++
+			}
+			continue
+		}
+		row.pending++
+		row.pendingPods = append(row.pendingPods, key)
+	}
+	names := make([]string, 0, len(jobs))
+	for n := range jobs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "JOB\tQUEUE\tPHASE\tBOUND\tPENDING\n")
+	for _, n := range names {
+		r := jobs[n]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", n, r.queue, r.phase, r.bound, r.pending)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d session(s), %d bind(s), %d eviction(s)\n", res.Cycles, len(res.Binds), len(res.Evictions))
+	var pending []string
+	for _, n := range names {
+		for _, p := range jobs[n].pendingPods {
+			reason := res.Unschedulable[p]
+			if reason == "" {
+				reason = "not considered: its PodGroup is not admitted (Pending) or its queue is unknown"
+			}
+			pending = append(pending, fmt.Sprintf("  %s: %s", p, strings.TrimSpace(reason)))
+		}
+	}
+	if len(pending) > 0 {
+		fmt.Fprintf(w, "\nPending pods:\n%s\n", strings.Join(pending, "\n"))
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,37 @@
+// Package hostplugins holds the native default plugins, one package each, and
+// builds the registry that names them.
+package hostplugins
+
+import (
+	"github.com/caldera-scheduler/caldera/hostplugins/binpack"
+	"github.com/caldera-scheduler/caldera/hostplugins/conformance"
+	"github.com/caldera-scheduler/caldera/hostplugins/drf"
+	"github.com/caldera-scheduler/caldera/hostplugins/gang"
+	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
+	"github.com/caldera-scheduler/caldera/hostplugins/overcommit"
+	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
+	"github.com/caldera-scheduler/caldera/hostplugins/priority"
+	"github.com/caldera-scheduler/caldera/hostplugins/proportion"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Registry returns a registry of every native plugin.
+func Registry() framework.Registry {
+	r := framework.NewRegistry()
+	for name, f := range map[string]framework.Factory{
+		binpack.Name:     binpack.New,
+		conformance.Name: conformance.New,
+		drf.Name:         drf.New,
+		gang.Name:        gang.New,
+		nodeorder.Name:   nodeorder.New,
+		overcommit.Name:  overcommit.New,
+		predicates.Name:  predicates.New,
+		priority.Name:    priority.New,
+		proportion.Name:  proportion.New,
+	} {
+		// The names are distinct constants; a clash is a programming error
+		// that the registry test catches.
+		_ = r.Register(name, f)
+	}
+	return r
+}

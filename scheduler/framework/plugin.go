@@ -165,9 +165,11 @@ type NodeScorer interface {
 	NodeOrder(task *api.TaskInfo, node *api.NodeInfo) (float64, error)
 }
 
-// BatchNodeScorer scores many nodes at once; scores are summed per node.
+// BatchNodeScorer scores many nodes at once: it adds node i's score to
+// scores[i] (len(scores) == len(nodes)). Scores are summed across plugins.
+// The caller owns scores, so scoring a task allocates nothing per node.
 type BatchNodeScorer interface {
-	BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo) (map[string]float64, error)
+	BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, scores []float64) error
 }
 
 // NodeMapper scores one node in the map phase of a map/reduce scoring.

@@ -109,17 +109,10 @@ func (ssn *Session) ScoreNodes(task *api.TaskInfo, nodes []*api.NodeInfo, scores
 		}
 	}
 
-	var batch map[string]float64
-	if !ssn.hooks.batchNodeOrder.empty() {
-		var err error
-		if batch, err = ssn.BatchNodeOrderFn(task, nodes); err != nil {
-			return err
-		}
+	for i := range nodes {
+		scores[i] += reduced[i]
 	}
-	for i, node := range nodes {
-		scores[i] = reduced[i] + scores[i] + batch[node.Name]
-	}
-	return nil
+	return ssn.BatchNodeOrderFn(task, nodes, scores)
 }
 
 // addReduced adds a reducer's output to the per-node sums. Reducers keep the

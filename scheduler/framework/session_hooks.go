@@ -85,22 +85,16 @@ func (ssn *Session) NodeOrderFn(task *api.TaskInfo, node *api.NodeInfo) (float64
 	return total, err
 }
 
-// BatchNodeOrderFn sums the batch scores per node.
-func (ssn *Session) BatchNodeOrderFn(task *api.TaskInfo, nodes []*api.NodeInfo) (map[string]float64, error) {
-	out := make(map[string]float64, len(nodes))
-	var err error
-	each(ssn.hooks.batchNodeOrder, func(p BatchNodeScorer) {
-		if err != nil {
-			return
-		}
-		var scores map[string]float64
-		if scores, err = p.BatchNodeOrder(task, nodes); err == nil {
-			for n, s := range scores {
-				out[n] += s
+// BatchNodeOrderFn adds every batch scorer's score of node i to scores[i].
+func (ssn *Session) BatchNodeOrderFn(task *api.TaskInfo, nodes []*api.NodeInfo, scores []float64) error {
+	for _, tier := range ssn.hooks.batchNodeOrder {
+		for _, e := range tier {
+			if err := e.fn.BatchNodeOrder(task, nodes, scores); err != nil {
+				return err
 			}
 		}
-	})
-	return out, err
+	}
+	return nil
 }
 
 // NodeOrderMapFn returns, for one node, each map plugin's score by plugin name

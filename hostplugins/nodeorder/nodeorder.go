@@ -1,0 +1,265 @@
+package nodeorder
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Name is the plugin's name in the scheduler configuration.
+const Name = "nodeorder"
+
+// Argument keys, as Volcano names them.
+const (
+	LeastRequestedWeightKey    = "leastrequested.weight"
+	MostRequestedWeightKey     = "mostrequested.weight"
+	BalancedResourceWeightKey  = "balancedresource.weight"
+	NodeAffinityWeightKey      = "nodeaffinity.weight"
+	TaintTolerationWeightKey   = "tainttoleration.weight"
+	PodAffinityWeightKey       = "podaffinity.weight"
+	PodTopologySpreadWeightKey = "podtopologyspread.weight"
+	ImageLocalityWeightKey     = "imagelocality.weight"
+)
+
+// maxNodeScore is kube-scheduler's framework.MaxNodeScore.
+const maxNodeScore int64 = 100
+
+// predicatesName is the plugin whose event handlers keep Volcano's node usage
+// current during a session.
+const predicatesName = "predicates"
+
+// Weights are the plugin's arguments.
+type Weights struct {
+	LeastRequested    int
+	MostRequested     int
+	BalancedResource  int
+	NodeAffinity      int
+	TaintToleration   int
+	PodAffinity       int
+	PodTopologySpread int
+	ImageLocality     int
+}
+
+// ParseWeights reads the arguments with Volcano's defaults.
+func ParseWeights(args framework.Arguments) (Weights, error) {
+	w := Weights{LeastRequested: 1, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3,
+		PodAffinity: 2, PodTopologySpread: 2, ImageLocality: 1}
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{
+		{LeastRequestedWeightKey, &w.LeastRequested},
+		{MostRequestedWeightKey, &w.MostRequested},
+		{BalancedResourceWeightKey, &w.BalancedResource},
+		{NodeAffinityWeightKey, &w.NodeAffinity},
+		{TaintTolerationWeightKey, &w.TaintToleration},
+		{PodAffinityWeightKey, &w.PodAffinity},
+		{PodTopologySpreadWeightKey, &w.PodTopologySpread},
+		{ImageLocalityWeightKey, &w.ImageLocality},
+	} {
+		if err := args.Int(f.key, f.dst); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
+
+// Plugin is the nodeorder plugin for one session.
+type Plugin struct {
+	w Weights
+
+	// live says whether node usage follows the session's placements.
+	live       bool
+	nodeByInfo map[*api.NodeInfo]*nodeState
+	nodeByName map[string]*nodeState
+	nodeCount  int
+	// placedOn remembers where session placements went, since a task whose
+	// placement is undone has already lost its node name.
+	placedOn map[api.TaskID]*nodeState
+
+	mu        sync.Mutex
+	pods      map[*v1.Pod]*podEntry
+	templates map[string]*template
+
+	// states and raw are scratch space reused across BatchNodeOrder calls.
+	states []*nodeState
+	raw    []int64
+}
+
+var (
+	_ framework.Plugin          = &Plugin{}
+	_ framework.BatchNodeScorer = &Plugin{}
+	_ framework.EventHandler    = &Plugin{}
+)
+
+// New parses the arguments; a value of the wrong type is an error naming its key.
+func New(args framework.Arguments) (framework.Plugin, error) {
+	w, err := ParseWeights(args)
+	if err != nil {
+		return nil, err
+	}
+	return &Plugin{w: w}, nil
+}
+
+// Name returns "nodeorder".
+func (p *Plugin) Name() string { return Name }
+
+// OnSessionOpen indexes the session's nodes; their usage is summed lazily,
+// the first time a node is scored.
+func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
+	for _, other := range ssn.Plugins() {
+		if other.Name() == predicatesName {
+			p.live = true
+		}
+	}
+	p.nodeCount = len(ssn.NodeList)
+	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))
+	p.nodeByName = make(map[string]*nodeState, len(ssn.NodeList))
+	for i, n := range ssn.NodeList {
+		ns := &nodeState{index: i, info: n, live: p.live}
+		p.nodeByInfo[n] = ns
+		p.nodeByName[n.Name] = ns
+	}
+	p.placedOn = map[api.TaskID]*nodeState{}
+	p.pods = map[*v1.Pod]*podEntry{}
+	p.templates = map[string]*template{}
+}
+
+// OnSessionClose drops the session's state.
+func (p *Plugin) OnSessionClose(*framework.Session) {
+	p.nodeByInfo, p.nodeByName, p.placedOn, p.pods, p.templates = nil, nil, nil, nil, nil
+}
+
+// stateOf returns a node's state, summing its usage on first use. A node that
+// is not the session's own gets a fresh state that is not kept.
+func (p *Plugin) stateOf(n *api.NodeInfo) *nodeState {
+	ns := p.nodeByInfo[n]
+	if ns == nil {
+		ns = &nodeState{index: -1, info: n, live: p.live}
+	}
+	ns.ensureUsage(p)
+	return ns
+}
+
+// BatchNodeOrder scores the candidate nodes; each strategy is normalised over
+// exactly these nodes.
+func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, totals []float64) error {
+	if task.Pod == nil || len(nodes) == 0 {
+		return nil
+	}
+	e, err := p.entryOf(task.Pod)
+	if err != nil {
+		return err
+	}
+	// The buffers are the plugin's own and reused for every task of the
+	// session: the actions call the scorer from one goroutine.
+	p.states = p.states[:0]
+	for _, n := range nodes {
+		p.states = append(p.states, p.stateOf(n))
+	}
+	states := p.states
+	if cap(p.raw) < len(nodes) {
+		p.raw = make([]int64, len(nodes))
+	}
+	raw := p.raw[:len(nodes)]
+	// Each strategy's weighted score is an integer, so the float sum is
+	// exact whatever the order, as in Volcano.
+	add := func(weight int) {
+		for i := range totals {
+			totals[i] += float64(raw[i] * int64(weight))
+		}
+	}
+	if w := p.w.LeastRequested; w != 0 {
+		for i, ns := range states {
+			raw[i] = leastRequestedScore(&e.req, ns)
+		}
+		add(w)
+	}
+	if w := p.w.MostRequested; w != 0 {
+		for i, ns := range states {
+			raw[i] = mostRequestedScore(&e.req, ns)
+		}
+		add(w)
+	}
+	if w := p.w.BalancedResource; w != 0 && !e.req.bestEffortForBalance() {
+		for i, ns := range states {
+			raw[i] = balancedScore(&e.req, ns)
+		}
+		add(w)
+	}
+	if w := p.w.NodeAffinity; w != 0 && e.tpl.preferred != nil {
+		for i, ns := range states {
+			raw[i] = e.tpl.affinityScore(ns, p.nodeCount)
+		}
+		normalize(raw, false)
+		add(w)
+	}
+	if w := p.w.TaintToleration; w != 0 {
+		for i, ns := range states {
+			raw[i] = e.tpl.taintScore(ns, p.nodeCount)
+		}
+		normalize(raw, true)
+		add(w)
+	}
+	return nil
+}
+
+// normalize is kube-scheduler's DefaultNormalizeScore: scale to 0..100 by the
+// highest score, optionally reversed; all zeros stay 0, or become 100 when
+// reversed.
+func normalize(scores []int64, reverse bool) {
+	var highest int64
+	for _, s := range scores {
+		highest = max(highest, s)
+	}
+	for i, s := range scores {
+		if highest == 0 {
+			if reverse {
+				scores[i] = maxNodeScore
+			}
+			continue
+		}
+		s = maxNodeScore * s / highest
+		if reverse {
+			s = maxNodeScore - s
+		}
+		scores[i] = s
+	}
+}
+
+// OnAllocate adds a placed (or unevicted) task's requests to its node.
+// Placements are remembered even when usage does not follow them, so that a
+// node first scored later does not count them as present at session open.
+func (p *Plugin) OnAllocate(task *api.TaskInfo) {
+	if task.Status == api.Allocated || task.Status == api.Pipelined {
+		if ns := p.nodeByName[task.NodeName]; ns != nil {
+			p.placedOn[task.UID] = ns
+		}
+	}
+	if !p.live {
+		return
+	}
+	ns := p.nodeByName[task.NodeName]
+	if ns == nil {
+		return
+	}
+	ns.addPod(task.Pod, p, 1)
+}
+
+// OnDeallocate removes an evicted or unplaced task's requests from its node.
+func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
+	if !p.live {
+		return
+	}
+	ns := p.nodeByName[task.NodeName]
+	if ns == nil {
+		ns = p.placedOn[task.UID]
+	}
+	if ns == nil {
+		return
+	}
+	ns.addPod(task.Pod, p, -1)
+}

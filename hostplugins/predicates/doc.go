@@ -1,0 +1,69 @@
+// Package predicates decides whether a task may go on a node, as Volcano
+// v1.15's predicates plugin does, with kube-scheduler's rules and reason
+// strings for the filters it implements. It runs natively, without
+// k8s.io/kubernetes: the rules come from k8s.io/component-helpers.
+//
+// Filters, in Volcano's order, and what a rejection says:
+//
+//	NodeUnschedulable  spec.unschedulable, unless the pod tolerates the
+//	                   node.kubernetes.io/unschedulable:NoSchedule taint
+//	                   UnschedulableAndUnresolvable "node(s) were unschedulable"
+//	NodeAffinity       spec.nodeSelector and required node affinity
+//	                   UnschedulableAndUnresolvable "node(s) didn't match Pod's node affinity/selector"
+//	TaintToleration    the first NoSchedule or NoExecute taint the pod does not tolerate
+//	                   UnschedulableAndUnresolvable "node(s) had untolerated taint {key: value}"
+//	resource fit       the task's InitResreq against the node's future idle
+//	                   (idle + releasing - pipelined), as Volcano's allocate
+//	                   action checks it before calling the predicates
+//	                   Unschedulable "Insufficient <first short dimension>"
+//	pod count          the node already holds as many pods as its allocatable "pods"
+//	                   Unschedulable "node(s) pod number exceeded" (Volcano's words;
+//	                   kube-scheduler says "Too many pods")
+//	NodePorts          a requested host port is taken on the node
+//	                   Unschedulable "node(s) didn't have free ports for the requested pod ports"
+//
+// The first three never change during a session, so they are the "stable"
+// filters Volcano caches: an UnschedulableAndUnresolvable answer there ends the
+// check, with the pod-count reason before it when that one fails too. Preempt
+// and reclaim skip such nodes and still consider nodes that are merely
+// Unschedulable. Volcano's predicates plugin itself has no resource check: the
+// allocate action makes it, and preempt and backfill ignore resource shortage
+// (backfill places only best-effort tasks, which the pod-count filter limits).
+// Checking resources here gives the same decisions in all three, because the
+// shortage is reported as Unschedulable and only after the stable filters.
+//
+// The pod count follows Volcano's bookkeeping: every task on the node at
+// session open (releasing ones included), plus tasks placed in the session,
+// minus tasks evicted in the session.
+//
+// PrePredicate rejects, before any node is looked at, a pod whose required node
+// affinity terms each name nodes by metadata.name and together name none
+// ("plugin NodeAffinity pre-predicates failed pod affinity terms conflict").
+//
+// Caching: the stable filters are evaluated once per (pod template, node),
+// where a template is the set of pods with equal node selector, required node
+// affinity, tolerations and host ports; gangs made from one pod template share
+// it. The answer is identical to the uncached evaluation.
+//
+// Arguments (Volcano's names and defaults):
+//
+//	predicate.NodeAffinityEnable              true   node selector and required affinity
+//	predicate.NodePortsEnable                 true   host ports
+//	predicate.TaintTolerationEnable           true   NoSchedule/NoExecute taints
+//	predicate.CacheEnable                     false  accepted; the cache above is always on
+//	predicate.PodAffinityEnable               true   accepted, not implemented
+//	predicate.NodeVolumeLimitsEnable          true   accepted, not implemented
+//	predicate.VolumeZoneEnable                true   accepted, not implemented
+//	predicate.PodTopologySpreadEnable         true   accepted, not implemented
+//	predicate.VolumeBindingEnable             true   accepted, not implemented
+//	predicate.DynamicResourceAllocationEnable        accepted, not implemented
+//	volumebinding.bindTimeoutSeconds, volumebinding.weight, volumebinding.shape,
+//	dynamicresources.filterTimeoutSeconds             accepted, not used
+//
+// Not implemented (the pods are judged as if these filters passed): inter-pod
+// affinity and anti-affinity, pod topology spread, volume binding, volume zone,
+// CSI volume limits, dynamic resource allocation, and device sharing (GPU
+// share, vGPU), which Volcano runs from this plugin's event handlers. Like
+// Volcano, keys the plugin does not read are ignored; a known key with a value
+// of the wrong type is an error.
+package predicates

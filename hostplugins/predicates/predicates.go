@@ -1,0 +1,305 @@
+package predicates
+
+import (
+	"sync"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Name is the plugin's name in the scheduler configuration.
+const Name = "predicates"
+
+// Argument keys, as Volcano names them.
+const (
+	NodeAffinityEnableKey              = "predicate.NodeAffinityEnable"
+	NodePortsEnableKey                 = "predicate.NodePortsEnable"
+	TaintTolerationEnableKey           = "predicate.TaintTolerationEnable"
+	PodAffinityEnableKey               = "predicate.PodAffinityEnable"
+	NodeVolumeLimitsEnableKey          = "predicate.NodeVolumeLimitsEnable"
+	VolumeZoneEnableKey                = "predicate.VolumeZoneEnable"
+	PodTopologySpreadEnableKey         = "predicate.PodTopologySpreadEnable"
+	VolumeBindingEnableKey             = "predicate.VolumeBindingEnable"
+	DynamicResourceAllocationEnableKey = "predicate.DynamicResourceAllocationEnable"
+	CacheEnableKey                     = "predicate.CacheEnable"
+)
+
+// Reasons, as kube-scheduler and Volcano word them.
+const (
+	ReasonUnschedulable     = "node(s) were unschedulable"
+	ReasonNodeAffinity      = "node(s) didn't match Pod's node affinity/selector"
+	ReasonPodNumberExceeded = "node(s) pod number exceeded"
+	ReasonNodePorts         = "node(s) didn't have free ports for the requested pod ports"
+	ReasonAffinityConflict  = "plugin NodeAffinity pre-predicates failed pod affinity terms conflict"
+	insufficientPrefix      = "Insufficient "
+)
+
+// Args are the plugin's arguments. Only the first three change decisions; the
+// others are read so that a value of the wrong type is reported.
+type Args struct {
+	NodeAffinity    bool
+	NodePorts       bool
+	TaintToleration bool
+
+	PodAffinity               bool
+	NodeVolumeLimits          bool
+	VolumeZone                bool
+	PodTopologySpread         bool
+	VolumeBinding             bool
+	DynamicResourceAllocation bool
+	Cache                     bool
+}
+
+// ParseArgs reads the arguments with Volcano's defaults.
+func ParseArgs(args framework.Arguments) (Args, error) {
+	a := Args{
+		NodeAffinity: true, NodePorts: true, TaintToleration: true,
+		PodAffinity: true, NodeVolumeLimits: true, VolumeZone: true,
+		PodTopologySpread: true, VolumeBinding: true,
+	}
+	for _, b := range []struct {
+		key string
+		dst *bool
+	}{
+		{NodeAffinityEnableKey, &a.NodeAffinity},
+		{NodePortsEnableKey, &a.NodePorts},
+		{TaintTolerationEnableKey, &a.TaintToleration},
+		{PodAffinityEnableKey, &a.PodAffinity},
+		{NodeVolumeLimitsEnableKey, &a.NodeVolumeLimits},
+		{VolumeZoneEnableKey, &a.VolumeZone},
+		{PodTopologySpreadEnableKey, &a.PodTopologySpread},
+		{VolumeBindingEnableKey, &a.VolumeBinding},
+		{DynamicResourceAllocationEnableKey, &a.DynamicResourceAllocation},
+		{CacheEnableKey, &a.Cache},
+	} {
+		if err := args.Bool(b.key, b.dst); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// Plugin is the predicates plugin for one session.
+//
+// Everything built in OnSessionOpen is read-only afterwards, so Predicate may
+// run on many goroutines at once; only the lazily filled verdict slots are
+// written, atomically, and any writer stores the same value.
+type Plugin struct {
+	args Args
+
+	nodes       []*nodeState
+	nodeByInfo  map[*api.NodeInfo]*nodeState
+	nodeByName  map[string]*nodeState
+	podEntries  map[*v1.Pod]*podEntry
+	tplByKey    map[string]*template
+	lateMu      sync.Mutex
+	latePods    map[*v1.Pod]*podEntry
+	lateKeys    map[string]*template
+	evictedHere map[api.TaskID]*nodeState
+}
+
+var (
+	_ framework.Plugin        = &Plugin{}
+	_ framework.PrePredicater = &Plugin{}
+	_ framework.Predicater    = &Plugin{}
+	_ framework.EventHandler  = &Plugin{}
+)
+
+// New parses the arguments; a value of the wrong type is an error naming its key.
+func New(args framework.Arguments) (framework.Plugin, error) {
+	a, err := ParseArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return &Plugin{args: a}, nil
+}
+
+// Name returns "predicates".
+func (p *Plugin) Name() string { return Name }
+
+// nodeState is what the filters need of one node, prepared at session open.
+type nodeState struct {
+	index int
+	info  *api.NodeInfo
+	// taintReasons holds, per entry of spec.taints, the rejection reason for a
+	// NoSchedule or NoExecute taint.
+	taintReasons [][]string
+	// evicted counts the node's tasks evicted in this session: Volcano stops
+	// counting them as the node's pods while they still hold resources.
+	evicted atomic.Int32
+}
+
+func newNodeState(i int, n *api.NodeInfo) *nodeState {
+	ns := &nodeState{index: i, info: n}
+	if n.Node != nil {
+		ns.taintReasons = make([][]string, len(n.Node.Spec.Taints))
+		for j := range n.Node.Spec.Taints {
+			t := &n.Node.Spec.Taints[j]
+			if doNotSchedule(t) {
+				ns.taintReasons[j] = []string{"node(s) had untolerated taint {" + t.Key + ": " + t.Value + "}"}
+			}
+		}
+	}
+	return ns
+}
+
+// OnSessionOpen indexes the session's nodes and the templates of its tasks.
+func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
+	p.nodes = make([]*nodeState, len(ssn.NodeList))
+	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))
+	p.nodeByName = make(map[string]*nodeState, len(ssn.NodeList))
+	for i, n := range ssn.NodeList {
+		ns := newNodeState(i, n)
+		p.nodes[i] = ns
+		p.nodeByInfo[n] = ns
+		p.nodeByName[n.Name] = ns
+	}
+	p.podEntries = map[*v1.Pod]*podEntry{}
+	p.tplByKey = map[string]*template{}
+	p.latePods = map[*v1.Pod]*podEntry{}
+	p.lateKeys = map[string]*template{}
+	p.evictedHere = map[api.TaskID]*nodeState{}
+	var keyBuf []byte
+	for _, j := range ssn.Jobs {
+		for _, t := range j.Tasks {
+			if t.Pod == nil || p.podEntries[t.Pod] != nil {
+				continue
+			}
+			keyBuf = templateKey(keyBuf[:0], t.Pod)
+			tpl := p.tplByKey[string(keyBuf)]
+			if tpl == nil {
+				tpl = newTemplate(t.Pod, len(p.nodes))
+				p.tplByKey[string(keyBuf)] = tpl
+			}
+			p.podEntries[t.Pod] = &podEntry{tpl: tpl, scalars: scalarRequests(t.InitResreq)}
+		}
+	}
+}
+
+// OnSessionClose drops the session's state.
+func (p *Plugin) OnSessionClose(*framework.Session) {
+	p.nodes, p.nodeByInfo, p.nodeByName = nil, nil, nil
+	p.podEntries, p.tplByKey, p.latePods, p.lateKeys, p.evictedHere = nil, nil, nil, nil, nil
+}
+
+// podEntry is what the filters keep of one pod: its template and its
+// scalar requests in name order.
+type podEntry struct {
+	tpl     *template
+	scalars []scalarRequest
+}
+
+// entryOf returns a task's entry. Pods not seen at session open (none, in
+// practice) are indexed under a lock.
+func (p *Plugin) entryOf(task *api.TaskInfo) *podEntry {
+	if e := p.podEntries[task.Pod]; e != nil {
+		return e
+	}
+	p.lateMu.Lock()
+	defer p.lateMu.Unlock()
+	if e := p.latePods[task.Pod]; e != nil {
+		return e
+	}
+	key := string(templateKey(nil, task.Pod))
+	tpl := p.tplByKey[key]
+	if tpl == nil {
+		if tpl = p.lateKeys[key]; tpl == nil {
+			tpl = newTemplate(task.Pod, len(p.nodes))
+			p.lateKeys[key] = tpl
+		}
+	}
+	e := &podEntry{tpl: tpl, scalars: scalarRequests(task.InitResreq)}
+	p.latePods[task.Pod] = e
+	return e
+}
+
+// stateOf returns the prepared state of a node; a node that is not the
+// session's own gets a fresh state that is not cached.
+func (p *Plugin) stateOf(n *api.NodeInfo) (*nodeState, bool) {
+	if ns := p.nodeByInfo[n]; ns != nil {
+		return ns, true
+	}
+	if ns := p.nodeByName[n.Name]; ns != nil && ns.info == n {
+		return ns, true
+	}
+	return newNodeState(-1, n), false
+}
+
+// PrePredicate rejects a pod whose required node affinity can match no node.
+func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
+	if task.Pod == nil || !p.args.NodeAffinity {
+		return nil
+	}
+	if p.entryOf(task).tpl.conflict {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonAffinityConflict)
+	}
+	return nil
+}
+
+// Predicate runs the filters in Volcano's order.
+func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
+	if task.Pod == nil {
+		return nil
+	}
+	e := p.entryOf(task)
+	tpl := e.tpl
+	ns, cached := p.stateOf(node)
+	var v verdict
+	if cached {
+		v = tpl.cachedVerdict(ns, &p.args)
+	} else {
+		v = tpl.evaluate(ns, &p.args)
+	}
+	tooMany := p.podCount(ns) >= node.Allocatable.MaxTaskNum
+	if v != pass {
+		reasons := ns.reasons(v)
+		if tooMany {
+			reasons = append([]string{ReasonPodNumberExceeded}, reasons...)
+		}
+		return &framework.Status{Code: framework.UnschedulableAndUnresolvable, Reasons: reasons}
+	}
+	if dim, short := insufficient(task.InitResreq, e.scalars, node); short {
+		return framework.NewStatus(framework.Unschedulable, insufficientPrefix+dim)
+	}
+	portsTaken := p.args.NodePorts && len(tpl.ports) > 0 && p.portsTaken(tpl.ports, node)
+	switch {
+	case tooMany && portsTaken:
+		return framework.NewStatus(framework.Unschedulable, ReasonPodNumberExceeded, ReasonNodePorts)
+	case tooMany:
+		return framework.NewStatus(framework.Unschedulable, ReasonPodNumberExceeded)
+	case portsTaken:
+		return framework.NewStatus(framework.Unschedulable, ReasonNodePorts)
+	}
+	return nil
+}
+
+// podCount is the number of pods Volcano counts on the node.
+func (p *Plugin) podCount(ns *nodeState) int {
+	return len(ns.info.Tasks) - int(ns.evicted.Load())
+}
+
+// OnAllocate follows placements; an unevicted task counts again.
+func (p *Plugin) OnAllocate(task *api.TaskInfo) {
+	if ns, ok := p.evictedHere[task.UID]; ok {
+		delete(p.evictedHere, task.UID)
+		ns.evicted.Add(-1)
+	}
+}
+
+// OnDeallocate follows evictions, which leave the task on its node as
+// Releasing; an undone placement removes the task from the node itself.
+func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
+	if task.Status != api.Releasing || task.NodeName == "" {
+		return
+	}
+	if _, seen := p.evictedHere[task.UID]; seen {
+		return
+	}
+	if ns := p.nodeByName[task.NodeName]; ns != nil {
+		p.evictedHere[task.UID] = ns
+		ns.evicted.Add(1)
+	}
+}

@@ -49,7 +49,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	}
 	p.total = ssn.TotalResource.Clone()
 	p.jobs = make(map[api.JobID]*jobShare, len(ssn.Jobs))
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		js := &jobShare{allocated: api.EmptyResource()}
 		for status, tasks := range job.TaskStatusIndex {
 			if !api.AllocatedStatus(status) {

@@ -16,7 +16,7 @@ const readyReason = "tasks in gang are ready to be scheduled"
 // OnSessionClose tells users, through PodGroup conditions, which gangs could
 // not be placed and why.
 func (p *Plugin) OnSessionClose(ssn *framework.Session) {
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		if len(job.Tasks) == 0 {
 			continue
 		}

@@ -73,6 +73,7 @@ type Plugin struct {
 
 	// live says whether node usage follows the session's placements.
 	live       bool
+	nodes      []*nodeState
 	nodeByInfo map[*api.NodeInfo]*nodeState
 	nodeByName map[string]*nodeState
 	nodeCount  int
@@ -83,10 +84,13 @@ type Plugin struct {
 	mu        sync.Mutex
 	pods      map[*v1.Pod]*podEntry
 	templates map[string]*template
+	// scoreTables holds the resource strategies' scores per request shape.
+	scoreTables map[podRequests]*resourceScores
 
-	// states and raw are scratch space reused across BatchNodeOrder calls.
-	states []*nodeState
-	raw    []int64
+	// states and the score slices are scratch space reused across
+	// BatchNodeOrder calls.
+	states                     []*nodeState
+	raw, least, most, balanced []int64
 }
 
 var (
@@ -116,28 +120,34 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 	}
 	p.nodeCount = len(ssn.NodeList)
+	p.nodes = make([]*nodeState, len(ssn.NodeList))
 	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))
 	p.nodeByName = make(map[string]*nodeState, len(ssn.NodeList))
 	for i, n := range ssn.NodeList {
 		ns := &nodeState{index: i, info: n, live: p.live}
+		p.nodes[i] = ns
 		p.nodeByInfo[n] = ns
 		p.nodeByName[n.Name] = ns
 	}
 	p.placedOn = map[api.TaskID]*nodeState{}
 	p.pods = map[*v1.Pod]*podEntry{}
 	p.templates = map[string]*template{}
+	p.scoreTables = map[podRequests]*resourceScores{}
 }
 
 // OnSessionClose drops the session's state.
 func (p *Plugin) OnSessionClose(*framework.Session) {
-	p.nodeByInfo, p.nodeByName, p.placedOn, p.pods, p.templates = nil, nil, nil, nil, nil
+	p.nodes, p.nodeByInfo, p.nodeByName, p.placedOn, p.pods, p.templates = nil, nil, nil, nil, nil, nil
+	p.scoreTables = nil
 }
 
 // stateOf returns a node's state, summing its usage on first use. A node that
 // is not the session's own gets a fresh state that is not kept.
 func (p *Plugin) stateOf(n *api.NodeInfo) *nodeState {
-	ns := p.nodeByInfo[n]
-	if ns == nil {
+	var ns *nodeState
+	if i := n.Index; i >= 0 && i < len(p.nodes) && p.nodes[i].info == n {
+		ns = p.nodes[i]
+	} else if ns = p.nodeByInfo[n]; ns == nil {
 		ns = &nodeState{index: -1, info: n, live: p.live}
 	}
 	ns.ensureUsage(p)
@@ -161,48 +171,44 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 		p.states = append(p.states, p.stateOf(n))
 	}
 	states := p.states
-	if cap(p.raw) < len(nodes) {
-		p.raw = make([]int64, len(nodes))
-	}
-	raw := p.raw[:len(nodes)]
+	raw := grow(&p.raw, len(nodes))
+	least, most, balanced := grow(&p.least, len(nodes)), grow(&p.most, len(nodes)), grow(&p.balanced, len(nodes))
 	// Each strategy's weighted score is an integer, so the float sum is
-	// exact whatever the order, as in Volcano.
-	add := func(weight int) {
+	// exact whatever the order, as in Volcano; strategies are still added
+	// one by one so that totals already holding fractions round as before.
+	add := func(raw []int64, weight int) {
 		for i := range totals {
 			totals[i] += float64(raw[i] * int64(weight))
 		}
 	}
-	if w := p.w.LeastRequested; w != 0 {
+	useBalanced := p.w.BalancedResource != 0 && !e.req.bestEffortForBalance()
+	if p.w.LeastRequested != 0 || p.w.MostRequested != 0 || useBalanced {
 		for i, ns := range states {
-			raw[i] = leastRequestedScore(&e.req, ns)
+			least[i], most[i], balanced[i] = e.scores.of(&e.req, ns)
 		}
-		add(w)
+	}
+	if w := p.w.LeastRequested; w != 0 {
+		add(least, w)
 	}
 	if w := p.w.MostRequested; w != 0 {
-		for i, ns := range states {
-			raw[i] = mostRequestedScore(&e.req, ns)
-		}
-		add(w)
+		add(most, w)
 	}
-	if w := p.w.BalancedResource; w != 0 && !e.req.bestEffortForBalance() {
-		for i, ns := range states {
-			raw[i] = balancedScore(&e.req, ns)
-		}
-		add(w)
+	if w := p.w.BalancedResource; useBalanced {
+		add(balanced, w)
 	}
 	if w := p.w.NodeAffinity; w != 0 && e.tpl.preferred != nil {
 		for i, ns := range states {
 			raw[i] = e.tpl.affinityScore(ns, p.nodeCount)
 		}
 		normalize(raw, false)
-		add(w)
+		add(raw, w)
 	}
 	if w := p.w.TaintToleration; w != 0 {
 		for i, ns := range states {
 			raw[i] = e.tpl.taintScore(ns, p.nodeCount)
 		}
 		normalize(raw, true)
-		add(w)
+		add(raw, w)
 	}
 	return nil
 }
@@ -262,4 +268,13 @@ func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
 		return
 	}
 	ns.addPod(task.Pod, p, -1)
+}
+
+// grow returns (*buf)[:n], reallocating when it is too small.
+func grow(buf *[]int64, n int) []int64 {
+	if cap(*buf) < n {
+		*buf = make([]int64, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
 }

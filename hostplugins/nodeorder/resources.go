@@ -82,6 +82,8 @@ type nodeState struct {
 	// base sums the pods on the node at session open; delta follows the
 	// session's placements and evictions.
 	base, delta podRequests
+	// version counts the changes to delta, for resourceScores.
+	version uint64
 }
 
 // ensureUsage sums the node's pods the first time the node is needed. Tasks
@@ -119,6 +121,7 @@ func (ns *nodeState) addPod(pod *v1.Pod, p *Plugin, sign int64) {
 	ns.ensureUsage(p)
 	r := p.requestsOfCached(pod)
 	ns.delta.add(&r, sign)
+	ns.version++
 }
 
 // requestsOfCached returns a pod's requests, computing them once per session.

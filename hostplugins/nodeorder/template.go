@@ -11,8 +11,9 @@ import (
 
 // podEntry is what the strategies keep of one pending pod.
 type podEntry struct {
-	req podRequests
-	tpl *template
+	req    podRequests
+	tpl    *template
+	scores *resourceScores
 }
 
 // template holds the parts of a pod that the affinity and taint scores read,
@@ -47,6 +48,10 @@ func (p *Plugin) entryOf(pod *v1.Pod) (*podEntry, error) {
 		p.templates[key] = tpl
 	}
 	e := &podEntry{req: requestsOf(pod), tpl: tpl}
+	if e.scores = p.scoreTables[e.req]; e.scores == nil {
+		e.scores = newResourceScores(p.nodeCount)
+		p.scoreTables[e.req] = e.scores
+	}
 	p.pods[pod] = e
 	return e, nil
 }

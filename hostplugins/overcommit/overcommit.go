@@ -65,7 +65,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	}
 	p.idle = ssn.TotalResource.Clone().Multi(p.factor).Sub(used)
 	p.inqueue = api.EmptyResource()
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		if !resutil.HasMinResources(job) {
 			continue
 		}

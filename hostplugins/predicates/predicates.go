@@ -99,6 +99,17 @@ type Plugin struct {
 	latePods    map[*v1.Pod]*podEntry
 	lateKeys    map[string]*template
 	evictedHere map[api.TaskID]*nodeState
+
+	// fit gives the session's shared resource-fit answers for a request.
+	fit func(*api.Resource) *api.Fit
+	// last remembers the most recent task's entry: the actions ask about one
+	// task on hundreds of nodes in a row.
+	last atomic.Pointer[lastEntry]
+}
+
+type lastEntry struct {
+	pod   *v1.Pod
+	entry *podEntry
 }
 
 var (
@@ -162,8 +173,10 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.latePods = map[*v1.Pod]*podEntry{}
 	p.lateKeys = map[string]*template{}
 	p.evictedHere = map[api.TaskID]*nodeState{}
+	p.fit = ssn.Fit
+	p.last.Store(nil)
 	var keyBuf []byte
-	for _, j := range ssn.Jobs {
+	for _, j := range ssn.JobList {
 		for _, t := range j.Tasks {
 			if t.Pod == nil || p.podEntries[t.Pod] != nil {
 				continue
@@ -174,7 +187,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 				tpl = newTemplate(t.Pod, len(p.nodes))
 				p.tplByKey[string(keyBuf)] = tpl
 			}
-			p.podEntries[t.Pod] = &podEntry{tpl: tpl, scalars: scalarRequests(t.InitResreq)}
+			p.podEntries[t.Pod] = &podEntry{tpl: tpl, fit: p.fit(t.InitResreq)}
 		}
 	}
 }
@@ -183,19 +196,25 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.nodes, p.nodeByInfo, p.nodeByName = nil, nil, nil
 	p.podEntries, p.tplByKey, p.latePods, p.lateKeys, p.evictedHere = nil, nil, nil, nil, nil
+	p.fit = nil
+	p.last.Store(nil)
 }
 
-// podEntry is what the filters keep of one pod: its template and its
-// scalar requests in name order.
+// podEntry is what the filters keep of one pod: its template and the
+// session's fit answers for its request.
 type podEntry struct {
-	tpl     *template
-	scalars []scalarRequest
+	tpl *template
+	fit *api.Fit
 }
 
 // entryOf returns a task's entry. Pods not seen at session open (none, in
 // practice) are indexed under a lock.
 func (p *Plugin) entryOf(task *api.TaskInfo) *podEntry {
+	if l := p.last.Load(); l != nil && l.pod == task.Pod {
+		return l.entry
+	}
 	if e := p.podEntries[task.Pod]; e != nil {
+		p.last.Store(&lastEntry{pod: task.Pod, entry: e})
 		return e
 	}
 	p.lateMu.Lock()
@@ -211,7 +230,7 @@ func (p *Plugin) entryOf(task *api.TaskInfo) *podEntry {
 			p.lateKeys[key] = tpl
 		}
 	}
-	e := &podEntry{tpl: tpl, scalars: scalarRequests(task.InitResreq)}
+	e := &podEntry{tpl: tpl, fit: p.fit(task.InitResreq)}
 	p.latePods[task.Pod] = e
 	return e
 }
@@ -219,6 +238,9 @@ func (p *Plugin) entryOf(task *api.TaskInfo) *podEntry {
 // stateOf returns the prepared state of a node; a node that is not the
 // session's own gets a fresh state that is not cached.
 func (p *Plugin) stateOf(n *api.NodeInfo) (*nodeState, bool) {
+	if i := n.Index; i >= 0 && i < len(p.nodes) && p.nodes[i].info == n {
+		return p.nodes[i], true
+	}
 	if ns := p.nodeByInfo[n]; ns != nil {
 		return ns, true
 	}
@@ -261,7 +283,7 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		}
 		return &framework.Status{Code: framework.UnschedulableAndUnresolvable, Reasons: reasons}
 	}
-	if dim, short := insufficient(task.InitResreq, e.scalars, node); short {
+	if dim := e.fit.Shortfall(node); dim != "" {
 		return framework.NewStatus(framework.Unschedulable, insufficientPrefix+dim)
 	}
 	portsTaken := p.args.NodePorts && len(tpl.ports) > 0 && p.portsTaken(tpl.ports, node)

@@ -1,6 +1,8 @@
 package proportion
 
 import (
+	"sort"
+
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
@@ -13,9 +15,16 @@ import (
 func (p *Plugin) computeDeserved() {
 	remaining := p.total.Clone()
 	met := map[api.QueueID]bool{}
+	// Queues in ID order: the sums below are of fractions, and adding them
+	// in map order would round differently from run to run.
+	queues := make([]*queueAttr, 0, len(p.queues))
+	for _, a := range p.queues {
+		queues = append(queues, a)
+	}
+	sort.Slice(queues, func(i, j int) bool { return queues[i].id < queues[j].id })
 	for {
 		totalWeight := int32(0)
-		for _, a := range p.queues {
+		for _, a := range queues {
 			if !met[a.id] {
 				totalWeight += a.weight
 			}
@@ -26,9 +35,8 @@ func (p *Plugin) computeDeserved() {
 
 		before := remaining.Clone()
 		grown, shrunk := api.EmptyResource(), api.EmptyResource()
-		// Every queue of a round sees the same remaining, so the order in
-		// which the map yields them does not matter.
-		for _, a := range p.queues {
+		// Every queue of a round sees the same remaining.
+		for _, a := range queues {
 			if met[a.id] {
 				continue
 			}

@@ -72,7 +72,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 			p.totalGuarantee.Add(g)
 		}
 	}
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		q := ssn.Queues[job.Queue]
 		if q == nil {
 			continue

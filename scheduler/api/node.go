@@ -30,6 +30,14 @@ type NodeInfo struct {
 	// Ready is false for a node that is not Ready or whose tasks exceed its
 	// allocatable (the cache is behind the API server); sessions skip it.
 	Ready bool
+
+	// Index is the node's position in its session's node list, set when the
+	// session opens, so that per-node tables can be slices instead of maps.
+	// Users check that the list holds this very node at that position.
+	Index int
+	// Generation changes whenever the node's resources or tasks change;
+	// answers computed from the node stay valid while it is unchanged.
+	Generation uint64
 }
 
 // NewNodeInfo builds a node with no tasks.
@@ -47,12 +55,19 @@ func NewNodeInfo(node *v1.Node) *NodeInfo {
 
 // SetNode replaces the node object and recomputes idle resources from it.
 func (n *NodeInfo) SetNode(node *v1.Node) {
+	n.Generation++
 	n.Node = node
 	n.Name = node.Name
 	n.Allocatable = NewResource(node.Status.Allocatable)
 	n.Capability = NewResource(node.Status.Capacity)
 	n.Idle = n.Allocatable.Clone().Sub(n.Used)
-	n.Ready = nodeReady(node) && n.Used.LessEqual(n.Allocatable, Zero)
+	n.refreshReady()
+}
+
+// refreshReady recomputes Ready after the node or its tasks changed, so that
+// the answer does not depend on whether the node or its pods arrived first.
+func (n *NodeInfo) refreshReady() {
+	n.Ready = n.Node != nil && nodeReady(n.Node) && n.Used.LessEqual(n.Allocatable, Zero)
 }
 
 func nodeReady(node *v1.Node) bool {
@@ -76,6 +91,7 @@ func (n *NodeInfo) FutureIdle() *Resource {
 // given; callers pass a copy if the original must stay untouched. A task
 // already on the node is re-accounted.
 func (n *NodeInfo) AddTask(t *TaskInfo) {
+	n.Generation++
 	if _, ok := n.accounted[t.UID]; ok {
 		n.RemoveTask(t)
 	}
@@ -92,6 +108,7 @@ func (n *NodeInfo) AddTask(t *TaskInfo) {
 	}
 	n.Tasks[t.UID] = t
 	n.accounted[t.UID] = t.Status
+	n.refreshReady()
 }
 
 // RemoveTask undoes AddTask for the task with this ID.
@@ -100,6 +117,7 @@ func (n *NodeInfo) RemoveTask(t *TaskInfo) {
 	if !ok {
 		return
 	}
+	n.Generation++
 	switch n.accounted[t.UID] {
 	case Pipelined:
 		n.Pipelined.Sub(cur.Resreq)
@@ -113,6 +131,7 @@ func (n *NodeInfo) RemoveTask(t *TaskInfo) {
 	}
 	delete(n.Tasks, t.UID)
 	delete(n.accounted, t.UID)
+	n.refreshReady()
 }
 
 // UpdateTask re-accounts a task whose status changed.
@@ -137,6 +156,8 @@ func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 		Tasks:       make(map[TaskID]*TaskInfo, len(n.Tasks)),
 		accounted:   make(map[TaskID]TaskStatus, len(n.accounted)),
 		Ready:       n.Ready,
+		Index:       n.Index,
+		Generation:  n.Generation,
 	}
 	for id, t := range n.Tasks {
 		c.Tasks[id] = task(t)

@@ -2,21 +2,30 @@ package cache
 
 import "github.com/caldera-scheduler/caldera/scheduler/api"
 
-// TaskState reports the cache's current view of a pod: the node it holds (or
-// is being bound to) and its status. The simulator uses it to wait until the
-// informers have caught up with what it changed.
-func (c *Cache) TaskState(uid api.TaskID) (node string, status api.TaskStatus, ok bool) {
+// TaskView is the cache's view of one pod: the node it holds (or is being
+// bound to) and its status.
+type TaskView struct {
+	Node   string
+	Status api.TaskStatus
+}
+
+// TaskStates returns the cache's view of every pod it holds, on nodes or in
+// jobs. The simulator uses it to wait until the informers have caught up with
+// what it changed, including pods that are gone.
+func (c *Cache) TaskStates() map[api.TaskID]TaskView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, n := range c.nodes {
-		if t, found := n.Tasks[uid]; found {
-			return t.NodeName, t.Status, true
-		}
-	}
+	out := map[api.TaskID]TaskView{}
 	for _, j := range c.jobs {
-		if t, found := j.Tasks[uid]; found {
-			return t.NodeName, t.Status, true
+		for id, t := range j.Tasks {
+			out[id] = TaskView{Node: t.NodeName, Status: t.Status}
 		}
 	}
-	return "", 0, false
+	// A node's record wins: it is where the pod's resources are counted.
+	for _, n := range c.nodes {
+		for id, t := range n.Tasks {
+			out[id] = TaskView{Node: t.NodeName, Status: t.Status}
+		}
+	}
+	return out
 }

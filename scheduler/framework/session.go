@@ -26,6 +26,11 @@ type Session struct {
 	Jobs   map[api.JobID]*api.JobInfo
 	Nodes  map[string]*api.NodeInfo
 	Queues map[api.QueueID]*api.QueueInfo
+	// JobList holds the session's jobs ordered by ID. Whoever walks every
+	// job walks this list, so that a session decides the same way on every
+	// run: priority queues fed in map order would break ties differently
+	// each time, and float sums would round differently.
+	JobList []*api.JobInfo
 	// NodeList holds the session's nodes in a stable order.
 	NodeList []*api.NodeInfo
 	// TotalResource is the allocatable sum of the session's nodes.
@@ -35,6 +40,7 @@ type Session struct {
 	Configurations []conf.Configuration
 
 	cache     Cache
+	fits      *api.FitCache
 	instances [][]instance
 	hooks     *hookTable
 	// podGroupStatus is each job's PodGroup status at open, so that close
@@ -67,10 +73,17 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 	if len(ssn.NodeList) != len(ssn.Nodes) {
 		ssn.NodeList = sortedNodes(ssn.Nodes)
 	}
-	for _, n := range ssn.NodeList {
+	for i, n := range ssn.NodeList {
+		n.Index = i
 		ssn.TotalResource.Add(n.Allocatable)
 	}
+	ssn.fits = api.NewFitCache(ssn.NodeList)
+	ssn.JobList = make([]*api.JobInfo, 0, len(ssn.Jobs))
 	for _, j := range ssn.Jobs {
+		ssn.JobList = append(ssn.JobList, j)
+	}
+	sort.Slice(ssn.JobList, func(a, b int) bool { return ssn.JobList[a].UID < ssn.JobList[b].UID })
+	for _, j := range ssn.JobList {
 		if j.PodGroup != nil {
 			ssn.podGroupStatus[j.UID] = *j.PodGroup.Status.DeepCopy()
 		}

@@ -189,3 +189,13 @@ func (s *Statement) HasEvictions() bool {
 type errJobNotInSession api.JobID
 
 func (e errJobNotInSession) Error() string { return "job " + string(e) + " is not in the session" }
+
+// Fit returns the resource fit checks of req against the session's nodes,
+// shared by every caller with an equal request, so that an action and a
+// plugin checking the same node for the same gang compute the answer once.
+func (ssn *Session) Fit(req *api.Resource) *api.Fit {
+	if ssn.fits == nil {
+		return api.NewFit(req)
+	}
+	return ssn.fits.For(req)
+}

@@ -3,10 +3,12 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	vcfake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
@@ -39,7 +41,11 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 	for _, o := range c.PodGroups {
 		vcObjs = append(vcObjs, o)
 	}
-	e := &embedded{kube: k8sfake.NewClientset(kubeObjs...), vc: vcfake.NewSimpleClientset(vcObjs...)}
+	// NewSimpleClientset, not NewClientset: the latter's field-managed
+	// tracker builds a REST mapper on every update (about 3 ms per bind),
+	// and the simulator needs no server-side apply.
+	widenFakeWatches.Do(func() { watch.DefaultChanSize = fakeWatchBuffer })
+	e := &embedded{kube: k8sfake.NewSimpleClientset(kubeObjs...), vc: vcfake.NewSimpleClientset(vcObjs...)} //nolint:staticcheck // see above
 	// The fake clientset ignores the binding subresource; make it do what the
 	// API server does: set the pod's node, once.
 	e.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -64,6 +70,14 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 	})
 	return e, nil
 }
+
+// The fake clientsets' watchers panic when more than watch.DefaultChanSize
+// events wait unread (100 by default), which a session binding a few hundred
+// pods at once can reach before the informers read. Only fake watchers use
+// the variable; 65,536 events of 32 bytes cost 2 MB per watch.
+const fakeWatchBuffer = 1 << 16
+
+var widenFakeWatches sync.Once
 
 // startBoundPods plays the kubelet: every pod bound to a node and still
 // pending starts running.

@@ -169,8 +169,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // waitForPods blocks until the cache shows every pod of ours where the
-// embedded API server has it, so that the next session sees the last one's
-// effects.
+// embedded API server has it, and no pod the API server no longer has, so
+// that the next session sees the last one's effects.
 func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 	pods, err := e.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -182,19 +182,7 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		behind := ""
-		for uid, p := range want {
-			node, status, ok := c.TaskState(uid)
-			wantStatus := api.NewTaskInfo(p).Status
-			if p.Spec.NodeName == "" && !ok {
-				// Not ours and unplaced: the cache rightly ignores it.
-				continue
-			}
-			if !ok || node != p.Spec.NodeName || status != wantStatus {
-				behind = p.Namespace + "/" + p.Name
-				break
-			}
-		}
+		behind := cacheBehind(c.TaskStates(), want)
 		if behind == "" {
 			return nil
 		}
@@ -207,6 +195,27 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// cacheBehind names a pod the cache shows differently from the API server,
+// or returns "".
+func cacheBehind(have map[api.TaskID]cache.TaskView, want map[api.TaskID]*v1.Pod) string {
+	for uid, p := range want {
+		v, ok := have[uid]
+		if p.Spec.NodeName == "" && !ok {
+			// Not ours and unplaced: the cache rightly ignores it.
+			continue
+		}
+		if !ok || v.Node != p.Spec.NodeName || v.Status != api.NewTaskInfo(p).Status {
+			return p.Namespace + "/" + p.Name
+		}
+	}
+	for uid := range have {
+		if _, ok := want[uid]; !ok {
+			return "with UID " + string(uid) + " (deleted)"
+		}
+	}
+	return ""
 }
 
 func podGroupPhases(ctx context.Context, e *embedded) (map[string]string, error) {

@@ -50,7 +50,7 @@ type run struct {
 	idle, future []*api.NodeInfo
 	one          [1]*api.NodeInfo
 	// req is the current task's request, prepared for fit checks.
-	req placement.Request
+	req *api.Fit
 }
 
 func (a *action) Execute(ssn *framework.Session) {
@@ -74,7 +74,7 @@ func (r *run) worklist() *worklist {
 		tasks:  map[api.JobID]*pqueue.Queue[*api.TaskInfo]{},
 	}
 	enqueueRan := r.state.EnqueueRan(ssn.UID)
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		if job.IsPending() {
 			if enqueueRan || job.PodGroup == nil {
 				continue
@@ -142,8 +142,8 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 	stmt := framework.NewStatement(ssn)
 	finder := placement.NewFinder(r.search, r.state)
 	fits := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
-		if reason := r.req.Shortfall(node); reason != "" {
-			return framework.NewStatus(framework.Unschedulable, reason)
+		if dim := r.req.Shortfall(node); dim != "" {
+			return framework.NewStatus(framework.Unschedulable, "Insufficient "+dim)
 		}
 		return ssn.PredicateFn(task, node)
 	}
@@ -172,7 +172,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 			break
 		}
 
-		r.req = placement.NewRequest(task.InitResreq)
+		r.req = ssn.Fit(task.InitResreq)
 		var feasible []*api.NodeInfo
 		var fe *api.FitErrors
 		// A node nominated by an earlier preemption is likely the only one

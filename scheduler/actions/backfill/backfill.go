@@ -75,7 +75,7 @@ func pendingBestEffort(ssn *framework.Session) []*api.TaskInfo {
 	queues := pqueue.New(ssn.QueueOrderFn)
 	jobs := map[api.QueueID]*pqueue.Queue[*api.JobInfo]{}
 	tasks := map[api.JobID]*pqueue.Queue[*api.TaskInfo]{}
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		if job.IsPending() {
 			continue
 		}

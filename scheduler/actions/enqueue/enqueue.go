@@ -33,7 +33,7 @@ func (a *action) Execute(ssn *framework.Session) {
 	queues := pqueue.New(ssn.QueueOrderFn)
 	seen := map[api.QueueID]bool{}
 	pending := map[api.QueueID]*pqueue.Queue[*api.JobInfo]{}
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		queue, ok := ssn.Queues[job.Queue]
 		if !ok {
 			continue

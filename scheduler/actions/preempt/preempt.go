@@ -89,7 +89,7 @@ func (a *action) Execute(ssn *framework.Session) {
 	preemptors := map[api.QueueID]*pqueue.Queue[*api.JobInfo]{}
 	preemptorTasks := map[api.JobID]*pqueue.Queue[*api.TaskInfo]{}
 	starving := map[api.QueueID][]*api.JobInfo{}
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		if job.IsPending() {
 			continue
 		}

@@ -44,7 +44,7 @@ func (a *action) Execute(ssn *framework.Session) {
 	seen := map[api.QueueID]bool{}
 	starving := map[api.QueueID]*pqueue.Queue[*api.JobInfo]{}
 	tasks := map[api.JobID]*pqueue.Queue[*api.TaskInfo]{}
-	for _, job := range ssn.Jobs {
+	for _, job := range ssn.JobList {
 		if job.IsPending() {
 			continue
 		}

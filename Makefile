@@ -2,6 +2,16 @@
 GO ?= go
 EXAMPLE_CLUSTER ?= examples/clusters/training-cluster.yaml
 
+# Real components for the end-to-end suite (built from Go modules by hack/e2e-tools.sh,
+# cached under E2E_CACHE) and the controller-gen release that generates deploy/crds.
+ETCD_VERSION ?= v3.5.35
+KUBE_VERSION ?= v1.32.13
+KWOK_VERSION ?= v0.8.0
+CONTROLLER_TOOLS_VERSION ?= v0.18.0
+E2E_CACHE ?= $(CURDIR)/.cache/e2e
+E2E_TOOLS_ENV = GO=$(GO) ETCD_VERSION=$(ETCD_VERSION) KUBE_VERSION=$(KUBE_VERSION) \
+	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION)
+
 .PHONY: all build test check fmt-check vet tidy-check simulate bench acceptance
 
 all: build
@@ -35,3 +45,13 @@ simulate: build
 # Session benchmarks (not part of CI). Compare runs with benchstat.
 bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkSession' -benchmem -count 5 -timeout 60m ./benchmarks/ | tee build/bench.txt
+
+.PHONY: e2e-tools crds
+
+# etcd, kube-apiserver and kwok for the end-to-end suite (cold ~13 min, then cached), plus the CRDs.
+e2e-tools:
+	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE)
+
+# Regenerate Volcano's PodGroup and Queue CRDs (deploy/crds) from the volcano.sh/apis types.
+crds:
+	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE) crds

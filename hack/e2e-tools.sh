@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# Builds, and caches, the real components the end-to-end suite runs against:
+#   etcd, kube-apiserver and kwok, all from Go modules (no prebuilt downloads),
+# and regenerates Volcano's PodGroup and Queue CRDs into deploy/crds/ from the
+# volcano.sh/apis Go types with controller-gen.
+#
+# Usage: hack/e2e-tools.sh [CACHE_DIR] [COMPONENT...]
+#   CACHE_DIR   defaults to <repo>/.cache/e2e
+#   COMPONENT   any of: etcd kube-apiserver kwok crds (default: all of them)
+#
+# Layout under CACHE_DIR:
+#   bin/{etcd,kube-apiserver,kwok,controller-gen}   the built binaries
+#   stamps/<name>.version                            the version each was built with
+#   src/<name>/                                      generated wrapper Go modules
+#   kwok-stages.yaml                                 kwok stage configuration
+#
+# A binary is rebuilt only when it is missing or its stamp records another
+# version. Versions come from the environment (the Makefile passes them).
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+ETCD_VERSION="${ETCD_VERSION:-v3.5.35}"
+KUBE_VERSION="${KUBE_VERSION:-v1.32.13}"
+KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
+CONTROLLER_TOOLS_VERSION="${CONTROLLER_TOOLS_VERSION:-v0.18.0}"
+GO="${GO:-go}"
+
+CACHE_DIR="${1:-${REPO_ROOT}/.cache/e2e}"
+[[ $# -gt 0 ]] && shift
+COMPONENTS=("$@")
+if [[ ${#COMPONENTS[@]} -eq 0 ]]; then
+	COMPONENTS=(etcd kube-apiserver kwok crds)
+fi
+
+mkdir -p "${CACHE_DIR}"
+CACHE_DIR="$(cd "${CACHE_DIR}" && pwd)"
+BIN_DIR="${CACHE_DIR}/bin"
+SRC_DIR="${CACHE_DIR}/src"
+STAMP_DIR="${CACHE_DIR}/stamps"
+CRD_DIR="${REPO_ROOT}/deploy/crds"
+mkdir -p "${BIN_DIR}" "${SRC_DIR}" "${STAMP_DIR}"
+
+# Use the installed Go; never switch toolchains behind our back.
+export GOTOOLCHAIN=local
+# Wrapper modules are resolved and edited on the fly.
+MODFLAGS="-mod=mod -buildvcs=false"
+
+log() { printf '[e2e-tools] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# up_to_date NAME VERSION: binary NAME exists and was built with VERSION.
+up_to_date() {
+	local name=$1 version=$2
+	[[ -x "${BIN_DIR}/${name}" && -f "${STAMP_DIR}/${name}.version" ]] &&
+		[[ "$(cat "${STAMP_DIR}/${name}.version")" == "${version}" ]]
+}
+
+stamp() { printf '%s\n' "$2" >"${STAMP_DIR}/$1.version"; }
+
+# json_field FIELD: the string value of a top-level field of `go ... -json` output on stdin.
+json_field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | head -n 1; }
+
+# mod_download MODULE@VERSION FIELD: downloads a module into the module cache
+# (run from the current directory) and prints FIELD (Dir, GoMod, ...) of the answer.
+mod_download() {
+	local out
+	out="$(GOFLAGS="${MODFLAGS}" "${GO}" mod download -json "$1")" || die "go mod download $1 failed"
+	printf '%s\n' "${out}" | json_field "$2"
+}
+
+# new_wrapper NAME MODULE_PATH: a fresh wrapper module directory, printed.
+new_wrapper() {
+	local dir="${SRC_DIR}/$1"
+	rm -rf "${dir}"
+	mkdir -p "${dir}"
+	(cd "${dir}" && "${GO}" mod init "$2" >/dev/null 2>&1) || die "go mod init in ${dir} failed"
+	printf '%s\n' "${dir}"
+}
+
+# write_tools_go DIR IMPORT...: a build-tagged file importing the given packages,
+# so that `go mod tidy` keeps their modules (main packages may be imported this way).
+write_tools_go() {
+	local dir=$1 pkg
+	shift
+	{
+		echo '//go:build tools'
+		echo
+		echo '// Package tools pins the packages this wrapper module exists to build.'
+		echo 'package tools'
+		echo
+		echo 'import ('
+		for pkg in "$@"; do echo "	_ \"${pkg}\""; done
+		echo ')'
+	} >"${dir}/tools.go"
+}
+
+timed() {
+	local start=$SECONDS
+	"$@"
+	log "$1 done in $((SECONDS - start))s"
+}
+
+build_etcd() {
+	if up_to_date etcd "${ETCD_VERSION}"; then
+		log "etcd ${ETCD_VERSION}: up to date (${BIN_DIR}/etcd)"
+		return
+	fi
+	log "etcd ${ETCD_VERSION}: building from go.etcd.io/etcd/server/v3"
+	local v2 minor dir m
+	# client/v2 follows its own scheme: v3.5.35 -> v2.305.35.
+	minor="${ETCD_VERSION#v3.}"
+	minor="${minor%%.*}"
+	v2="v2.3$(printf '%02d' "${minor}").${ETCD_VERSION##*.}"
+	dir="$(new_wrapper etcd caldera.invalid/e2e-tools/etcd)"
+	(
+		cd "${dir}"
+		# go install pkg@version refuses etcd's own replace directives, so pin
+		# every etcd module to the release here instead.
+		"${GO}" mod edit -require="go.etcd.io/etcd/server/v3@${ETCD_VERSION}"
+		for m in api/v3 client/pkg/v3 client/v3 pkg/v3 raft/v3 server/v3; do
+			"${GO}" mod edit -replace="go.etcd.io/etcd/${m}=go.etcd.io/etcd/${m}@${ETCD_VERSION}"
+		done
+		"${GO}" mod edit -replace="go.etcd.io/etcd/client/v2=go.etcd.io/etcd/client/v2@${v2}"
+		write_tools_go "${dir}" go.etcd.io/etcd/server/v3
+		log "etcd: go mod tidy"
+		GOFLAGS="${MODFLAGS}" "${GO}" mod tidy -e
+		log "etcd: go build"
+		GOFLAGS="${MODFLAGS}" "${GO}" build -o "${BIN_DIR}/etcd.tmp" go.etcd.io/etcd/server/v3
+	)
+	mv -f "${BIN_DIR}/etcd.tmp" "${BIN_DIR}/etcd"
+	stamp etcd "${ETCD_VERSION}"
+	log "etcd: $("${BIN_DIR}/etcd" --version | head -n 1)"
+}
+
+build_kube_apiserver() {
+	if up_to_date kube-apiserver "${KUBE_VERSION}"; then
+		log "kube-apiserver ${KUBE_VERSION}: up to date (${BIN_DIR}/kube-apiserver)"
+		return
+	fi
+	log "kube-apiserver ${KUBE_VERSION}: building from k8s.io/kubernetes"
+	# Staging modules (k8s.io/api, ...) are released as v0.<minor>.<patch>.
+	local staging_version="v0.${KUBE_VERSION#v1.}"
+	local major minor dir kube_gomod staging m
+	major="${KUBE_VERSION#v}"
+	major="${major%%.*}"
+	minor="${KUBE_VERSION#v*.}"
+	minor="${minor%%.*}"
+	dir="$(new_wrapper kube-apiserver caldera.invalid/e2e-tools/kube-apiserver)"
+	(
+		cd "${dir}"
+		kube_gomod="$(mod_download "k8s.io/kubernetes@${KUBE_VERSION}" GoMod)"
+		[[ -f "${kube_gomod}" ]] || die "no go.mod for k8s.io/kubernetes@${KUBE_VERSION}"
+		# k8s.io/kubernetes points every staging module at ./staging/src/...; map
+		# each of them to its published release instead.
+		staging="$(awk '$2 == "=>" && $3 ~ /^\.\/staging\// { print $1 }
+			$1 == "replace" && $3 == "=>" && $4 ~ /^\.\/staging\// { print $2 }' "${kube_gomod}" | sort -u)"
+		[[ -n "${staging}" ]] || die "found no staging replace lines in ${kube_gomod}"
+		log "kube-apiserver: $(wc -w <<<"${staging}") staging modules at ${staging_version}"
+		"${GO}" mod edit -require="k8s.io/kubernetes@${KUBE_VERSION}"
+		for m in ${staging}; do
+			"${GO}" mod edit -replace="${m}=${m}@${staging_version}"
+		done
+		write_tools_go "${dir}" k8s.io/kubernetes/cmd/kube-apiserver
+		log "kube-apiserver: go mod tidy -e (a test-only module may be unavailable; that is fine)"
+		GOFLAGS="${MODFLAGS}" "${GO}" mod tidy -e
+		log "kube-apiserver: go build (several minutes)"
+		local ldflags="-X k8s.io/component-base/version.gitVersion=${KUBE_VERSION}"
+		ldflags+=" -X k8s.io/component-base/version.gitMajor=${major}"
+		ldflags+=" -X k8s.io/component-base/version.gitMinor=${minor}"
+		ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+		ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=${KUBE_VERSION}"
+		ldflags+=" -X k8s.io/client-go/pkg/version.gitMajor=${major}"
+		ldflags+=" -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
+		ldflags+=" -X k8s.io/client-go/pkg/version.gitTreeState=clean"
+		GOFLAGS="${MODFLAGS}" "${GO}" build -ldflags "${ldflags}" \
+			-o "${BIN_DIR}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+	)
+	mv -f "${BIN_DIR}/kube-apiserver.tmp" "${BIN_DIR}/kube-apiserver"
+	stamp kube-apiserver "${KUBE_VERSION}"
+	log "kube-apiserver: $("${BIN_DIR}/kube-apiserver" --version)"
+}
+
+build_kwok() {
+	local stages="${CACHE_DIR}/kwok-stages.yaml"
+	if up_to_date kwok "${KWOK_VERSION}" && [[ -s "${stages}" ]]; then
+		log "kwok ${KWOK_VERSION}: up to date (${BIN_DIR}/kwok, ${stages})"
+		return
+	fi
+	log "kwok ${KWOK_VERSION}: go install sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+	local dir moddir f
+	dir="${SRC_DIR}/kwok"
+	mkdir -p "${dir}"
+	(
+		# Outside any module: go install pkg@version resolves on its own.
+		cd "${dir}"
+		GOFLAGS=-buildvcs=false GOBIN="${BIN_DIR}" "${GO}" install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+	)
+	log "kwok: writing stage configuration ${stages}"
+	moddir="$(cd "${dir}" && mod_download "sigs.k8s.io/kwok@${KWOK_VERSION}" Dir)"
+	[[ -d "${moddir}/kustomize/stage" ]] || die "no kustomize/stage in ${moddir}"
+	{
+		local first=1
+		for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
+			pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+			[[ -f "${moddir}/kustomize/stage/${f}" ]] || die "missing stage file ${f} in ${moddir}"
+			if [[ ${first} -eq 0 ]]; then echo '---'; fi
+			first=0
+			# Drop a leading document separator so there is exactly one between files.
+			sed '1{/^---[[:space:]]*$/d;}' "${moddir}/kustomize/stage/${f}"
+		done
+	} >"${stages}.tmp"
+	mv -f "${stages}.tmp" "${stages}"
+	stamp kwok "${KWOK_VERSION}"
+	log "kwok: $("${BIN_DIR}/kwok" --version 2>&1 | head -n 1)"
+}
+
+build_controller_gen() {
+	if up_to_date controller-gen "${CONTROLLER_TOOLS_VERSION}"; then
+		log "controller-gen ${CONTROLLER_TOOLS_VERSION}: up to date"
+		return
+	fi
+	log "controller-gen ${CONTROLLER_TOOLS_VERSION}: go install sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_TOOLS_VERSION}"
+	mkdir -p "${SRC_DIR}/controller-gen"
+	(
+		cd "${SRC_DIR}/controller-gen"
+		GOFLAGS=-buildvcs=false GOBIN="${BIN_DIR}" "${GO}" install \
+			"sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_TOOLS_VERSION}"
+	)
+	stamp controller-gen "${CONTROLLER_TOOLS_VERSION}"
+}
+
+generate_crds() {
+	build_controller_gen
+	# The CRDs follow the volcano.sh/apis version the scheduler itself is built against.
+	local apis_version dir out crd
+	apis_version="${VOLCANO_APIS_VERSION:-$(cd "${REPO_ROOT}" && GOFLAGS=-mod=readonly "${GO}" list -m -f '{{.Version}}' volcano.sh/apis)}"
+	[[ -n "${apis_version}" ]] || die "cannot tell the volcano.sh/apis version from go.mod"
+	log "crds: PodGroup and Queue from volcano.sh/apis ${apis_version} with controller-gen ${CONTROLLER_TOOLS_VERSION}"
+	dir="$(new_wrapper crds caldera.invalid/e2e-tools/crds)"
+	out="${dir}/out"
+	(
+		cd "${dir}"
+		"${GO}" mod edit -require="volcano.sh/apis@${apis_version}"
+		write_tools_go "${dir}" volcano.sh/apis/pkg/apis/scheduling/v1beta1
+		GOFLAGS="${MODFLAGS}" "${GO}" mod tidy
+		GOFLAGS="${MODFLAGS}" "${BIN_DIR}/controller-gen" \
+			crd:crdVersions=v1 \
+			paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 \
+			output:crd:dir="${out}"
+	)
+	mkdir -p "${CRD_DIR}"
+	for crd in scheduling.volcano.sh_podgroups.yaml scheduling.volcano.sh_queues.yaml; do
+		[[ -s "${out}/${crd}" ]] || die "controller-gen did not write ${crd}"
+		{
+			echo "# Generated by hack/e2e-tools.sh (make crds) from volcano.sh/apis ${apis_version}"
+			echo "# (pkg/apis/scheduling/v1beta1) with controller-gen ${CONTROLLER_TOOLS_VERSION}. DO NOT EDIT."
+			cat "${out}/${crd}"
+		} >"${CRD_DIR}/${crd}"
+		log "crds: wrote deploy/crds/${crd}"
+	done
+}
+
+for component in "${COMPONENTS[@]}"; do
+	case "${component}" in
+	etcd) timed build_etcd ;;
+	kube-apiserver) timed build_kube_apiserver ;;
+	kwok) timed build_kwok ;;
+	crds) timed generate_crds ;;
+	*) die "unknown component '${component}' (want etcd, kube-apiserver, kwok or crds)" ;;
+	esac
+done
+log "done; binaries in ${BIN_DIR}"

@@ -4,11 +4,16 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
+
+	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // Scheduler runs sessions. The configuration can be swapped between sessions
@@ -49,13 +54,36 @@ func (s *Scheduler) RunOnce() error {
 		}
 		actions = append(actions, a)
 	}
+	start := time.Now()
 	ssn, err := framework.OpenSession(s.cache, s.plugins, cfg)
 	if err != nil {
 		return err
 	}
 	for _, a := range actions {
+		actionStart := time.Now()
 		a.Execute(ssn)
+		metrics.ActionLatency.WithLabelValues(a.Name()).Observe(metrics.SinceMicroseconds(actionStart))
 	}
 	ssn.Close()
+	metrics.E2ESchedulingLatency.Observe(metrics.SinceMilliseconds(start))
 	return nil
+}
+
+// Run runs a session, waits period, and repeats until ctx is done. A session
+// that has started always finishes: cancellation is only looked at between
+// sessions. A failed session is logged and the next one runs as usual.
+func (s *Scheduler) Run(ctx context.Context, period time.Duration) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		if err := s.RunOnce(); err != nil {
+			klog.ErrorS(err, "Session failed")
+		}
+		timer.Reset(period)
+	}
 }

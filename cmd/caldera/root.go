@@ -1,11 +1,13 @@
 package main
 
 import (
+	"flag"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
@@ -20,7 +22,13 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSimulateCommand())
+	root.AddCommand(newSimulateCommand(), newRunCommand())
+	// klog's verbosity flags, for the scheduler's own logs.
+	logFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(logFlags)
+	for _, name := range []string{"v", "vmodule"} {
+		root.PersistentFlags().AddGoFlag(logFlags.Lookup(name))
+	}
 	return root
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // Name is the plugin's name in the scheduler configuration.
@@ -87,8 +88,18 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.computeDeserved()
 }
 
-// OnSessionClose drops the session's accounting.
-func (p *Plugin) OnSessionClose(*framework.Session) { p.queues = nil }
+// OnSessionClose publishes each queue's allocated and deserved resources as
+// metrics and drops the session's accounting.
+func (p *Plugin) OnSessionClose(*framework.Session) {
+	for _, a := range p.queues {
+		metrics.QueueAllocatedMilliCPU.WithLabelValues(a.name).Set(a.allocated.MilliCPU)
+		metrics.QueueAllocatedMemory.WithLabelValues(a.name).Set(a.allocated.Memory)
+		metrics.QueueDeservedMilliCPU.WithLabelValues(a.name).Set(a.deserved.MilliCPU)
+		metrics.QueueDeservedMemory.WithLabelValues(a.name).Set(a.deserved.Memory)
+		metrics.QueueShare.WithLabelValues(a.name).Set(a.share)
+	}
+	p.queues = nil
+}
 
 func guaranteeOf(q *api.QueueInfo) *api.Resource {
 	if q.Queue == nil || len(q.Queue.Spec.Guarantee.Resource) == 0 {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -39,6 +40,9 @@ type Options struct {
 	Binder         Binder
 	Evictor        Evictor
 	StatusUpdater  StatusUpdater
+	// Recorder, when set, receives Events that explain why pods and
+	// PodGroups are pending.
+	Recorder record.EventRecorder
 	// BindWorkers bounds the binds and evictions in flight at once.
 	BindWorkers int
 }

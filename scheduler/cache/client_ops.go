@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -55,23 +56,52 @@ type APIStatusUpdater struct {
 	VCClient vcclient.Interface
 }
 
-// UpdatePodGroupStatus writes the status subresource.
+// UpdatePodGroupStatus writes a PodGroup's status. Volcano's PodGroup CRD
+// has no status subresource, so the status travels in a plain update, as
+// Volcano's scheduler sends it; on a cluster whose CRD does have one, the
+// update leaves the status unchanged and the status subresource is written
+// as well. A conflict re-reads the PodGroup and retries with our status on
+// the fresh object.
 func (u APIStatusUpdater) UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.PodGroup) error {
-	_, err := u.VCClient.SchedulingV1beta1().PodGroups(pg.Namespace).UpdateStatus(ctx, pg, metav1.UpdateOptions{})
-	return err
+	client := u.VCClient.SchedulingV1beta1().PodGroups(pg.Namespace)
+	obj := pg.DeepCopy()
+	for attempt := 1; ; attempt++ {
+		updated, err := client.Update(ctx, obj, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) && attempt < maxStatusAttempts {
+			latest, getErr := client.Get(ctx, pg.Name, metav1.GetOptions{})
+			if getErr != nil {
+				return getErr
+			}
+			if latest.UID != pg.UID {
+				return apierrors.NewNotFound(v1beta1.Resource("podgroups"), pg.Name)
+			}
+			latest.Status = *pg.Status.DeepCopy()
+			obj = latest
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !equality.Semantic.DeepEqual(updated.Status, pg.Status) {
+			updated.Status = *pg.Status.DeepCopy()
+			_, err = client.UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+		}
+		return err
+	}
 }
+
+// maxStatusAttempts bounds the retries of a status write that keeps
+// conflicting with other writers.
+const maxStatusAttempts = 5
 
 // UpdatePodUnschedulable sets PodScheduled=False/Unschedulable with the
 // message, writing only when it differs from what the pod already says.
 func (u APIStatusUpdater) UpdatePodUnschedulable(ctx context.Context, pod *v1.Pod, message string) error {
-	cond := v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: message}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
-			return nil
-		}
+	if saysUnschedulable(pod, message) {
+		return nil
 	}
 	p := pod.DeepCopy()
-	setPodCondition(p, cond)
+	setPodCondition(p, unschedulableCondition(message))
 	_, err := u.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 	return err
 }
@@ -85,4 +115,20 @@ func setPodCondition(pod *v1.Pod, cond v1.PodCondition) {
 		}
 	}
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
+}
+
+func unschedulableCondition(message string) v1.PodCondition {
+	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: message}
+}
+
+// saysUnschedulable reports whether the pod already carries the
+// Unschedulable condition with this message.
+func saysUnschedulable(pod *v1.Pod, message string) bool {
+	want := unschedulableCondition(message)
+	for _, c := range pod.Status.Conditions {
+		if c.Type == want.Type && c.Status == want.Status && c.Reason == want.Reason && c.Message == want.Message {
+			return true
+		}
+	}
+	return false
 }

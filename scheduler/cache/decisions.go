@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // Bind records the decision at once (the task holds the node's resources
@@ -38,8 +41,10 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 	pod := t.Pod
 	c.mu.Unlock()
 
+	metrics.ScheduleAttempts.WithLabelValues("scheduled").Inc()
 	c.submit(func(ctx context.Context) {
 		if err := c.opts.Binder.Bind(ctx, pod, node); err != nil {
+			metrics.BindFailures.Inc()
 			logErr(err, "bind failed; will resync the pod", "pod", task.Key(), "node", node)
 			c.undoAssumption(t.UID)
 			c.resync.AddRateLimited(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
@@ -64,6 +69,7 @@ func (c *Cache) Evict(task *api.TaskInfo, reason string) error {
 	c.releasing[t.UID] = true
 	pod := t.Pod
 	c.mu.Unlock()
+	metrics.PreemptionVictims.WithLabelValues(reason).Inc()
 
 	c.submit(func(ctx context.Context) {
 		if err := c.opts.Evictor.Evict(ctx, pod, reason); err != nil {
@@ -181,16 +187,35 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 		}
 	}
 	c.mu.Unlock()
+	metrics.ScheduleAttempts.WithLabelValues("unschedulable").Add(float64(len(pend)))
 
 	ctx := context.Background()
 	if podGroupChanged && !synthetic {
 		if err := c.opts.StatusUpdater.UpdatePodGroupStatus(ctx, job.PodGroup); err != nil && !apierrors.IsNotFound(err) {
 			logErr(err, "updating PodGroup status", "podgroup", job.Key())
 		}
+		c.recordPodGroupEvent(job.PodGroup)
 	}
 	for _, p := range pend {
+		if c.opts.Recorder != nil && !saysUnschedulable(p.task.Pod, p.reason) {
+			c.opts.Recorder.Event(p.task.Pod, v1.EventTypeWarning, "FailedScheduling", p.reason)
+		}
 		if err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, p.task.Pod, p.reason); err != nil && !apierrors.IsNotFound(err) {
 			logErr(err, "updating pod condition", "pod", p.task.Key())
+		}
+	}
+}
+
+// recordPodGroupEvent explains a PodGroup whose gang cannot be scheduled,
+// with the message of its Unschedulable condition.
+func (c *Cache) recordPodGroupEvent(pg *v1beta1.PodGroup) {
+	if c.opts.Recorder == nil {
+		return
+	}
+	for _, cond := range pg.Status.Conditions {
+		if cond.Type == v1beta1.PodGroupUnschedulableType && cond.Status == v1.ConditionTrue {
+			c.opts.Recorder.Event(pg, v1.EventTypeWarning, string(v1beta1.PodGroupUnschedulableType), cond.Message)
+			return
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // Session is one scheduling cycle over one snapshot. Actions read and change
@@ -108,7 +109,9 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 	ssn.hooks = buildHookTable(ssn.instances)
 	for _, tier := range ssn.instances {
 		for _, in := range tier {
+			start := time.Now()
 			in.plugin.OnSessionOpen(ssn)
+			metrics.PluginLatency.WithLabelValues(in.option.Name, "OnSessionOpen").Observe(metrics.SinceMicroseconds(start))
 		}
 	}
 	return ssn, nil
@@ -128,7 +131,9 @@ func sortedNodes(nodes map[string]*api.NodeInfo) []*api.NodeInfo {
 func (ssn *Session) Close() {
 	for _, tier := range ssn.instances {
 		for _, in := range tier {
+			start := time.Now()
 			in.plugin.OnSessionClose(ssn)
+			metrics.PluginLatency.WithLabelValues(in.option.Name, "OnSessionClose").Observe(metrics.SinceMicroseconds(start))
 		}
 	}
 	for _, j := range ssn.Jobs {

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
+	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
+
+	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/cache"
+)
+
+// Defaults shared with Volcano's vc-scheduler where the flags overlap.
+const (
+	defaultSchedulePeriod = time.Second
+	defaultQPS            = 2000.0
+	defaultBurst          = 2000
+	defaultListenAddress  = ":8080"
+	defaultHealthzAddress = ":11251"
+	defaultLockNamespace  = "volcano-system"
+	// shutdownGrace bounds how long a stopping scheduler waits for binds
+	// already sent.
+	shutdownGrace = 30 * time.Second
+)
+
+func newRunCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Schedule a Kubernetes cluster",
+		Long: `Connects to the API server (from --kubeconfig, or in-cluster), waits until
+its informers have listed every object, and runs a scheduling session every
+--schedule-period. SIGTERM or SIGINT finishes the running session, waits for
+the binds it sent, releases the leader lease and exits.`,
+		Args: cobra.NoArgs,
+	}
+	f := cmd.Flags()
+	f.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
+	f.String("master", "", "API server address, overriding the kubeconfig's")
+	f.StringArray("scheduler-name", []string{cache.DefaultSchedulerName}, "schedulerName values this scheduler is responsible for (repeatable)")
+	f.String("scheduler-conf", "", "scheduler configuration file (default: Volcano's default configuration)")
+	f.Duration("schedule-period", defaultSchedulePeriod, "time between the end of one session and the start of the next")
+	f.String("default-queue", cache.DefaultQueue, "queue for jobs that name none; created if missing")
+	f.Float32("kube-api-qps", defaultQPS, "queries per second to the API server")
+	f.Int("kube-api-burst", defaultBurst, "burst of queries to the API server")
+	f.String("listen-address", defaultListenAddress, "address of the /metrics endpoint; empty disables it")
+	f.String("healthz-address", defaultHealthzAddress, "address of the /healthz and /readyz endpoints; empty disables them")
+	addLeaderElectionFlags(f)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runScheduler(cmd.Context(), settings(cmd.Flags()))
+	}
+	return cmd
+}
+
+func runScheduler(parent context.Context, v *viper.Viper) error {
+	plugins, acts := registries()
+	cfg, err := loadConfig(v.GetString("scheduler-conf"), plugins, acts)
+	if err != nil {
+		return err
+	}
+	if v.GetDuration("schedule-period") <= 0 {
+		return fmt.Errorf("--schedule-period: expected a positive duration, got %s", v.GetDuration("schedule-period"))
+	}
+	le, err := readLeaderElection(v)
+	if err != nil {
+		return err
+	}
+	restConfig, err := restConfigFrom(v)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	vc, err := vcclient.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("volcano client: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	health := newHealth()
+	if err := serveEndpoints(ctx, v.GetString("listen-address"), v.GetString("healthz-address"), health); err != nil {
+		return err
+	}
+
+	events := record.NewBroadcaster(record.WithContext(ctx))
+	defer events.Shutdown()
+	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	recorder := events.NewRecorder(eventScheme(), v1.EventSource{Component: "caldera"})
+
+	schedCache, err := cache.New(cache.Options{
+		Client:         kube,
+		VCClient:       vc,
+		SchedulerNames: v.GetStringSlice("scheduler-name"),
+		DefaultQueue:   v.GetString("default-queue"),
+		Recorder:       recorder,
+	})
+	if err != nil {
+		return err
+	}
+	// The cache's informers and workers outlive the scheduling loop: binds
+	// sent by the last session must still complete after SIGTERM.
+	cacheCtx, stopCache := context.WithCancel(context.Background())
+	defer stopCache()
+	if err := schedCache.Run(cacheCtx); err != nil {
+		return err
+	}
+	klog.InfoS("Waiting for informers to sync")
+	if !schedCache.WaitForCacheSync(ctx) {
+		return fmt.Errorf("informers did not sync before shutdown")
+	}
+	health.setReady()
+	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", cfg.Actions)
+
+	sched := scheduler.New(schedCache, plugins, acts, cfg)
+	schedule := func(ctx context.Context) { sched.Run(ctx, v.GetDuration("schedule-period")) }
+	if le.enabled {
+		err = runAsLeader(ctx, kube, le, schedule)
+	} else {
+		schedule(ctx)
+	}
+	klog.InfoS("Stopping: waiting for binds in flight")
+	flushed := make(chan struct{})
+	go func() { schedCache.Flush(); close(flushed) }()
+	select {
+	case <-flushed:
+	case <-time.After(shutdownGrace):
+		klog.InfoS("Binds still in flight at exit; the next scheduler resyncs them", "waited", shutdownGrace)
+	}
+	return err
+}
+
+// restConfigFrom builds the API client configuration from --kubeconfig and
+// --master, or from the in-cluster service account.
+func restConfigFrom(v *viper.Viper) (*rest.Config, error) {
+	var (
+		c   *rest.Config
+		err error
+	)
+	kubeconfig, master := v.GetString("kubeconfig"), v.GetString("master")
+	if kubeconfig == "" && master == "" {
+		c, err = rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig given and not running in a cluster: %w", err)
+		}
+	} else if c, err = clientcmd.BuildConfigFromFlags(master, kubeconfig); err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
+	}
+	c.QPS = float32(v.GetFloat64("kube-api-qps"))
+	c.Burst = v.GetInt("kube-api-burst")
+	c.UserAgent = "caldera"
+	return c, nil
+}
+
+// eventScheme knows core and Volcano types, so that Events can refer to
+// PodGroups.
+func eventScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilRuntimeMust(clientgoscheme.AddToScheme(s))
+	utilRuntimeMust(vcscheme.AddToScheme(s))
+	return s
+}
+
+func utilRuntimeMust(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

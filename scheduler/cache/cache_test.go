@@ -1,0 +1,199 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	vcfake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+func testNode(name, cpu string) *v1.Node {
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+			v1.ResourceCPU: resource.MustParse(cpu), v1.ResourcePods: resource.MustParse("110"),
+		}},
+	}
+}
+
+func testPod(name, scheduler, node, cpu string) *v1.Pod {
+	phase := v1.PodPending
+	if node != "" {
+		phase = v1.PodRunning
+	}
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: k8stypes.UID("uid-" + name)},
+		Spec: v1.PodSpec{SchedulerName: scheduler, NodeName: node, Containers: []v1.Container{{
+			Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}},
+		}}},
+		Status: v1.PodStatus{Phase: phase},
+	}
+}
+
+// startCache runs a cache over fake clientsets holding objs and waits until
+// it has synced.
+func startCache(t *testing.T, opts Options, kubeObjs []runtime.Object, vcObjs ...runtime.Object) *Cache {
+	t.Helper()
+	if opts.Client == nil {
+		opts.Client = k8sfake.NewSimpleClientset(kubeObjs...)
+	}
+	opts.VCClient = vcfake.NewSimpleClientset(vcObjs...)
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !c.WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return c
+}
+
+// eventually polls cond for up to five seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting until %s", what)
+}
+
+// A pod of another scheduler is not scheduled, but its node counts it; a
+// plain pod of ours becomes a job of its own in the default queue, which the
+// cache creates.
+func TestSnapshotCountsForeignPodsAndWrapsPlainPods(t *testing.T) {
+	c := startCache(t, Options{}, []runtime.Object{
+		testNode("n1", "4"),
+		testPod("foreign", "default-scheduler", "n1", "3"),
+		testPod("plain", DefaultSchedulerName, "", "1"),
+	})
+	var snap *api.ClusterInfo
+	eventually(t, "the default queue and both pods are in the snapshot", func() bool {
+		snap = c.Snapshot()
+		return len(snap.Queues) == 1 && len(snap.Jobs) == 1 && snap.Nodes["n1"] != nil && len(snap.Nodes["n1"].Tasks) == 1
+	})
+	if idle := snap.Nodes["n1"].Idle.MilliCPU; idle != 1000 {
+		t.Errorf("n1 idle cpu %v, want 1000 (the foreign pod holds 3 of 4)", idle)
+	}
+	for _, j := range snap.Jobs {
+		if j.Queue != DefaultQueue || j.MinAvailable != 1 || len(j.Tasks) != 1 {
+			t.Errorf("plain pod's job: queue %q, minAvailable %d, %d tasks; want default, 1, 1", j.Queue, j.MinAvailable, len(j.Tasks))
+		}
+		if j.PodGroup.Status.Phase != v1beta1.PodGroupPending {
+			t.Errorf("plain pod's job phase %q, want Pending", j.PodGroup.Status.Phase)
+		}
+	}
+}
+
+// failingBinder refuses the first n binds and counts the others.
+type failingBinder struct {
+	failures atomic.Int32
+	bound    atomic.Int32
+}
+
+func (b *failingBinder) Bind(context.Context, *v1.Pod, string) error {
+	if b.failures.Add(-1) >= 0 {
+		return errors.New("conflict: node is gone")
+	}
+	b.bound.Add(1)
+	return nil
+}
+
+// A refused bind is undone: the pod is pending again in the next snapshot,
+// its node's resources are free, and nothing was written to the pod.
+func TestFailedBindIsUndone(t *testing.T) {
+	binder := &failingBinder{}
+	binder.failures.Store(1)
+	c := startCache(t, Options{Binder: binder}, []runtime.Object{testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1")})
+	var task *api.TaskInfo
+	eventually(t, "the pod is in the snapshot", func() bool {
+		for _, j := range c.Snapshot().Jobs {
+			for _, tk := range j.Tasks {
+				task = tk
+			}
+		}
+		return task != nil
+	})
+	if err := c.Bind(task, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Snapshot().Nodes["n1"]; n.Idle.MilliCPU != 3000 {
+		t.Fatalf("right after Bind the node should hold the pod: idle %v", n.Idle.MilliCPU)
+	}
+	c.Flush()
+	snap := c.Snapshot()
+	if n := snap.Nodes["n1"]; n.Idle.MilliCPU != 4000 || len(n.Tasks) != 0 {
+		t.Errorf("after the refused bind n1 has idle %v and %d tasks; want 4000 and 0", n.Idle.MilliCPU, len(n.Tasks))
+	}
+	for _, j := range snap.Jobs {
+		for _, tk := range j.Tasks {
+			if tk.Status != api.Pending || tk.NodeName != "" {
+				t.Errorf("pod is %s on %q after the refused bind, want Pending on no node", tk.Status, tk.NodeName)
+			}
+		}
+	}
+	// The pod can be bound again, and this time the bind goes out.
+	if err := c.Bind(task, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	c.Flush()
+	if binder.bound.Load() != 1 {
+		t.Errorf("%d binds went out after the retry, want 1", binder.bound.Load())
+	}
+	if err := c.Bind(task, "n1"); err == nil {
+		t.Error("binding a pod that is already binding was accepted")
+	}
+}
+
+// PodGroup status travels in a plain update (Volcano's CRD has no status
+// subresource) and is read back by the next snapshot before the informer
+// reports it.
+func TestPodGroupStatusIsWritten(t *testing.T) {
+	pg := &v1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg", UID: "pg-uid"},
+		Spec:       v1beta1.PodGroupSpec{MinMember: 1, Queue: DefaultQueue},
+		Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
+	}
+	pod := testPod("p", DefaultSchedulerName, "", "1")
+	pod.Annotations = map[string]string{api.GroupNameAnnotation: "pg"}
+	c := startCache(t, Options{}, []runtime.Object{testNode("n1", "4"), pod}, pg)
+	var job *api.JobInfo
+	eventually(t, "the PodGroup's job is in the snapshot", func() bool {
+		for _, j := range c.Snapshot().Jobs {
+			job = j
+		}
+		return job != nil && len(job.Tasks) == 1
+	})
+	job.PodGroup.Status.Phase = v1beta1.PodGroupInqueue
+	c.UpdateJobStatus(job, true)
+	got, err := c.opts.VCClient.SchedulingV1beta1().PodGroups("ns").Get(context.Background(), "pg", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Phase != v1beta1.PodGroupInqueue {
+		t.Errorf("API PodGroup phase %q, want Inqueue", got.Status.Phase)
+	}
+	for _, j := range c.Snapshot().Jobs {
+		if j.PodGroup.Status.Phase != v1beta1.PodGroupInqueue {
+			t.Errorf("next snapshot sees phase %q, want Inqueue", j.PodGroup.Status.Phase)
+		}
+	}
+}

@@ -55,3 +55,22 @@ e2e-tools:
 # Regenerate Volcano's PodGroup and Queue CRDs (deploy/crds) from the volcano.sh/apis types.
 crds:
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE) crds
+
+.PHONY: deploy-check
+
+# Validates deploy/caldera.yaml and deploy/crds without a cluster (deploy/check): strict
+# decoding into the Kubernetes types, the ConfigMap's scheduler configuration loaded as
+# `caldera run` loads it, the Deployment's flags against `caldera run --help`, and the
+# references between the objects. `kubectl --dry-run=client` is no substitute: it needs
+# an API server for discovery.
+deploy-check: build
+	$(GO) run ./deploy/check -caldera build/caldera deploy/caldera.yaml deploy/crds/*.yaml
+
+.PHONY: e2e
+
+# End-to-end suite (e2e/): real etcd, kube-apiserver and kwok on loopback and `caldera run`
+# built from this tree, one test at a time (~1 min warm). E2E_RUN selects tests by -run regexp.
+E2E_RUN ?=
+e2e: e2e-tools
+	CALDERA_E2E=1 CALDERA_E2E_BIN=$(E2E_CACHE)/bin CALDERA_E2E_KWOK_STAGES=$(E2E_CACHE)/kwok-stages.yaml GO=$(GO) \
+		$(GO) test -count=1 -timeout 30m -v -run '$(E2E_RUN)' ./e2e/...

@@ -81,6 +81,9 @@ func (s *Scheduler) Run(ctx context.Context, period time.Duration) {
 			return
 		case <-timer.C:
 		}
+		if ctx.Err() != nil {
+			return
+		}
 		if err := s.RunOnce(); err != nil {
 			klog.ErrorS(err, "Session failed")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -55,17 +56,22 @@ func readLeaderElection(v *viper.Viper) (leaderElection, error) {
 	if !le.enabled {
 		return le, nil
 	}
-	if !(le.leaseDuration > le.renewDeadline && le.renewDeadline > le.retryPeriod && le.retryPeriod > 0) {
-		return le, fmt.Errorf("leader election: expected lease duration (%s) > renew deadline (%s) > retry period (%s) > 0",
-			le.leaseDuration, le.renewDeadline, le.retryPeriod)
+	// client-go's own rule, checked here so that a bad setting fails at
+	// start rather than after the informers synced.
+	if !(le.leaseDuration > le.renewDeadline && float64(le.renewDeadline) > leaderelection.JitterFactor*float64(le.retryPeriod) && le.retryPeriod > 0) {
+		return le, fmt.Errorf("leader election: expected lease duration (%s) > renew deadline (%s) > %.1f × retry period (%s) > 0",
+			le.leaseDuration, le.renewDeadline, leaderelection.JitterFactor, le.retryPeriod)
 	}
 	return le, nil
 }
 
-// runAsLeader runs schedule while this replica holds the Lease. Losing the
-// Lease while still running is an error: another replica may already be
-// scheduling, so this one must stop at once and let its supervisor restart
-// it as a standby.
+// runAsLeader runs schedule while this replica holds the Lease, and returns
+// once schedule has returned. Cancelling ctx stops scheduling between
+// sessions; only then is the Lease released, so that a standby never starts
+// while this replica's last session is still deciding. Losing the Lease
+// while still running is an error: another replica may already be
+// scheduling, so this one must stop at once and let its supervisor restart it
+// as a standby.
 func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElection, schedule func(context.Context)) error {
 	host, _ := os.Hostname()
 	id := host + "_" + string(uuid.NewUUID())
@@ -74,7 +80,19 @@ func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElecti
 		Client:     kube.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
 	}
+	// The elector has its own context: it must keep renewing until the
+	// last session has finished, after ctx is already done.
+	electorCtx, stopElector := context.WithCancel(context.Background())
+	defer stopElector()
+	var started atomic.Bool
+	finished := make(chan struct{})
 	lost := make(chan struct{})
+	go func() {
+		<-ctx.Done()
+		if !started.Load() {
+			stopElector()
+		}
+	}()
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   le.leaseDuration,
@@ -83,9 +101,22 @@ func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElecti
 		ReleaseOnCancel: true,
 		Name:            "caldera",
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) {
+			OnStartedLeading: func(leading context.Context) {
+				started.Store(true)
+				defer close(finished)
+				defer stopElector()
 				klog.InfoS("Leading: scheduling starts", "identity", id, "lease", le.namespace+"/"+le.name)
-				schedule(ctx)
+				// Stop when asked to, or at once when the Lease is lost.
+				loopCtx, stopLoop := context.WithCancel(leading)
+				defer stopLoop()
+				go func() {
+					select {
+					case <-ctx.Done():
+						stopLoop()
+					case <-loopCtx.Done():
+					}
+				}()
+				schedule(loopCtx)
 			},
 			OnStoppedLeading: func() {
 				if ctx.Err() == nil {
@@ -102,7 +133,10 @@ func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElecti
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
-	elector.Run(ctx)
+	elector.Run(electorCtx)
+	if started.Load() {
+		<-finished
+	}
 	select {
 	case <-lost:
 		return fmt.Errorf("lost the leader Lease %s/%s", le.namespace, le.name)

@@ -202,6 +202,10 @@ func (c *Cache) onPodGroup(pg *v1beta1.PodGroup, deleted bool) {
 		pg = pg.DeepCopy()
 		pg.Spec.Queue = c.opts.DefaultQueue
 	}
+	// Volcano's controller may create the real PodGroup of a plain pod
+	// (named like ours) after we made one up; from now on its status is
+	// written to the API server.
+	delete(c.synthetic, id)
 	c.job(id).SetPodGroup(pg)
 }
 

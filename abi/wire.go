@@ -1,0 +1,45 @@
+package abi
+
+// Descriptor is what caldera_describe returns: who the module is and what
+// it implements.
+type Descriptor struct {
+	Name      string     `msgpack:"name"`
+	ABI       [2]uint16  `msgpack:"abi"`
+	Hooks     []string   `msgpack:"hooks"`
+	Arguments []Argument `msgpack:"arguments"`
+	SDK       string     `msgpack:"sdk"`
+}
+
+// Argument is one configuration argument a module reads.
+type Argument struct {
+	Name    string `msgpack:"name"`
+	Type    string `msgpack:"type"`
+	Default any    `msgpack:"default"`
+}
+
+// Event tells the guest about a change to its view since the previous call:
+// [kind, task handle, node handle].
+type Event [3]int32
+
+// Event kinds.
+const (
+	EventAllocate   = 1
+	EventPipeline   = 2
+	EventDeallocate = 3
+	EventEvict      = 4
+)
+
+// Request is the envelope of every caldera_call request.
+type Request struct {
+	Events []Event `msgpack:"e,omitempty"`
+	Args   any     `msgpack:"a"`
+}
+
+// Reply is the envelope of every caldera_call reply: [code, message,
+// result]; Result is decoded by the caller into the hook's own type.
+type Reply struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Code     Code
+	Message  string
+	Result   any
+}

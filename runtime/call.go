@@ -1,0 +1,119 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
+)
+
+// CallError is a failed call, naming the plugin, the hook and the cause.
+type CallError struct {
+	Plugin string
+	Hook   abi.Hook
+	Err    error
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("plugin %s, hook %s: %v", e.Plugin, e.Hook, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Call sends one request to the module and decodes the result into out
+// (nil to ignore it). A guest status other than OK is returned as code and
+// message with a nil error; an error means the call itself failed, and the
+// instance that served it is gone.
+func (p *Plugin) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	metrics.PluginCalls.WithLabelValues(p.opts.Name, hook.String()).Inc()
+	code, msg, err := p.call(ctx, hook, req, out)
+	if err != nil {
+		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), causeOf(err)).Inc()
+		return code, msg, &CallError{Plugin: p.opts.Name, Hook: hook, Err: err}
+	}
+	return code, msg, nil
+}
+
+func (p *Plugin) call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	if !p.hooks[hook] {
+		return abi.UnknownHook, "", fmt.Errorf("the module does not declare this hook")
+	}
+	body, err := msgpack.Marshal(&req)
+	if err != nil {
+		return 0, "", fmt.Errorf("encoding the request: %w", err)
+	}
+	in, err := p.get(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	callCtx, cancel := p.deadline(ctx)
+	defer cancel()
+	raw, err := in.request(callCtx, body, uint32(hook), p.opts.Limits.MaxReplyBytes)
+	if err != nil {
+		err = p.blameMemory(in, err)
+		// Never reuse an instance whose state is unknown.
+		_ = in.mod.Close(context.Background())
+		return 0, "", err
+	}
+	p.put(in)
+	var reply struct {
+		_msgpack struct{} `msgpack:",as_array"`
+		Code     abi.Code
+		Message  string
+		Result   msgpack.RawMessage
+	}
+	if err := msgpack.Unmarshal(raw, &reply); err != nil {
+		return 0, "", fmt.Errorf("%w: %v", ErrReply, err)
+	}
+	if reply.Code != abi.OK {
+		return reply.Code, reply.Message, nil
+	}
+	if out != nil {
+		if err := msgpack.Unmarshal(reply.Result, out); err != nil {
+			return 0, "", fmt.Errorf("%w: result: %v", ErrReply, err)
+		}
+	}
+	return abi.OK, "", nil
+}
+
+// request copies the body into the guest's buffer and calls caldera_call.
+func (in *instance) request(ctx context.Context, body []byte, hook, maxReply uint32) ([]byte, error) {
+	res, err := in.fn[abi.ExportBuffer].Call(ctx, uint64(len(body)))
+	if err != nil {
+		return nil, classify(err)
+	}
+	ptr := uint32(res[0])
+	if ptr == 0 && len(body) > 0 {
+		return nil, fmt.Errorf("%w: %s(%d) returned 0", ErrNoMem, abi.ExportBuffer, len(body))
+	}
+	if !in.mem.Write(ptr, body) {
+		return nil, fmt.Errorf("%w: %s returned [%d, %d), outside memory", ErrReply, abi.ExportBuffer, ptr, uint64(ptr)+uint64(len(body)))
+	}
+	return in.reply(ctx, in.fn[abi.ExportCall], maxReply, uint64(hook), uint64(len(body)))
+}
+
+func causeOf(err error) string {
+	for _, c := range []struct {
+		err  error
+		name string
+	}{{ErrTimeout, "timeout"}, {ErrNoMem, "memory"}, {ErrReply, "reply"}, {ErrTrap, "trap"}} {
+		if errorsIs(err, c.err) {
+			return c.name
+		}
+	}
+	return "other"
+}
+
+// blameMemory reports a trap of an instance that has used most of its memory
+// limit as ENOMEM: a guest whose allocation fails (memory.grow answers -1)
+// aborts, and its runtime's abort is a trap like any other.
+func (p *Plugin) blameMemory(in *instance, err error) error {
+	limit := uint64(p.opts.Limits.MemoryLimitPages) * 65536
+	if errorsIs(err, ErrTrap) && limit > 0 && uint64(in.mem.Size()) > limit/4*3 {
+		return fmt.Errorf("%w: %d of %d bytes in use (%v)", ErrNoMem, in.mem.Size(), limit, err)
+	}
+	return err
+}

@@ -1,0 +1,201 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/caldera-scheduler/caldera/abi"
+)
+
+// Limits bound what one plugin may use.
+type Limits struct {
+	// MemoryLimitPages caps each instance's memory, in 64 KiB pages.
+	MemoryLimitPages uint32
+	// CallTimeout bounds one call; 0 disables the deadline (trusted
+	// modules only).
+	CallTimeout time.Duration
+	// MaxReplyBytes bounds a reply.
+	MaxReplyBytes uint32
+}
+
+// DefaultLimits: 64 MiB of memory, one second per call, 16 MiB replies.
+func DefaultLimits() Limits {
+	return Limits{MemoryLimitPages: 1024, CallTimeout: time.Second, MaxReplyBytes: 16 << 20}
+}
+
+// Options configure loading.
+type Options struct {
+	// Name is the plugin's name in the configuration, used in errors and
+	// logs.
+	Name   string
+	Limits Limits
+	// Cache is shared by every plugin; nil compiles without a cache.
+	Cache wazero.CompilationCache
+	// SHA256, when set, must equal the module's digest.
+	SHA256 string
+	// Log receives the guest's log lines and output.
+	Log func(level int, msg string)
+}
+
+// Plugin is a loaded module: compiled once, instantiated per concurrent
+// caller.
+type Plugin struct {
+	opts       Options
+	rt         wazero.Runtime
+	compiled   wazero.CompiledModule
+	descriptor abi.Descriptor
+	version    abi.Version
+	digest     string
+	hooks      map[abi.Hook]bool
+
+	mu   sync.Mutex
+	idle []*instance
+	seq  int
+}
+
+// Load reads, checks, compiles and instantiates a module, and asks it who
+// it is. Every failure names the file and what is wrong with it.
+func Load(ctx context.Context, path string, opts Options) (*Plugin, error) {
+	code, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
+	}
+	p, err := LoadBytes(ctx, code, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// LoadBytes is Load for a module already in memory.
+func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) {
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits()
+	}
+	if opts.Log == nil {
+		opts.Log = func(int, string) {}
+	}
+	sum := sha256.Sum256(code)
+	digest := hex.EncodeToString(sum[:])
+	if opts.SHA256 != "" && opts.SHA256 != digest {
+		return nil, fmt.Errorf("plugin %s: module digest is sha256:%s, the configuration pins sha256:%s", opts.Name, digest, opts.SHA256)
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(opts.Limits.MemoryLimitPages)
+	if opts.Cache != nil {
+		cfg = cfg.WithCompilationCache(opts.Cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	p := &Plugin{opts: opts, rt: rt, digest: digest}
+	if err := p.load(ctx, code); err != nil {
+		_ = rt.Close(ctx)
+		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
+	}
+	return p, nil
+}
+
+func (p *Plugin) load(ctx context.Context, code []byte) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, p.rt); err != nil {
+		return err
+	}
+	if err := p.hostModule(ctx); err != nil {
+		return err
+	}
+	compiled, err := p.rt.CompileModule(ctx, code)
+	if err != nil {
+		return fmt.Errorf("not a valid Wasm module: %w", err)
+	}
+	p.compiled = compiled
+	if err := checkExports(compiled); err != nil {
+		return err
+	}
+	in, err := p.instantiate(ctx)
+	if err != nil {
+		return err
+	}
+	defer p.put(in)
+	raw, err := in.fn[abi.ExportVersion].Call(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", abi.ExportVersion, err)
+	}
+	p.version = abi.Unpack(uint32(raw[0]))
+	if p.version.Major != abi.Major {
+		return fmt.Errorf("module speaks ABI %s, this scheduler speaks %d.x (up to %d.%d)", p.version, abi.Major, abi.Major, abi.Minor)
+	}
+	reply, err := in.reply(ctx, in.fn[abi.ExportDescribe], p.opts.Limits.MaxReplyBytes)
+	if err != nil {
+		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
+	}
+	if err := msgpack.Unmarshal(reply, &p.descriptor); err != nil {
+		return fmt.Errorf("%s returned a malformed descriptor: %w", abi.ExportDescribe, err)
+	}
+	p.hooks = map[abi.Hook]bool{}
+	for _, name := range p.descriptor.Hooks {
+		h, ok := abi.HookByName(name)
+		if !ok {
+			// A hook of a newer minor: this host never calls it.
+			p.opts.Log(1, fmt.Sprintf("module declares hook %q, which ABI %d.%d does not have; it will not be called", name, abi.Major, abi.Minor))
+			continue
+		}
+		p.hooks[h] = true
+	}
+	return nil
+}
+
+// checkExports names every missing or mistyped export at once.
+func checkExports(m wazero.CompiledModule) error {
+	want := map[string][]api.ValueType{
+		abi.ExportVersion:  {api.ValueTypeI32},
+		abi.ExportBuffer:   {api.ValueTypeI32},
+		abi.ExportDescribe: {api.ValueTypeI64},
+		abi.ExportCall:     {api.ValueTypeI64},
+	}
+	fns := m.ExportedFunctions()
+	var errs []error
+	for _, name := range []string{abi.ExportVersion, abi.ExportBuffer, abi.ExportDescribe, abi.ExportCall} {
+		def, ok := fns[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("missing export %s", name))
+			continue
+		}
+		if res := def.ResultTypes(); len(res) != 1 || res[0] != want[name][0] {
+			errs = append(errs, fmt.Errorf("export %s returns %v, want one %s", name, res, api.ValueTypeName(want[name][0])))
+		}
+	}
+	if _, ok := m.ExportedMemories()[abi.ExportMemory]; !ok {
+		errs = append(errs, fmt.Errorf("missing export %s", abi.ExportMemory))
+	}
+	return errors.Join(errs...)
+}
+
+// Descriptor returns what the module declared.
+func (p *Plugin) Descriptor() abi.Descriptor { return p.descriptor }
+
+// Version returns the ABI version the module was built for.
+func (p *Plugin) Version() abi.Version { return p.version }
+
+// SHA256 returns the module's digest.
+func (p *Plugin) SHA256() string { return p.digest }
+
+// Implements reports whether the module declared the hook.
+func (p *Plugin) Implements(h abi.Hook) bool { return p.hooks[h] }
+
+// Close frees every instance and the compiled code.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.idle = nil
+	p.mu.Unlock()
+	return p.rt.Close(ctx)
+}

@@ -1,0 +1,189 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caldera-scheduler/caldera/abi"
+)
+
+// buildGuest compiles a test module from testdata/guests with the standard
+// Go toolchain; the Go build cache makes repeated runs fast.
+func buildGuest(t *testing.T, name string, ldflags string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name+".wasm")
+	args := []string{"build", "-buildmode=c-shared", "-o", out}
+	if ldflags != "" {
+		args = append(args, "-ldflags", ldflags)
+	}
+	cmd := exec.Command("go", append(args, "./testdata/guests/"+name)...)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building guest %s: %v\n%s", name, err, b)
+	}
+	return out
+}
+
+var (
+	rawOnce sync.Once
+	rawPath string
+	rawErr  error
+)
+
+func rawGuest(t *testing.T) string {
+	rawOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "caldera-guest")
+		if err != nil {
+			rawErr = err
+			return
+		}
+		rawPath = filepath.Join(dir, "rawabi.wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", rawPath, "./testdata/guests/rawabi")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			rawErr = errors.New(string(b))
+		}
+	})
+	if rawErr != nil {
+		t.Fatalf("building rawabi: %v", rawErr)
+	}
+	return rawPath
+}
+
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) log(_ int, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, msg)
+}
+
+func (l *logLines) joined() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func loadRaw(t *testing.T, limits Limits, logs *logLines) *Plugin {
+	t.Helper()
+	opts := Options{Name: "raw", Limits: limits}
+	if logs != nil {
+		opts.Log = logs.log
+	}
+	p, err := Load(context.Background(), rawGuest(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p
+}
+
+func predicate(t *testing.T, p *Plugin, nodes ...int32) []int32 {
+	t.Helper()
+	var codes []int32
+	code, msg, err := p.Call(context.Background(), abi.HookPredicateBatch,
+		abi.Request{Args: map[string]any{"task": 0, "nodes": nodes}}, &codes)
+	if err != nil || code != abi.OK {
+		t.Fatalf("predicate_batch: code %d %q, %v", code, msg, err)
+	}
+	return codes
+}
+
+func TestLoadDescribesAndCalls(t *testing.T) {
+	logs := &logLines{}
+	p := loadRaw(t, Limits{}, logs)
+	if d := p.Descriptor(); d.Name != "rawabi" || p.Version() != (abi.Version{Major: 1}) {
+		t.Errorf("descriptor %+v, version %s", d, p.Version())
+	}
+	if !p.Implements(abi.HookPredicateBatch) || p.Implements(abi.HookNodeOrderBatch) {
+		t.Error("hooks registered other than those the module declared")
+	}
+	if !strings.Contains(logs.joined(), `hook "from_the_future"`) {
+		t.Errorf("an unknown declared hook was not reported: %q", logs.joined())
+	}
+	if got := predicate(t, p, 1, 2, 3, 4); len(got) != 4 || got[0] != 0 || got[1] != 2 || got[2] != 0 || got[3] != 2 {
+		t.Errorf("predicate_batch codes %v, want [0 2 0 2]", got)
+	}
+	// A hook the module never declared is not sent to it.
+	code, _, err := p.Call(context.Background(), abi.HookNodeOrderBatch, abi.Request{}, nil)
+	if err == nil || code != abi.UnknownHook {
+		t.Errorf("undeclared hook: code %d, err %v", code, err)
+	}
+}
+
+func TestRefusesAnotherMajorVersion(t *testing.T) {
+	path := buildGuest(t, "rawabi", "-X main.abiMajor=2")
+	_, err := Load(context.Background(), path, Options{Name: "future"})
+	if err == nil || !strings.Contains(err.Error(), "ABI 2.0") || !strings.Contains(err.Error(), "1.x") {
+		t.Fatalf("loading an ABI 2 module: %v; want an error naming 2.0 and 1.x", err)
+	}
+}
+
+func TestRefusesBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.wasm")
+	empty := filepath.Join(dir, "empty.wasm")
+	_ = os.WriteFile(garbage, []byte("#!/bin/sh\necho hi\n"), 0o644)
+	_ = os.WriteFile(empty, []byte{0, 'a', 's', 'm', 1, 0, 0, 0}, 0o644) // valid, exports nothing
+	for _, tc := range []struct{ path, want string }{
+		{garbage, "not a valid Wasm module"},
+		{empty, "missing export caldera_abi_version"},
+		{filepath.Join(dir, "absent.wasm"), "no such file"},
+	} {
+		_, err := Load(context.Background(), tc.path, Options{Name: "bad"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad") {
+			t.Errorf("%s: %v; want an error naming the plugin and %q", filepath.Base(tc.path), err, tc.want)
+		}
+	}
+	if _, err := Load(context.Background(), empty, Options{Name: "bad"}); err == nil || !strings.Contains(err.Error(), "missing export caldera_call") {
+		t.Errorf("every missing export should be listed: %v", err)
+	}
+	_, err := Load(context.Background(), rawGuest(t), Options{Name: "pinned", SHA256: strings.Repeat("0", 64)})
+	if err == nil || !strings.Contains(err.Error(), "pins sha256:000") {
+		t.Errorf("digest pin: %v", err)
+	}
+}
+
+// Each misbehaving hook fails only its own call, with the plugin, the hook
+// and the cause named; the instance is dropped and the next call works.
+func TestHostileHooksFailTheirCallOnly(t *testing.T) {
+	p := loadRaw(t, Limits{MemoryLimitPages: 512, CallTimeout: 300 * time.Millisecond, MaxReplyBytes: 1 << 20}, nil)
+	for _, tc := range []struct {
+		hook abi.Hook
+		want error
+	}{
+		{abi.HookJobReady, ErrTrap},
+		{abi.HookOverused, ErrTimeout},
+		{abi.HookAllocatable, ErrNoMem},
+		{abi.HookJobStarving, ErrReply},
+		{abi.HookJobValid, ErrReply},
+	} {
+		start := time.Now()
+		_, _, err := p.Call(context.Background(), tc.hook, abi.Request{}, nil)
+		var ce *CallError
+		if !errors.As(err, &ce) || !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v; want %v", tc.hook, err, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), "plugin raw, hook "+tc.hook.String()) {
+			t.Errorf("%s: error %q does not name the plugin and hook", tc.hook, err)
+		}
+		t.Logf("%s: %v (%s)", tc.hook, err, time.Since(start))
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s took %s", tc.hook, took)
+		}
+		if got := predicate(t, p, 1, 2); len(got) != 2 || got[1] != 2 {
+			t.Errorf("after %s the plugin answers %v", tc.hook, got)
+		}
+	}
+}

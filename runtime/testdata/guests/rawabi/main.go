@@ -1,0 +1,108 @@
+// Command rawabi is a test module that speaks the ABI by hand, without an
+// SDK, so that the runtime's tests control every byte: it implements
+// predicate_batch honestly and misbehaves on purpose in other hooks.
+//
+// Built by the runtime tests with the standard Go toolchain:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared
+//
+// -ldflags "-X main.abiMajor=2" builds a module of a future major version.
+package main
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+var abiMajor = "1"
+
+func main() {}
+
+//go:wasmexport caldera_abi_version
+func abiVersion() uint32 {
+	major, _ := strconv.Atoi(abiMajor)
+	return uint32(major)<<16 | 0
+}
+
+var input []byte
+
+//go:wasmexport caldera_buffer
+func buffer(size uint32) unsafe.Pointer {
+	if uint32(cap(input)) < size {
+		input = make([]byte, size)
+	}
+	input = input[:size]
+	if size == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&input[0])
+}
+
+var output []byte
+
+func pack(b []byte) uint64 {
+	output = b
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(&output[0])))<<32 | uint64(len(output))
+}
+
+//go:wasmexport caldera_describe
+func describe() uint64 {
+	b, _ := msgpack.Marshal(map[string]any{
+		"name":  "rawabi",
+		"abi":   []int{1, 0},
+		"hooks": []string{"predicate_batch", "job_ready", "overused", "allocatable", "job_starving", "job_valid", "from_the_future"},
+		"sdk":   "none",
+	})
+	return pack(b)
+}
+
+type predicateArgs struct {
+	Task  int32   `msgpack:"task"`
+	Nodes []int32 `msgpack:"nodes"`
+}
+
+var hoard [][]byte
+
+//go:wasmexport caldera_call
+func call(hook, n uint32) uint64 {
+	switch hook {
+	case 8: // predicate_batch: odd nodes pass, even nodes are unschedulable.
+		var req struct {
+			A predicateArgs `msgpack:"a"`
+		}
+		if err := msgpack.Unmarshal(input[:n], &req); err != nil {
+			return reply(65, err.Error(), nil)
+		}
+		codes := make([]int32, len(req.A.Nodes))
+		for i, node := range req.A.Nodes {
+			if node%2 == 0 {
+				codes[i] = 2
+			}
+		}
+		return reply(0, "", codes)
+	case 15: // job_ready: traps.
+		panic("job_ready exploded")
+	case 13: // overused: never returns.
+		for {
+		}
+	case 14: // allocatable: grows memory without bound.
+		for {
+			hoard = append(hoard, make([]byte, 8<<20))
+		}
+	case 20: // job_starving: points its reply outside memory.
+		return uint64(0xFFFF0000)<<32 | 0x1000
+	case 17: // job_valid: replies with bytes that are not msgpack.
+		return pack([]byte{0xc1, 0xc1, 0xc1})
+	}
+	return reply(64, "unknown hook "+strconv.Itoa(int(hook)), nil)
+}
+
+func reply(code int, msg string, result any) uint64 {
+	b, _ := msgpack.Marshal([]any{code, msg, result})
+	return pack(b)
+}

@@ -1,0 +1,10 @@
+// Package e2e is Caldera's end-to-end suite: real etcd, kube-apiserver and
+// kwok on loopback, `caldera run` as a separate process, and assertions on
+// what a user would see through the API (bindings, pod phases, PodGroup
+// status, evictions, the leader election Lease).
+//
+// Run it with `make e2e` (which builds the components first with `make
+// e2e-tools`); plain `go test ./...` skips it. Tests run one at a time, each
+// in a namespace of its own with nodes of its own, and leave the cluster
+// empty for the next. See package harness for the environment variables.
+package e2e

@@ -1,0 +1,14 @@
+// Package harness runs a real control plane for Caldera's end-to-end suite:
+// etcd, kube-apiserver and kwok as child processes on loopback, with
+// Volcano's CRDs applied, and the caldera binary started as separate
+// processes against it. Tests talk to the cluster with client-go, as a user
+// would.
+//
+// One cluster serves a whole test binary (see Main); each test works in its
+// own namespace through a *Test, which deletes what the test created when it
+// ends. Every child process is tracked and stopped when the suite ends, and
+// on Linux dies with the test binary even if that crashes.
+//
+// The suite only runs when CALDERA_E2E=1 (see Require); other environment
+// variables are described on Config.
+package harness

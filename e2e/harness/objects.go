@@ -1,0 +1,235 @@
+package harness
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+)
+
+// SchedulerName is the schedulerName the suite's pods ask for.
+const SchedulerName = "volcano"
+
+// SetLabel is the label CreatePods puts on each pod, valued with the set's
+// Prefix, so that tests can list one set.
+const SetLabel = "e2e.caldera.dev/set"
+
+// NodeSpec is what CreateNodes gives each node.
+type NodeSpec struct {
+	CPU, Memory string // quantities, e.g. "4" and "16Gi"
+	Pods        int
+	Labels      map[string]string
+}
+
+// CreateNodes creates n nodes named <namespace>-n<i> and waits until kwok
+// reports them Ready. kwok (--manage-all-nodes) keeps the capacity given
+// here and fills in conditions, addresses and node info.
+func (tc *Test) CreateNodes(n int, spec NodeSpec) []string {
+	tc.t.Helper()
+	res := v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse(spec.CPU),
+		v1.ResourceMemory: resource.MustParse(spec.Memory),
+		v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
+	}
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("%s-n%d", tc.Namespace, i)
+		lbls := map[string]string{"type": "kwok", "kubernetes.io/hostname": name}
+		for k, v := range spec.Labels {
+			lbls[k] = v
+		}
+		node := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:   name,
+				Labels: lbls,
+				// What kwok's own docs put on fake nodes; with --manage-all-nodes
+				// it is informational only.
+				Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+			},
+			Status: v1.NodeStatus{Capacity: res, Allocatable: res},
+		}
+		if _, err := tc.Kube.CoreV1().Nodes().Create(tc.Ctx, node, metav1.CreateOptions{}); err != nil {
+			tc.t.Fatalf("creating node %s: %v", name, err)
+		}
+		tc.mu.Lock()
+		tc.nodes = append(tc.nodes, name)
+		tc.mu.Unlock()
+		names = append(names, name)
+	}
+	Eventually(tc.t, 30*time.Second, func() (bool, string) {
+		ready := 0
+		for _, name := range names {
+			node, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			for _, c := range node.Status.Conditions {
+				if c.Type == v1.NodeReady && c.Status == v1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		return ready == len(names), fmt.Sprintf("%d of %d nodes Ready (kwok log: %s)", ready, len(names), tc.c.path("kwok.log"))
+	})
+	return names
+}
+
+// CreateQueue creates an Open queue named tc.Name(name) and returns that
+// name. Volcano's controller would set the Open state; here the harness
+// writes it to the status subresource itself.
+func (tc *Test) CreateQueue(name string, spec v1beta1.QueueSpec) string {
+	tc.t.Helper()
+	queues := tc.Volcano.SchedulingV1beta1().Queues()
+	q := &v1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: tc.Name(name)}, Spec: spec}
+	q, err := queues.Create(tc.Ctx, q, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating queue %s: %v", tc.Name(name), err)
+	}
+	tc.mu.Lock()
+	tc.queues = append(tc.queues, q.Name)
+	tc.mu.Unlock()
+	q.Status.State = v1beta1.QueueStateOpen
+	if _, err := queues.UpdateStatus(tc.Ctx, q, metav1.UpdateOptions{}); err != nil {
+		tc.t.Fatalf("opening queue %s: %v", q.Name, err)
+	}
+	return q.Name
+}
+
+// CreatePriorityClass creates a PriorityClass named tc.Name(name) and
+// returns that name.
+func (tc *Test) CreatePriorityClass(name string, value int32) string {
+	tc.t.Helper()
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: tc.Name(name)}, Value: value}
+	if _, err := tc.Kube.SchedulingV1().PriorityClasses().Create(tc.Ctx, pc, metav1.CreateOptions{}); err != nil {
+		tc.t.Fatalf("creating priority class %s: %v", pc.Name, err)
+	}
+	tc.mu.Lock()
+	tc.priorityClasses = append(tc.priorityClasses, pc.Name)
+	tc.mu.Unlock()
+	return pc.Name
+}
+
+// CreatePodGroup creates a PodGroup in the test's namespace.
+func (tc *Test) CreatePodGroup(name string, spec v1beta1.PodGroupSpec) *v1beta1.PodGroup {
+	tc.t.Helper()
+	pg := &v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.Namespace}, Spec: spec}
+	pg, err := tc.Volcano.SchedulingV1beta1().PodGroups(tc.Namespace).Create(tc.Ctx, pg, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating PodGroup %s: %v", name, err)
+	}
+	return pg
+}
+
+// PodGroup reads a PodGroup of the test's namespace.
+func (tc *Test) PodGroup(name string) (*v1beta1.PodGroup, error) {
+	return tc.Volcano.SchedulingV1beta1().PodGroups(tc.Namespace).Get(tc.Ctx, name, metav1.GetOptions{})
+}
+
+// Pods describes a set of identical pods for CreatePods.
+type Pods struct {
+	Prefix        string // pods are named <Prefix>-<i>
+	Set           string // value of SetLabel; Prefix when empty
+	Count         int
+	CPU, Memory   string // requests; empty for none
+	PodGroup      string // Volcano's scheduling.k8s.io/group-name annotation
+	Queue         string // scheduling.volcano.sh/queue-name, for pods without a PodGroup
+	PriorityClass string
+}
+
+// CreatePods creates the set with schedulerName volcano, a few at a time.
+func (tc *Test) CreatePods(set Pods) []*v1.Pod {
+	tc.t.Helper()
+	requests := v1.ResourceList{}
+	if set.CPU != "" {
+		requests[v1.ResourceCPU] = resource.MustParse(set.CPU)
+	}
+	if set.Memory != "" {
+		requests[v1.ResourceMemory] = resource.MustParse(set.Memory)
+	}
+	annotations := map[string]string{}
+	if set.PodGroup != "" {
+		annotations[v1beta1.KubeGroupNameAnnotationKey] = set.PodGroup
+	}
+	if set.Queue != "" {
+		annotations[v1beta1.QueueNameAnnotationKey] = set.Queue
+	}
+	if set.Set == "" {
+		set.Set = set.Prefix
+	}
+	out := make([]*v1.Pod, set.Count)
+	errs := make([]error, set.Count)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := range set.Count {
+		pod := &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        fmt.Sprintf("%s-%d", set.Prefix, i),
+				Namespace:   tc.Namespace,
+				Labels:      map[string]string{SetLabel: set.Set},
+				Annotations: annotations,
+			},
+			Spec: v1.PodSpec{
+				SchedulerName:     SchedulerName,
+				PriorityClassName: set.PriorityClass,
+				// Nothing pulls it: kwok only pretends to run containers.
+				Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests}}},
+			},
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = tc.Kube.CoreV1().Pods(tc.Namespace).Create(tc.Ctx, pod, metav1.CreateOptions{})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			tc.t.Fatalf("creating pod %s-%d: %v", set.Prefix, i, err)
+		}
+	}
+	return out
+}
+
+// ListPods lists the pods of one set (see Pods.Set), or of the whole
+// namespace for "".
+func (tc *Test) ListPods(set string) []v1.Pod {
+	tc.t.Helper()
+	opts := metav1.ListOptions{}
+	if set != "" {
+		opts.LabelSelector = labels.Set{SetLabel: set}.String()
+	}
+	list, err := tc.Kube.CoreV1().Pods(tc.Namespace).List(tc.Ctx, opts)
+	if err != nil {
+		tc.t.Fatalf("listing pods: %v", err)
+	}
+	return list.Items
+}
+
+// CountPods counts the pods of a set that satisfy pred.
+func (tc *Test) CountPods(set string, pred func(*v1.Pod) bool) int {
+	tc.t.Helper()
+	n := 0
+	pods := tc.ListPods(set)
+	for i := range pods {
+		if pred(&pods[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// Bound reports whether a pod has a node.
+func Bound(p *v1.Pod) bool { return p.Spec.NodeName != "" }
+
+// Running reports whether a pod is bound and kwok has made it Running.
+func Running(p *v1.Pod) bool { return p.Spec.NodeName != "" && p.Status.Phase == v1.PodRunning }
+
+// Live reports whether a pod is not being deleted.
+func Live(p *v1.Pod) bool { return p.DeletionTimestamp == nil }

@@ -1,0 +1,169 @@
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
+)
+
+// Test is one test's slice of the shared cluster: a namespace of its own,
+// and the cluster-scoped objects (nodes, queues, priority classes) it
+// created, all deleted when the test ends so the next test sees an empty
+// cluster. Tests must not run in parallel: every scheduler sees every node.
+type Test struct {
+	t         *testing.T
+	c         *Cluster
+	Ctx       context.Context
+	Namespace string
+	Kube      kubernetes.Interface
+	Volcano   vcclient.Interface
+
+	mu              sync.Mutex
+	nodes           []string
+	queues          []string
+	priorityClasses []string
+}
+
+// NewTest skips t unless the suite is enabled, creates the test's namespace
+// and registers the cleanup.
+func NewTest(t *testing.T) *Test {
+	t.Helper()
+	c := Require(t)
+	tc := &Test{t: t, c: c, Ctx: context.Background(), Kube: c.Kube, Volcano: c.Volcano}
+	tc.Namespace = namespaceName(t.Name())
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tc.Namespace}}
+	if _, err := c.Kube.CoreV1().Namespaces().Create(tc.Ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	// Registered first, so it runs after the cleanups of schedulers and
+	// recorders the test starts later.
+	t.Cleanup(tc.cleanup)
+	return tc
+}
+
+// Cluster is the shared cluster.
+func (tc *Test) Cluster() *Cluster { return tc.c }
+
+// Name prefixes a cluster-scoped object's name with the namespace, so that
+// a leftover of one test never collides with another's.
+func (tc *Test) Name(name string) string { return tc.Namespace + "-" + name }
+
+var nonDNS = regexp.MustCompile(`[^a-z0-9]+`)
+
+// namespaceName turns a test name into a unique DNS label.
+func namespaceName(testName string) string {
+	s := strings.Trim(nonDNS.ReplaceAllString(strings.ToLower(testName), "-"), "-")
+	s = strings.TrimPrefix(s, "test-")
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return "e2e-" + s + "-" + hex.EncodeToString(b)
+}
+
+// cleanup checks that no node was overcommitted, then deletes the test's
+// pods, PodGroups, queues, priority classes and nodes. The namespace itself
+// stays: without kube-controller-manager nothing would finish deleting it.
+func (tc *Test) cleanup() {
+	t, ctx := tc.t, tc.Ctx
+	tc.checkNoOvercommit()
+	pods := tc.Kube.CoreV1().Pods(tc.Namespace)
+	zero := int64(0)
+	// Grace period 0 removes even bound pods at once, without waiting for kwok.
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+		t.Errorf("cleanup: deleting pods: %v", err)
+	}
+	if err := tc.Volcano.SchedulingV1beta1().PodGroups(tc.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Errorf("cleanup: deleting PodGroups: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list, err := pods.List(ctx, metav1.ListOptions{})
+		if err == nil && len(list.Items) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("cleanup: pods still in %s after 30s", tc.Namespace)
+			break
+		}
+		time.Sleep(pollInterval)
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	for _, q := range tc.queues {
+		if err := tc.Volcano.SchedulingV1beta1().Queues().Delete(ctx, q, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("cleanup: deleting queue %s: %v", q, err)
+		}
+	}
+	for _, pc := range tc.priorityClasses {
+		if err := tc.Kube.SchedulingV1().PriorityClasses().Delete(ctx, pc, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("cleanup: deleting priority class %s: %v", pc, err)
+		}
+	}
+	for _, n := range tc.nodes {
+		if err := tc.Kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("cleanup: deleting node %s: %v", n, err)
+		}
+	}
+}
+
+// checkNoOvercommit fails the test if the pods bound to any of its nodes
+// request more cpu, memory or pod slots than the node has allocatable: the
+// one thing no scheduler decision may ever do.
+func (tc *Test) checkNoOvercommit() {
+	tc.mu.Lock()
+	nodes := append([]string(nil), tc.nodes...)
+	tc.mu.Unlock()
+	if len(nodes) == 0 {
+		return
+	}
+	all, err := tc.Kube.CoreV1().Pods(metav1.NamespaceAll).List(tc.Ctx, metav1.ListOptions{})
+	if err != nil {
+		tc.t.Errorf("overcommit check: listing pods: %v", err)
+		return
+	}
+	for _, name := range nodes {
+		node, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, name, metav1.GetOptions{})
+		if err != nil {
+			tc.t.Errorf("overcommit check: %v", err)
+			continue
+		}
+		used := v1.ResourceList{}
+		count := 0
+		for i := range all.Items {
+			p := &all.Items[i]
+			if p.Spec.NodeName != name || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+				continue
+			}
+			count++
+			for _, c := range p.Spec.Containers {
+				for r, q := range c.Resources.Requests {
+					sum := used[r]
+					sum.Add(q)
+					used[r] = sum
+				}
+			}
+		}
+		alloc := node.Status.Allocatable
+		for _, r := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
+			if u, a := used[r], alloc[r]; u.Cmp(a) > 0 {
+				tc.t.Errorf("node %s overcommitted: pods request %s %s, allocatable %s", name, u.String(), r, a.String())
+			}
+		}
+		if a := alloc[v1.ResourcePods]; int64(count) > a.Value() {
+			tc.t.Errorf("node %s overcommitted: %d pods, allocatable %s", name, count, a.String())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	vcfake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
 
@@ -196,4 +198,61 @@ func TestPodGroupStatusIsWritten(t *testing.T) {
 			t.Errorf("next snapshot sees phase %q, want Inqueue", j.PodGroup.Status.Phase)
 		}
 	}
+}
+
+// blockingBinder refuses its first bind and holds the second until released.
+type blockingBinder struct {
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (b *blockingBinder) Bind(context.Context, *v1.Pod, string) error {
+	if b.calls.Add(1) == 1 {
+		return errors.New("connection refused")
+	}
+	<-b.release
+	return nil
+}
+
+// The resync of a failed bind must not undo a newer bind still in flight:
+// the pod would look pending and be bound a second time.
+func TestResyncKeepsNewerBindInFlight(t *testing.T) {
+	binder := &blockingBinder{release: make(chan struct{})}
+	client := k8sfake.NewSimpleClientset(testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1"))
+	// The resync's read of the pod waits until the second bind was sent.
+	resyncing, secondSent := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	client.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		once.Do(func() {
+			close(resyncing)
+			<-secondSent
+		})
+		return false, nil, nil
+	})
+	c := startCache(t, Options{Client: client, Binder: binder}, nil)
+	taskOf := func() *api.TaskInfo {
+		for _, j := range c.Snapshot().Jobs {
+			for _, tk := range j.Tasks {
+				return tk
+			}
+		}
+		return nil
+	}
+	eventually(t, "the pod is in the snapshot", func() bool { return taskOf() != nil })
+	if err := c.Bind(taskOf(), "n1"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the refused bind is undone", func() bool { return binder.calls.Load() == 1 && taskOf().Status == api.Pending })
+	<-resyncing
+	if err := c.Bind(taskOf(), "n1"); err != nil {
+		t.Fatal(err)
+	}
+	close(secondSent)
+	// Give the resync time to finish, then look.
+	time.Sleep(100 * time.Millisecond)
+	if st := taskOf().Status; st != api.Binding {
+		t.Errorf("while the second bind is in flight the pod is %s, want Binding", st)
+	}
+	close(binder.release)
+	c.Flush()
 }

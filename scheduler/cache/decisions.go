@@ -150,6 +150,14 @@ func (c *Cache) resyncPod(ctx context.Context, key types.NamespacedName) error {
 	if err != nil {
 		return err
 	}
+	id := api.TaskID(pod.UID)
+	if _, ok := c.assumed[id]; ok || c.releasing[id] {
+		// A later session has sent a new bind or eviction since the one that
+		// failed; its own outcome updates the pod. Replacing the record now
+		// would make the pod look pending while that bind is in flight, and
+		// the next session would bind it again.
+		return nil
+	}
 	c.removePod(pod, false)
 	delete(c.assumed, api.TaskID(pod.UID))
 	delete(c.releasing, api.TaskID(pod.UID))

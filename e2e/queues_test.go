@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"testing"
 	"time"
 
@@ -34,5 +36,19 @@ func TestQueueWeights(t *testing.T) {
 	t.Logf("bound: weight-1 queue %d, weight-3 queue %d", b1, b3)
 	if b1+b3 != 8 || b1 < 1 || b1 > 3 || b3 < 5 || b3 > 7 {
 		t.Errorf("weight-1 queue got %d cpus and weight-3 queue %d, want 2 and 6 (±1)", b1, b3)
+	}
+	// Each queue's status.allocated shows what its bound pods request.
+	for _, q := range []struct {
+		name  string
+		bound int
+	}{{q1, b1}, {q3, b3}} {
+		harness.Eventually(t, timeout, func() (bool, string) {
+			got, err := tc.Volcano.SchedulingV1beta1().Queues().Get(tc.Ctx, q.name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			cpu := got.Status.Allocated[v1.ResourceCPU]
+			return cpu.MilliValue() == int64(q.bound)*1000, fmt.Sprintf("queue %s status.allocated cpu %s, want %d", q.name, cpu.String(), q.bound)
+		})
 	}
 }

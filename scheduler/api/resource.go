@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // minResource is the tolerance under which two quantities count as equal and a
@@ -389,4 +390,28 @@ func isScalarResourceName(name v1.ResourceName) bool {
 	}
 	domain := s[:slash]
 	return domain != "kubernetes.io" && !strings.HasSuffix(domain, ".kubernetes.io")
+}
+
+// ToResourceList converts back to Kubernetes quantities the way Volcano
+// does: cpu in milli-units, memory in bytes, pods as a count, other scalars
+// in milli-units. Dimensions below the tolerance are left out.
+func (r *Resource) ToResourceList() v1.ResourceList {
+	out := v1.ResourceList{}
+	if r.MilliCPU >= minResource {
+		out[v1.ResourceCPU] = *resource.NewMilliQuantity(int64(r.MilliCPU), resource.DecimalSI)
+	}
+	if r.Memory >= minResource {
+		out[v1.ResourceMemory] = *resource.NewQuantity(int64(r.Memory), resource.BinarySI)
+	}
+	for name, q := range r.Scalars {
+		if q < minResource {
+			continue
+		}
+		if name == v1.ResourcePods {
+			out[name] = *resource.NewQuantity(int64(q), resource.DecimalSI)
+		} else {
+			out[name] = *resource.NewMilliQuantity(int64(q), resource.DecimalSI)
+		}
+	}
+	return out
 }

@@ -203,8 +203,18 @@ func (c *Cache) ensureDefaultQueue(ctx context.Context) error {
 		Spec:       v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable},
 		Status:     v1beta1.QueueStatus{State: v1beta1.QueueStateOpen},
 	}
-	if _, err := qs.Create(ctx, q, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	created, err := qs.Create(ctx, q, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("creating the default queue %q: %w", c.opts.DefaultQueue, err)
+	}
+	// The Queue CRD has a status subresource, so the create dropped the
+	// Open state; Volcano's controller would set it, but may not be there.
+	created.Status.State = v1beta1.QueueStateOpen
+	if _, err := qs.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		logErr(err, "opening the default queue", "queue", c.opts.DefaultQueue)
 	}
 	return nil
 }

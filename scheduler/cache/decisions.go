@@ -227,3 +227,19 @@ func (c *Cache) recordPodGroupEvent(pg *v1beta1.PodGroup) {
 		}
 	}
 }
+
+// UpdateQueueStatus records a queue's new status in the cache at once (the
+// next session compares against it, so an unchanged queue is not written
+// again before the informer reports the write) and writes it through the
+// status subresource, which the Queue CRD has.
+func (c *Cache) UpdateQueueStatus(q *v1beta1.Queue) {
+	c.mu.Lock()
+	if qi, ok := c.queues[api.QueueID(q.Name)]; ok {
+		qi.Queue = q
+	}
+	c.mu.Unlock()
+	_, err := c.opts.VCClient.SchedulingV1beta1().Queues().UpdateStatus(context.Background(), q, metav1.UpdateOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		logErr(err, "updating Queue status", "queue", q.Name)
+	}
+}

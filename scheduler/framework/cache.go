@@ -1,6 +1,10 @@
 package framework
 
-import "github.com/caldera-scheduler/caldera/scheduler/api"
+import (
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
 
 // Cache is what a session needs from the scheduler cache: a snapshot to open
 // on and the means to apply its decisions. Implementations queue binds and
@@ -16,4 +20,11 @@ type Cache interface {
 	// UpdateJobStatus writes a job's PodGroup status (phase, conditions,
 	// counts) when it changed, and explains its pending pods.
 	UpdateJobStatus(job *api.JobInfo, podGroupChanged bool)
+}
+
+// QueueStatusWriter is implemented by caches that persist queue status. At
+// close, the session hands over every queue whose allocated resources
+// changed, as a copy the cache may keep.
+type QueueStatusWriter interface {
+	UpdateQueueStatus(queue *v1beta1.Queue)
 }

@@ -144,6 +144,48 @@ func (ssn *Session) Close() {
 		old, had := ssn.podGroupStatus[j.UID]
 		ssn.cache.UpdateJobStatus(j, !had || podGroupStatusChanged(j.PodGroup.Status, old))
 	}
+	if w, ok := ssn.cache.(QueueStatusWriter); ok {
+		ssn.writeQueueStatus(w)
+	}
+}
+
+// writeQueueStatus sets each queue's status.allocated to what its jobs'
+// allocated tasks request, as Volcano does at session close, and hands over
+// only the queues where that changed.
+func (ssn *Session) writeQueueStatus(w QueueStatusWriter) {
+	allocated := make(map[api.QueueID]*api.Resource, len(ssn.Queues))
+	for _, j := range ssn.JobList {
+		for status, tasks := range j.TaskStatusIndex {
+			if !api.AllocatedStatus(status) {
+				continue
+			}
+			sum := allocated[j.Queue]
+			if sum == nil {
+				sum = api.EmptyResource()
+				allocated[j.Queue] = sum
+			}
+			for _, t := range tasks {
+				sum.Add(t.Resreq)
+			}
+		}
+	}
+	for id, q := range ssn.Queues {
+		if q.Queue == nil {
+			continue
+		}
+		want := v1.ResourceList{}
+		if sum := allocated[id]; sum != nil {
+			want = sum.ToResourceList()
+		}
+		if equality.Semantic.DeepEqual(q.Queue.Status.Allocated, want) ||
+			(len(q.Queue.Status.Allocated) == 0 && len(want) == 0) {
+			continue
+		}
+		// The queue object is the informer's; the cache gets a copy.
+		updated := q.Queue.DeepCopy()
+		updated.Status.Allocated = want
+		w.UpdateQueueStatus(updated)
+	}
 }
 
 // Plugins returns the session's plugin instances in configuration order.

@@ -8,6 +8,10 @@ ETCD_VERSION ?= v3.5.35
 KUBE_VERSION ?= v1.32.13
 KWOK_VERSION ?= v0.8.0
 CONTROLLER_TOOLS_VERSION ?= v0.18.0
+# Staging modules of KUBE_VERSION that the module proxy does not serve, built at a
+# neighbouring release instead (only kube-scheduler, for bench-e2e, imports them). Their
+# Go source at v0.33.13 is that of v0.32.13: the tags differ only in comments and go.mod.
+KUBE_STAGING_SUBSTITUTES ?= k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13
 # TinyGo for Wasm plugin guests, built from its Go module against Debian's LLVM 19
 # (hack/tinygo.sh, cached under TINYGO_CACHE); TINYGO_GO is the Go toolchain it uses.
 TINYGO_VERSION ?= 0.40.1
@@ -15,9 +19,10 @@ TINYGO_GO ?= go1.25.9
 TINYGO_CACHE ?= $(CURDIR)/.cache/tinygo
 E2E_CACHE ?= $(CURDIR)/.cache/e2e
 E2E_TOOLS_ENV = GO=$(GO) ETCD_VERSION=$(ETCD_VERSION) KUBE_VERSION=$(KUBE_VERSION) \
-	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION)
+	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION) \
+	KUBE_STAGING_SUBSTITUTES="$(KUBE_STAGING_SUBSTITUTES)"
 
-.PHONY: all build test check test-all fmt-check vet tidy-check simulate bench acceptance
+.PHONY: all build test check sdk-check test-all fmt-check vet tidy-check simulate bench acceptance
 
 all: build
 
@@ -41,12 +46,20 @@ vet:
 tidy-check:
 	$(GO) mod tidy -diff
 
-check: fmt-check vet tidy-check test
+check: fmt-check vet tidy-check test sdk-check
+
+# The Go guest SDK is a module of its own (go 1.25, no client-go for policy authors).
+sdk-check:
+	cd guest-sdk/go && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
+		GOTOOLCHAIN=local $(GO) mod tidy -diff && GOTOOLCHAIN=local $(GO) test -count=1 ./...
 
 # The whole suite, what .ci/run runs: make check, the deployment manifests, and the
 # end-to-end suite on a real kube-apiserver (first run builds etcd, kube-apiserver and
 # kwok into .cache/e2e: ~13 min on 2 cores; later runs ~1 min).
-test-all: check deploy-check e2e
+# With the example plugins built, the Wasm differential tests must run (not skip).
+test-all: plugins
+	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
+	$(MAKE) deploy-check e2e
 
 # README's first command: the scheduler on the example cluster, embedded default configuration.
 simulate: build
@@ -81,12 +94,43 @@ deploy-check: build
 # End-to-end suite (e2e/): real etcd, kube-apiserver and kwok on loopback and `caldera run`
 # built from this tree, one test at a time (~1 min warm). E2E_RUN selects tests by -run regexp.
 E2E_RUN ?=
+E2E_ENV = CALDERA_E2E=1 CALDERA_E2E_BIN=$(E2E_CACHE)/bin CALDERA_E2E_KWOK_STAGES=$(E2E_CACHE)/kwok-stages.yaml GO=$(GO)
 e2e: e2e-tools
-	CALDERA_E2E=1 CALDERA_E2E_BIN=$(E2E_CACHE)/bin CALDERA_E2E_KWOK_STAGES=$(E2E_CACHE)/kwok-stages.yaml GO=$(GO) \
-		$(GO) test -count=1 -timeout 30m -v -run '$(E2E_RUN)' ./e2e/...
+	$(E2E_ENV) $(GO) test -count=1 -timeout 30m -v -run '$(E2E_RUN)' ./e2e/...
+
+.PHONY: bench-e2e
+
+# Throughput on the same real control plane (not part of CI): 10,000 plain pods and 1,000
+# gangs of 10 on 1,000 and 5,000 kwok nodes, Caldera beside kube-scheduler $(KUBE_VERSION)
+# (built here, first time ~1 min with kube-apiserver's build cache warm). Results and
+# analysis: docs/performance.md. BENCH_E2E selects cases by -bench regexp. The status file
+# keeps go test's exit status, which tee's would hide (sh has no pipefail).
+BENCH_E2E ?= BenchmarkThroughput
+bench-e2e: e2e-tools
+	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE) kube-scheduler
+	@mkdir -p build
+	{ $(E2E_ENV) $(GO) test -count=1 -run '^$$' -bench '$(BENCH_E2E)' -benchtime 1x -timeout 60m ./e2e/ 2>&1; \
+		echo $$? >build/bench-e2e.status; } | tee build/bench-e2e.txt; exit $$(cat build/bench-e2e.status)
 
 .PHONY: tinygo
 
 # TinyGo for plugin guests (cold ~3-4 min, then cached): use $(TINYGO_CACHE)/bin/tinygo-wrapped.
 tinygo:
 	GO=$(GO) TINYGO_VERSION=$(TINYGO_VERSION) TINYGO_GO=$(TINYGO_GO) hack/tinygo.sh $(TINYGO_CACHE)
+
+.PHONY: plugins
+
+# Every example policy under examples/plugins/<name>/go, built with both Go toolchains:
+# build/plugins/<name>.go.wasm (Go, wasip1) and build/plugins/<name>.tinygo.wasm (TinyGo).
+PLUGIN_SOURCES := $(wildcard examples/plugins/*/go/main.go)
+PLUGIN_NAMES := $(patsubst examples/plugins/%/go/main.go,%,$(PLUGIN_SOURCES))
+TINYGO := $(TINYGO_CACHE)/bin/tinygo-wrapped
+plugins: tinygo
+	@mkdir -p build/plugins
+	@for name in $(PLUGIN_NAMES); do \
+		echo "plugin $$name: go, tinygo"; \
+		(cd examples/plugins/$$name/go && \
+		 GOTOOLCHAIN=local GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(CURDIR)/build/plugins/$$name.go.wasm . && \
+		 $(TINYGO) build -target=wasip1 -buildmode=c-shared -scheduler=none -no-debug -o $(CURDIR)/build/plugins/$$name.tinygo.wasm . 2>&1 | grep -v 'is not a recognized feature' ; \
+		 test -s $(CURDIR)/build/plugins/$$name.tinygo.wasm) || exit 1; \
+	done

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"github.com/tetratelabs/wazero"
 	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
@@ -43,9 +44,16 @@ func settings(flags *pflag.FlagSet) *viper.Viper {
 	return v
 }
 
-// registries returns the native plugins and actions.
-func registries() (framework.Registry, framework.ActionRegistry) {
-	return hostplugins.Registry(), actions.Registry()
+// registries returns the native plugins and actions, plus a plugin for
+// every .wasm module in the plugin directory: --plugin-dir, or the folder
+// of the configuration file.
+func registries(v *viper.Viper) (framework.Registry, framework.ActionRegistry, error) {
+	plugins := hostplugins.Registry()
+	dir := pluginDirFor(v.GetString("plugin-dir"), v.GetString("scheduler-conf"))
+	if err := addWasmPlugins(plugins, dir, wazero.NewCompilationCache()); err != nil {
+		return nil, nil, err
+	}
+	return plugins, actions.Registry(), nil
 }
 
 // loadConfig reads the scheduler configuration file, or the built-in

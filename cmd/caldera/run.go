@@ -60,6 +60,7 @@ the binds it sent, releases the leader lease and exits.`,
 	f.Int("kube-api-burst", defaultBurst, "burst of queries to the API server")
 	f.String("listen-address", defaultListenAddress, "address of the /metrics endpoint; empty disables it")
 	f.String("healthz-address", defaultHealthzAddress, "address of the /healthz and /readyz endpoints; empty disables them")
+	f.String("plugin-dir", "", "directory of .wasm policy modules; a tier entry <name> loads <name>.wasm (default: the folder of --scheduler-conf)")
 	addLeaderElectionFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runScheduler(cmd.Context(), settings(cmd.Flags()))
@@ -68,7 +69,10 @@ the binds it sent, releases the leader lease and exits.`,
 }
 
 func runScheduler(parent context.Context, v *viper.Viper) error {
-	plugins, acts := registries()
+	plugins, acts, err := registries(v)
+	if err != nil {
+		return err
+	}
 	cfg, err := loadConfig(v.GetString("scheduler-conf"), plugins, acts)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ pods start running and evicted pods are gone.`,
 	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100)")
 	f.String("output", "table", "output format: table or json")
 	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable)")
+	f.String("plugin-dir", "", "directory of .wasm policy modules; a tier entry <name> loads <name>.wasm (default: the folder of --scheduler-conf)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		v := settings(cmd.Flags())
 		clusterFile := v.GetString("cluster")
@@ -42,7 +43,10 @@ pods start running and evicted pods are gone.`,
 		if v.GetInt("cycles") < 0 {
 			return fmt.Errorf("--cycles: expected a positive number, got %d", v.GetInt("cycles"))
 		}
-		plugins, acts := registries()
+		plugins, acts, err := registries(v)
+		if err != nil {
+			return err
+		}
 		cfg, err := loadConfig(v.GetString("scheduler-conf"), plugins, acts)
 		if err != nil {
 			return err

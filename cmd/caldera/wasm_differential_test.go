@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
+)
+
+// pluginDir is where `make plugins` puts the example modules.
+const pluginDir = "../../build/plugins"
+
+// requirePorts skips when the Wasm ports are not built, unless
+// CALDERA_REQUIRE_PLUGINS is set (make test-all sets it), in which case
+// their absence fails the test.
+func requirePorts(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(pluginDir, n+".wasm")); err != nil {
+			if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+				t.Fatalf("%s.wasm is missing: %v (make plugins builds it)", n, err)
+			}
+			t.Skipf("%s.wasm is not built; run make plugins", n)
+		}
+	}
+}
+
+// withPort rewrites a configuration so that tier entry native names the
+// module port instead, keeping its arguments.
+func withPort(conf []byte, native, port string) []byte {
+	re := regexp.MustCompile(`(?m)(name:\s*)` + regexp.QuoteMeta(native) + `(\s*[}\n,]|$)`)
+	return re.ReplaceAll(conf, []byte("${1}"+port+"${2}"))
+}
+
+// Every scenario folder whose configuration uses binpack, and random
+// clusters, decide exactly the same with the Wasm ports of binpack (Go and
+// TinyGo builds) as with the native plugin.
+func TestBinpackPortsDecideAsNative(t *testing.T) {
+	ports := []string{"binpack.go", "binpack.tinygo"}
+	requirePorts(t, ports...)
+	dir := t.TempDir()
+	type run struct{ name, cluster, conf string }
+	var runs []run
+	for _, sc := range scenarioDirs(t) {
+		conf, err := os.ReadFile(filepath.Join(sc, "scheduler.yaml"))
+		if err != nil || !strings.Contains(string(conf), "binpack") {
+			continue
+		}
+		runs = append(runs, run{filepath.Base(sc), filepath.Join(sc, "cluster.yaml"), string(conf)})
+	}
+	full := `actions: "enqueue, allocate, preempt, reclaim, backfill"
+tiers:
+- plugins: [{name: priority}, {name: gang}, {name: conformance}]
+- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: binpack, arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 5}}]
+`
+	for seed := int64(1); seed <= 8; seed++ {
+		cluster := filepath.Join(dir, "random-"+string(rune('0'+seed))+".yaml")
+		if err := os.WriteFile(cluster, randomcluster.Generate(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run{filepath.Base(cluster), cluster, full})
+	}
+	if len(runs) < 9 {
+		t.Fatalf("only %d runs; expected the binpack scenario folders and 8 random clusters", len(runs))
+	}
+	for _, r := range runs {
+		native := filepath.Join(dir, "native.yaml")
+		if err := os.WriteFile(native, []byte(r.conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := runSimulate(t, "--cluster", r.cluster, "--scheduler-conf", native, "--plugin-dir", pluginDir)
+		for _, port := range ports {
+			conf := filepath.Join(dir, port+".yaml")
+			if err := os.WriteFile(conf, withPort([]byte(r.conf), "binpack", port), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := runSimulate(t, "--cluster", r.cluster, "--scheduler-conf", conf, "--plugin-dir", pluginDir)
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("%s with %s decided differently:\nnative %+v\nport   %+v", r.name, port, want, got)
+			}
+		}
+	}
+}

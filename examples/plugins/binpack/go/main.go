@@ -1,0 +1,110 @@
+// Command binpack is the Wasm port of Caldera's native binpack plugin
+// (Volcano's binpack): it scores a node higher the fuller it would be with
+// the task on it, per resource weighted by binpack.cpu, binpack.memory and
+// binpack.resources, times binpack.weight.
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+)
+
+func main() {}
+
+func init() { caldera.Register(&binpack{}) }
+
+const maxNodeScore = 100
+
+type binpack struct {
+	weight, cpu, memory int64
+	scalars             map[string]int64
+}
+
+func (*binpack) Name() string { return "binpack" }
+
+// OnSessionOpen reads the arguments with Volcano's defaults.
+func (b *binpack) OnSessionOpen(s *caldera.Session) error {
+	var err error
+	if b.weight, err = s.Int("binpack.weight", 1); err != nil {
+		return err
+	}
+	if b.cpu, err = s.Int("binpack.cpu", 1); err != nil {
+		return err
+	}
+	if b.cpu < 0 {
+		b.cpu = 1
+	}
+	if b.memory, err = s.Int("binpack.memory", 1); err != nil {
+		return err
+	}
+	if b.memory < 0 {
+		b.memory = 1
+	}
+	b.scalars = map[string]int64{}
+	list, _ := s.Arguments["binpack.resources"].(string)
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || name == "cpu" || name == "memory" {
+			continue
+		}
+		w, err := s.Int("binpack.resources."+name, 1)
+		if err != nil {
+			return fmt.Errorf("binpack: %w", err)
+		}
+		if w < 0 {
+			w = 1
+		}
+		b.scalars[name] = w
+	}
+	return nil
+}
+
+// NodeOrderBatch scores every candidate node.
+func (b *binpack) NodeOrderBatch(_ *caldera.Session, task *caldera.Task, nodes []*caldera.Node, scores []float64) error {
+	if b.weight == 0 {
+		return nil
+	}
+	for i, n := range nodes {
+		scores[i] = b.score(&task.Request, n)
+	}
+	return nil
+}
+
+// score is Volcano's BinPackingScore.
+func (b *binpack) score(req *caldera.Resource, n *caldera.Node) float64 {
+	var sum float64
+	var weightSum int64
+	dim := func(request, capacity, used, weight int64) bool {
+		weightSum += weight
+		if capacity == 0 || weight == 0 {
+			return true
+		}
+		after := float64(request) + float64(used)
+		if after > float64(capacity) {
+			return false
+		}
+		sum += after * float64(weight) / float64(capacity)
+		return true
+	}
+	if req.MilliCPU > 0 && !dim(req.MilliCPU, n.Allocatable.MilliCPU, n.Used.MilliCPU, b.cpu) {
+		return 0
+	}
+	if req.Memory > 0 && !dim(req.Memory, n.Allocatable.Memory, n.Used.Memory, b.memory) {
+		return 0
+	}
+	for name, q := range req.Scalars {
+		w, ok := b.scalars[name]
+		if q <= 0 || !ok {
+			continue
+		}
+		if !dim(q, n.Allocatable.Scalar(name), n.Used.Scalar(name), w) {
+			return 0
+		}
+	}
+	if weightSum > 0 {
+		sum /= float64(weightSum)
+	}
+	return sum * float64(maxNodeScore*b.weight)
+}

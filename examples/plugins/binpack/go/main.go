@@ -72,39 +72,51 @@ func (b *binpack) NodeOrderBatch(_ *caldera.Session, task *caldera.Task, nodes [
 	return nil
 }
 
-// score is Volcano's BinPackingScore.
+// score is Volcano's BinPackingScore. It allocates nothing: it runs once
+// per candidate node, and garbage here means collections that scan the
+// whole session view.
 func (b *binpack) score(req *caldera.Resource, n *caldera.Node) float64 {
-	var sum float64
-	var weightSum int64
-	dim := func(request, capacity, used, weight int64) bool {
-		weightSum += weight
-		if capacity == 0 || weight == 0 {
-			return true
-		}
-		after := float64(request) + float64(used)
-		if after > float64(capacity) {
-			return false
-		}
-		sum += after * float64(weight) / float64(capacity)
-		return true
-	}
-	if req.MilliCPU > 0 && !dim(req.MilliCPU, n.Allocatable.MilliCPU, n.Used.MilliCPU, b.cpu) {
+	var acc accumulator
+	if req.MilliCPU > 0 && !acc.add(req.MilliCPU, n.Allocatable.MilliCPU, n.Used.MilliCPU, b.cpu) {
 		return 0
 	}
-	if req.Memory > 0 && !dim(req.Memory, n.Allocatable.Memory, n.Used.Memory, b.memory) {
+	if req.Memory > 0 && !acc.add(req.Memory, n.Allocatable.Memory, n.Used.Memory, b.memory) {
 		return 0
 	}
-	for name, q := range req.Scalars {
-		w, ok := b.scalars[name]
-		if q <= 0 || !ok {
-			continue
-		}
-		if !dim(q, n.Allocatable.Scalar(name), n.Used.Scalar(name), w) {
-			return 0
+	if len(b.scalars) > 0 {
+		for name, q := range req.Scalars {
+			w, ok := b.scalars[name]
+			if q <= 0 || !ok {
+				continue
+			}
+			if !acc.add(q, n.Allocatable.Scalar(name), n.Used.Scalar(name), w) {
+				return 0
+			}
 		}
 	}
-	if weightSum > 0 {
-		sum /= float64(weightSum)
+	sum := acc.sum
+	if acc.weights > 0 {
+		sum /= float64(acc.weights)
 	}
 	return sum * float64(maxNodeScore*b.weight)
+}
+
+// accumulator sums the weighted fullness of each resource dimension.
+type accumulator struct {
+	sum     float64
+	weights int64
+}
+
+// add adds one dimension and reports false when the request would not fit.
+func (a *accumulator) add(request, capacity, used, weight int64) bool {
+	a.weights += weight
+	if capacity == 0 || weight == 0 {
+		return true
+	}
+	after := float64(request) + float64(used)
+	if after > float64(capacity) {
+		return false
+	}
+	a.sum += after * float64(weight) / float64(capacity)
+	return true
 }

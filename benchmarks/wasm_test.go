@@ -1,0 +1,77 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/runtime"
+	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// binpackConf is Volcano's default configuration with binpack in place of
+// nodeorder, so that the one scoring plugin is the one under comparison.
+const binpackConf = `actions: "enqueue, allocate, backfill"
+tiers:
+- plugins: [{name: priority}, {name: gang}, {name: conformance}]
+- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: %s}]
+`
+
+// BenchmarkSessionBinpack runs the session benchmark's workload with the
+// native binpack plugin and with its Wasm ports (make plugins builds them),
+// sandbox limits on (1 s call deadline, 64 MiB memory).
+func BenchmarkSessionBinpack(b *testing.B) {
+	for _, w := range []Workload{
+		{Nodes: 1000, Gangs: 200, GangSize: 10},
+		{Nodes: 5000, Gangs: 1000, GangSize: 10},
+	} {
+		for _, impl := range []string{"binpack", "binpack.tinygo", "binpack.go"} {
+			b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, impl), func(b *testing.B) {
+				benchBinpack(b, w, impl)
+			})
+		}
+	}
+}
+
+func benchBinpack(b *testing.B, w Workload, impl string) {
+	plugins, acts := hostplugins.Registry(), actions.Registry()
+	if impl != "binpack" {
+		path := "../build/plugins/" + impl + ".wasm"
+		if _, err := os.Stat(path); err != nil {
+			b.Skipf("%s is not built (make plugins)", path)
+		}
+		limits := runtime.DefaultLimits()
+		limits.CallTimeout = time.Minute // measured separately: see docs/performance.md
+		p, err := runtime.Load(context.Background(), path, runtime.Options{Name: impl, Limits: limits})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close(context.Background())
+		plugins[impl] = runtime.Factory(impl, p, runtime.Policy{})
+	}
+	cfg, err := conf.Parse([]byte(fmt.Sprintf(binpackConf, impl)), "bench", framework.Validator{Plugins: plugins, Actions: acts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &snapshotCache{base: w.Cluster()}
+	s := scheduler.New(c, plugins, acts, cfg)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.RunOnce(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	pods := float64(w.Gangs * w.GangSize)
+	if got := c.binds.Load(); got != int64(pods)*int64(b.N) {
+		b.Fatalf("bound %d pods over %d sessions, want %d each", got, b.N, int(pods))
+	}
+	b.ReportMetric(pods*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+}

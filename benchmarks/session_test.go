@@ -17,6 +17,8 @@ import (
 func BenchmarkSession(b *testing.B) {
 	for _, w := range []Workload{
 		{Nodes: 500, Gangs: 100, GangSize: 10},
+		{Nodes: 5000, Gangs: 100, GangSize: 10},
+		{Nodes: 1000, Gangs: 100, GangSize: 10},
 		{Nodes: 1000, Gangs: 200, GangSize: 10},
 		{Nodes: 1000, Gangs: 1000, GangSize: 10},
 		{Nodes: 5000, Gangs: 200, GangSize: 10},

@@ -29,8 +29,10 @@ func (e *CallError) Unwrap() error { return e.Err }
 // instance that served it is gone.
 func (p *Plugin) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
 	metrics.PluginCalls.WithLabelValues(p.opts.Name, hook.String()).Inc()
+	p.calls.Add(1)
 	code, msg, err := p.call(ctx, hook, req, out)
 	if err != nil {
+		p.failures.Add(1)
 		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), causeOf(err)).Inc()
 		return code, msg, &CallError{Plugin: p.opts.Name, Hook: hook, Err: err}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -62,6 +63,8 @@ type Plugin struct {
 	mu   sync.Mutex
 	idle []*instance
 	seq  int
+
+	calls, failures atomic.Uint64
 }
 
 // Load reads, checks, compiles and instantiates a module, and asks it who
@@ -199,3 +202,9 @@ func (p *Plugin) Close(ctx context.Context) error {
 	p.mu.Unlock()
 	return p.rt.Close(ctx)
 }
+
+// Calls and Failures count the calls made into the module and those that
+// failed (trap, deadline, memory, bad reply), since it was loaded.
+func (p *Plugin) Calls() uint64 { return p.calls.Load() }
+
+func (p *Plugin) Failures() uint64 { return p.failures.Load() }

@@ -23,7 +23,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSimulateCommand(), newRunCommand())
+	root.AddCommand(newSimulateCommand(), newRunCommand(), newPluginCommand())
 	// klog's verbosity flags, for the scheduler's own logs.
 	logFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(logFlags)

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"k8s.io/klog/v2"
 
@@ -42,6 +43,23 @@ type adapter struct {
 	skipped bool
 	nodes   []int32
 	scores  []float64
+
+	// epoch counts the events sent so far; the predicate verdicts of one
+	// task are valid until the next event.
+	epoch    int
+	verdicts predicateCache
+}
+
+// predicateCache holds one task's verdicts on every session node, from one
+// predicate_batch call.
+type predicateCache struct {
+	mu    sync.Mutex
+	task  api.TaskID
+	epoch int
+	valid bool
+	codes []abi.Code
+	why   []string
+	err   error
 }
 
 var (
@@ -49,6 +67,7 @@ var (
 	_ framework.HookFilter      = &adapter{}
 	_ framework.BatchNodeScorer = &adapter{}
 	_ framework.EventHandler    = &adapter{}
+	_ framework.Predicater      = &adapter{}
 )
 
 func (a *adapter) Name() string { return a.name }
@@ -58,6 +77,8 @@ func (a *adapter) Offers(h framework.Hook) bool {
 	switch h {
 	case framework.HookBatchNodeOrder:
 		return a.mod.Implements(abi.HookNodeOrderBatch)
+	case framework.HookPredicate:
+		return a.mod.Implements(abi.HookPredicateBatch)
 	case framework.HookEventHandler:
 		return true
 	}
@@ -168,4 +189,89 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 		node = n
 	}
 	a.events = append(a.events, abi.Event{kind, t, node})
+	a.epoch++
+}
+
+// Predicate answers for one node from a predicate_batch call over every
+// session node, made the first time the task is asked about since the last
+// event: the search for one task crosses into the module once, not once per
+// node. A failed call fails safe (no node passes) unless the plugin is
+// ignorable, in which case it stops filtering for the session.
+func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
+	c := &a.verdicts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a.skipped {
+		return nil
+	}
+	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
+		c.task, c.epoch, c.valid = task.UID, a.epoch, true
+		c.err = a.predicateAll(task)
+	}
+	if c.err != nil {
+		if a.skipped {
+			return nil
+		}
+		return framework.NewStatus(framework.Error, c.err.Error())
+	}
+	i := node.Index
+	if i < 0 || i >= len(c.codes) || a.ssn == nil || a.ssn.NodeList[i] != node {
+		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: node %s is not in the session view", a.name, node.Name))
+	}
+	if c.codes[i] == abi.OK {
+		return nil
+	}
+	return framework.NewStatus(framework.Code(c.codes[i]), c.why[i])
+}
+
+func (a *adapter) predicateAll(task *api.TaskInfo) error {
+	t, ok := a.handles.tasks[task.UID]
+	if !ok {
+		return fmt.Errorf("plugin %s: task %s is not in the session view", a.name, task.Key())
+	}
+	a.nodes = a.nodes[:0]
+	for i := range a.ssn.NodeList {
+		a.nodes = append(a.nodes, int32(i))
+	}
+	var verdicts [][2]any
+	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &verdicts); err != nil {
+		if a.policy.Ignorable {
+			klog.ErrorS(err, "Ignorable Wasm plugin failed; skipped for the rest of the session", "plugin", a.name)
+		}
+		return err
+	}
+	if len(verdicts) != len(a.nodes) {
+		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(verdicts), len(a.nodes))
+	}
+	c := &a.verdicts
+	c.codes, c.why = c.codes[:0], c.why[:0]
+	for _, v := range verdicts {
+		code, _ := toInt(v[0])
+		why, _ := v[1].(string)
+		c.codes = append(c.codes, abi.Code(code))
+		c.why = append(c.why, why)
+	}
+	return nil
+}
+
+func toInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int8:
+		return int64(n), true
+	case int16:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case uint8:
+		return int64(n), true
+	case uint16:
+		return int64(n), true
+	case uint32:
+		return int64(n), true
+	case uint64:
+		return int64(n), true
+	}
+	return 0, false
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
 )
 
@@ -82,6 +84,55 @@ tiers:
 			if !reflect.DeepEqual(want, got) {
 				t.Errorf("%s with %s decided differently:\nnative %+v\nport   %+v", r.name, port, want, got)
 			}
+		}
+	}
+}
+
+// TestWasmScenarios runs every folder of testdata/wasm-scenarios, whose
+// configurations name policies that exist only as Wasm modules, once with
+// the TinyGo build and once with the Go-toolchain build of each.
+func TestWasmScenarios(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/wasm-scenarios/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no wasm scenario folders: %v", err)
+	}
+	for _, dir := range dirs {
+		conf, err := os.ReadFile(filepath.Join(dir, "scheduler.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "expect.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want expectation
+		if err := yaml.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s/expect.yaml: %v", dir, err)
+		}
+		for _, build := range []string{"tinygo", "go"} {
+			t.Run(filepath.Base(dir)+"/"+build, func(t *testing.T) {
+				text := string(conf)
+				for _, policy := range []string{"draining", "gpu-frag"} {
+					if strings.Contains(text, policy) {
+						requirePorts(t, policy+"."+build)
+						text = string(withPort([]byte(text), policy, policy+"."+build))
+					}
+				}
+				path := filepath.Join(t.TempDir(), "scheduler.yaml")
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				got := runSimulate(t, "--cluster", filepath.Join(dir, "cluster.yaml"), "--scheduler-conf", path,
+					"--plugin-dir", pluginDir, "--cycles", "1")
+				checkScenario(t, &want, got)
+				if strings.Contains(text, "draining") {
+					for pod, node := range got.Binds {
+						if node == "n1" {
+							t.Errorf("%s was bound to draining node n1", pod)
+						}
+					}
+				}
+			})
 		}
 	}
 }

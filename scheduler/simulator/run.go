@@ -197,8 +197,8 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 	}
 }
 
-// cacheBehind names a pod the cache shows differently from the API server,
-// or returns "".
+// cacheBehind describes a pod the cache shows differently from the API
+// server, or returns "".
 func cacheBehind(have map[api.TaskID]cache.TaskView, want map[api.TaskID]*v1.Pod) string {
 	for uid, p := range want {
 		v, ok := have[uid]
@@ -206,13 +206,17 @@ func cacheBehind(have map[api.TaskID]cache.TaskView, want map[api.TaskID]*v1.Pod
 			// Not ours and unplaced: the cache rightly ignores it.
 			continue
 		}
-		if !ok || v.Node != p.Spec.NodeName || v.Status != api.NewTaskInfo(p).Status {
-			return p.Namespace + "/" + p.Name
+		wantStatus := api.NewTaskInfo(p).Status
+		if !ok {
+			return fmt.Sprintf("%s/%s (API: %s on %q; cache: absent)", p.Namespace, p.Name, wantStatus, p.Spec.NodeName)
+		}
+		if v.Node != p.Spec.NodeName || v.Status != wantStatus {
+			return fmt.Sprintf("%s/%s (API: %s on %q; cache: %s on %q)", p.Namespace, p.Name, wantStatus, p.Spec.NodeName, v.Status, v.Node)
 		}
 	}
-	for uid := range have {
+	for uid, v := range have {
 		if _, ok := want[uid]; !ok {
-			return "with UID " + string(uid) + " (deleted)"
+			return fmt.Sprintf("with UID %s (API: deleted; cache: %s on %q)", uid, v.Status, v.Node)
 		}
 	}
 	return ""

@@ -29,3 +29,21 @@ func (c *Cache) TaskStates() map[api.TaskID]TaskView {
 	}
 	return out
 }
+
+// PodGroupPhases returns the phase the cache holds for every PodGroup that
+// exists in the API server (made-up PodGroups of plain pods are left out),
+// by "namespace/name". The simulator waits until it matches the API server:
+// an informer event for an older status write can arrive after a newer
+// write, and the next session must not see the older one.
+func (c *Cache) PodGroupPhases() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]string{}
+	for id, j := range c.jobs {
+		if j.PodGroup == nil || c.synthetic[id] {
+			continue
+		}
+		out[string(id)] = string(j.PodGroup.Status.Phase)
+	}
+	return out
+}

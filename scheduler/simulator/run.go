@@ -180,14 +180,21 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 	for i := range pods.Items {
 		want[api.TaskID(pods.Items[i].UID)] = &pods.Items[i]
 	}
+	phases, err := podGroupPhases(ctx, e)
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		behind := cacheBehind(c.TaskStates(), want)
 		if behind == "" {
+			behind = podGroupsBehind(c.PodGroupPhases(), phases)
+		}
+		if behind == "" {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("simulator: the cache did not catch up with pod %s", behind)
+			return fmt.Errorf("simulator: the cache did not catch up with %s", behind)
 		}
 		select {
 		case <-ctx.Done():
@@ -195,6 +202,17 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// podGroupsBehind describes a PodGroup whose phase in the cache differs
+// from the API server's, or returns "".
+func podGroupsBehind(have, want map[string]string) string {
+	for key, phase := range want {
+		if got, ok := have[key]; ok && got != phase {
+			return fmt.Sprintf("PodGroup %s (API: %s; cache: %s)", key, phase, got)
+		}
+	}
+	return ""
 }
 
 // cacheBehind describes a pod the cache shows differently from the API
@@ -208,15 +226,15 @@ func cacheBehind(have map[api.TaskID]cache.TaskView, want map[api.TaskID]*v1.Pod
 		}
 		wantStatus := api.NewTaskInfo(p).Status
 		if !ok {
-			return fmt.Sprintf("%s/%s (API: %s on %q; cache: absent)", p.Namespace, p.Name, wantStatus, p.Spec.NodeName)
+			return fmt.Sprintf("pod %s/%s (API: %s on %q; cache: absent)", p.Namespace, p.Name, wantStatus, p.Spec.NodeName)
 		}
 		if v.Node != p.Spec.NodeName || v.Status != wantStatus {
-			return fmt.Sprintf("%s/%s (API: %s on %q; cache: %s on %q)", p.Namespace, p.Name, wantStatus, p.Spec.NodeName, v.Status, v.Node)
+			return fmt.Sprintf("pod %s/%s (API: %s on %q; cache: %s on %q)", p.Namespace, p.Name, wantStatus, p.Spec.NodeName, v.Status, v.Node)
 		}
 	}
 	for uid, v := range have {
 		if _, ok := want[uid]; !ok {
-			return fmt.Sprintf("with UID %s (API: deleted; cache: %s on %q)", uid, v.Status, v.Node)
+			return fmt.Sprintf("pod with UID %s (API: deleted; cache: %s on %q)", uid, v.Status, v.Node)
 		}
 	}
 	return ""

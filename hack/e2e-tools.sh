@@ -2,16 +2,21 @@
 # Builds, and caches, the real components the end-to-end suite runs against:
 #   etcd, kube-apiserver and kwok, all from Go modules (no prebuilt downloads),
 # and regenerates Volcano's PodGroup and Queue CRDs into deploy/crds/ from the
-# volcano.sh/apis Go types with controller-gen.
+# volcano.sh/apis Go types with controller-gen. On request it also builds
+# kube-scheduler, the baseline of the end-to-end benchmark (make bench-e2e).
 #
 # Usage: hack/e2e-tools.sh [CACHE_DIR] [COMPONENT...]
 #   CACHE_DIR   defaults to <repo>/.cache/e2e
-#   COMPONENT   any of: etcd kube-apiserver kwok crds (default: all of them)
+#   COMPONENT   any of: etcd kube-apiserver kwok crds kube-scheduler
+#               (default: all but kube-scheduler, which only the benchmark needs)
 #
 # Layout under CACHE_DIR:
 #   bin/{etcd,kube-apiserver,kwok,controller-gen}   the built binaries
+#   bin/kube-scheduler                               (only when asked for)
 #   stamps/<name>.version                            the version each was built with
 #   src/<name>/                                      generated wrapper Go modules
+#                                                    (src/kubernetes builds both
+#                                                    kube-apiserver and kube-scheduler)
 #   kwok-stages.yaml                                 kwok stage configuration
 #
 # A binary is rebuilt only when it is missing or its stamp records another
@@ -22,6 +27,8 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 ETCD_VERSION="${ETCD_VERSION:-v3.5.35}"
 KUBE_VERSION="${KUBE_VERSION:-v1.32.13}"
+# module@version pairs used instead of a staging module's own release (see the Makefile).
+KUBE_STAGING_SUBSTITUTES="${KUBE_STAGING_SUBSTITUTES-k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 CONTROLLER_TOOLS_VERSION="${CONTROLLER_TOOLS_VERSION:-v0.18.0}"
 GO="${GO:-go}"
@@ -49,12 +56,13 @@ MODFLAGS="-mod=mod -buildvcs=false"
 log() { printf '[e2e-tools] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# up_to_date NAME VERSION: binary NAME exists and was built with VERSION.
-up_to_date() {
-	local name=$1 version=$2
-	[[ -x "${BIN_DIR}/${name}" && -f "${STAMP_DIR}/${name}.version" ]] &&
-		[[ "$(cat "${STAMP_DIR}/${name}.version")" == "${version}" ]]
+# up_to_date_stamp NAME VERSION: the stamp of NAME records VERSION.
+up_to_date_stamp() {
+	[[ -f "${STAMP_DIR}/$1.version" && "$(cat "${STAMP_DIR}/$1.version")" == "$2" ]]
 }
+
+# up_to_date NAME VERSION: binary NAME exists and was built with VERSION.
+up_to_date() { [[ -x "${BIN_DIR}/$1" ]] && up_to_date_stamp "$1" "$2"; }
 
 stamp() { printf '%s\n' "$2" >"${STAMP_DIR}/$1.version"; }
 
@@ -133,20 +141,21 @@ build_etcd() {
 	log "etcd: $("${BIN_DIR}/etcd" --version | head -n 1)"
 }
 
-build_kube_apiserver() {
-	if up_to_date kube-apiserver "${KUBE_VERSION}"; then
-		log "kube-apiserver ${KUBE_VERSION}: up to date (${BIN_DIR}/kube-apiserver)"
+# prepare_kube_wrapper: creates KUBE_WRAPPER, the wrapper module that builds
+# k8s.io/kubernetes commands at KUBE_VERSION, unless it exists for that
+# version. kube-apiserver and kube-scheduler share it, so both are built
+# against exactly the same module graph.
+KUBE_WRAPPER="${SRC_DIR}/kubernetes"
+prepare_kube_wrapper() {
+	local want="${KUBE_VERSION} ${KUBE_STAGING_SUBSTITUTES}"
+	if [[ -f "${KUBE_WRAPPER}/go.sum" ]] && up_to_date_stamp kubernetes-wrapper "${want}"; then
 		return
 	fi
-	log "kube-apiserver ${KUBE_VERSION}: building from k8s.io/kubernetes"
 	# Staging modules (k8s.io/api, ...) are released as v0.<minor>.<patch>.
 	local staging_version="v0.${KUBE_VERSION#v1.}"
-	local major minor dir kube_gomod staging m
-	major="${KUBE_VERSION#v}"
-	major="${major%%.*}"
-	minor="${KUBE_VERSION#v*.}"
-	minor="${minor%%.*}"
-	dir="$(new_wrapper kube-apiserver caldera.invalid/e2e-tools/kube-apiserver)"
+	local dir kube_gomod staging m
+	rm -f "${STAMP_DIR}/kubernetes-wrapper.version"
+	dir="$(new_wrapper kubernetes caldera.invalid/e2e-tools/kubernetes)"
 	(
 		cd "${dir}"
 		kube_gomod="$(mod_download "k8s.io/kubernetes@${KUBE_VERSION}" GoMod)"
@@ -156,29 +165,54 @@ build_kube_apiserver() {
 		staging="$(awk '$2 == "=>" && $3 ~ /^\.\/staging\// { print $1 }
 			$1 == "replace" && $3 == "=>" && $4 ~ /^\.\/staging\// { print $2 }' "${kube_gomod}" | sort -u)"
 		[[ -n "${staging}" ]] || die "found no staging replace lines in ${kube_gomod}"
-		log "kube-apiserver: $(wc -w <<<"${staging}") staging modules at ${staging_version}"
+		log "kubernetes: $(wc -w <<<"${staging}") staging modules at ${staging_version}"
 		"${GO}" mod edit -require="k8s.io/kubernetes@${KUBE_VERSION}"
 		for m in ${staging}; do
 			"${GO}" mod edit -replace="${m}=${m}@${staging_version}"
 		done
-		write_tools_go "${dir}" k8s.io/kubernetes/cmd/kube-apiserver
-		log "kube-apiserver: go mod tidy -e (a test-only module may be unavailable; that is fine)"
+		# Releases the module proxy does not serve, replaced by a neighbour.
+		for m in ${KUBE_STAGING_SUBSTITUTES}; do
+			log "kubernetes: ${m%@*} at ${m#*@} instead of ${staging_version}"
+			"${GO}" mod edit -replace="${m%@*}=${m}"
+		done
+		write_tools_go "${dir}" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
+		log "kubernetes: go mod tidy -e (a test-only module may be unavailable; that is fine)"
 		GOFLAGS="${MODFLAGS}" "${GO}" mod tidy -e
-		log "kube-apiserver: go build (several minutes)"
-		local ldflags="-X k8s.io/component-base/version.gitVersion=${KUBE_VERSION}"
-		ldflags+=" -X k8s.io/component-base/version.gitMajor=${major}"
-		ldflags+=" -X k8s.io/component-base/version.gitMinor=${minor}"
-		ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-		ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=${KUBE_VERSION}"
-		ldflags+=" -X k8s.io/client-go/pkg/version.gitMajor=${major}"
-		ldflags+=" -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
-		ldflags+=" -X k8s.io/client-go/pkg/version.gitTreeState=clean"
-		GOFLAGS="${MODFLAGS}" "${GO}" build -ldflags "${ldflags}" \
-			-o "${BIN_DIR}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
 	)
-	mv -f "${BIN_DIR}/kube-apiserver.tmp" "${BIN_DIR}/kube-apiserver"
-	stamp kube-apiserver "${KUBE_VERSION}"
-	log "kube-apiserver: $("${BIN_DIR}/kube-apiserver" --version)"
+	stamp kubernetes-wrapper "${want}"
+}
+
+# build_kube_command NAME: k8s.io/kubernetes/cmd/NAME at KUBE_VERSION, with the
+# version stamped in as a release build does, so that --version reports it.
+build_kube_command() {
+	local name=$1 major minor ldflags
+	if up_to_date "${name}" "${KUBE_VERSION}"; then
+		log "${name} ${KUBE_VERSION}: up to date (${BIN_DIR}/${name})"
+		return
+	fi
+	log "${name} ${KUBE_VERSION}: building from k8s.io/kubernetes"
+	prepare_kube_wrapper
+	major="${KUBE_VERSION#v}"
+	major="${major%%.*}"
+	minor="${KUBE_VERSION#v*.}"
+	minor="${minor%%.*}"
+	ldflags="-X k8s.io/component-base/version.gitVersion=${KUBE_VERSION}"
+	ldflags+=" -X k8s.io/component-base/version.gitMajor=${major}"
+	ldflags+=" -X k8s.io/component-base/version.gitMinor=${minor}"
+	ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+	ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=${KUBE_VERSION}"
+	ldflags+=" -X k8s.io/client-go/pkg/version.gitMajor=${major}"
+	ldflags+=" -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
+	ldflags+=" -X k8s.io/client-go/pkg/version.gitTreeState=clean"
+	log "${name}: go build (several minutes)"
+	(
+		cd "${KUBE_WRAPPER}"
+		GOFLAGS="${MODFLAGS}" "${GO}" build -ldflags "${ldflags}" \
+			-o "${BIN_DIR}/${name}.tmp" "k8s.io/kubernetes/cmd/${name}"
+	)
+	mv -f "${BIN_DIR}/${name}.tmp" "${BIN_DIR}/${name}"
+	stamp "${name}" "${KUBE_VERSION}"
+	log "${name}: $("${BIN_DIR}/${name}" --version)"
 }
 
 build_kwok() {
@@ -264,10 +298,10 @@ generate_crds() {
 for component in "${COMPONENTS[@]}"; do
 	case "${component}" in
 	etcd) timed build_etcd ;;
-	kube-apiserver) timed build_kube_apiserver ;;
+	kube-apiserver | kube-scheduler) timed build_kube_command "${component}" ;;
 	kwok) timed build_kwok ;;
 	crds) timed generate_crds ;;
-	*) die "unknown component '${component}' (want etcd, kube-apiserver, kwok or crds)" ;;
+	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-scheduler, kwok or crds)" ;;
 	esac
 done
 log "done; binaries in ${BIN_DIR}"

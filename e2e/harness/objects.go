@@ -37,16 +37,23 @@ func (tc *Test) CreateNodes(n int, spec NodeSpec) []string {
 		v1.ResourceMemory: resource.MustParse(spec.Memory),
 		v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
 	}
-	var names []string
-	for i := range n {
-		name := fmt.Sprintf("%s-n%d", tc.Namespace, i)
-		lbls := map[string]string{"type": "kwok", "kubernetes.io/hostname": name}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-n%d", tc.Namespace, i)
+	}
+	// Registered before they exist, so that cleanup deletes whatever was
+	// created even if a create fails.
+	tc.mu.Lock()
+	tc.nodes = append(tc.nodes, names...)
+	tc.mu.Unlock()
+	err := Parallel(n, nodeCreators, func(i int) error {
+		lbls := map[string]string{"type": "kwok", "kubernetes.io/hostname": names[i]}
 		for k, v := range spec.Labels {
 			lbls[k] = v
 		}
 		node := &v1.Node{
 			ObjectMeta: metav1.ObjectMeta{
-				Name:   name,
+				Name:   names[i],
 				Labels: lbls,
 				// What kwok's own docs put on fake nodes; with --manage-all-nodes
 				// it is informational only.
@@ -55,29 +62,45 @@ func (tc *Test) CreateNodes(n int, spec NodeSpec) []string {
 			Status: v1.NodeStatus{Capacity: res, Allocatable: res},
 		}
 		if _, err := tc.Kube.CoreV1().Nodes().Create(tc.Ctx, node, metav1.CreateOptions{}); err != nil {
-			tc.t.Fatalf("creating node %s: %v", name, err)
+			return fmt.Errorf("creating node %s: %w", names[i], err)
 		}
-		tc.mu.Lock()
-		tc.nodes = append(tc.nodes, name)
-		tc.mu.Unlock()
-		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		tc.t.Fatal(err)
 	}
-	Eventually(tc.t, 30*time.Second, func() (bool, string) {
+	want := make(map[string]bool, n)
+	for _, name := range names {
+		want[name] = true
+	}
+	// More nodes take kwok longer to initialise.
+	Eventually(tc.t, 30*time.Second+time.Duration(n)*5*time.Millisecond, func() (bool, string) {
+		// From the apiserver's watch cache: cheap even for thousands of nodes.
+		list, err := tc.Kube.CoreV1().Nodes().List(tc.Ctx, metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return false, err.Error()
+		}
 		ready := 0
-		for _, name := range names {
-			node, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, err.Error()
-			}
-			for _, c := range node.Status.Conditions {
-				if c.Type == v1.NodeReady && c.Status == v1.ConditionTrue {
-					ready++
-				}
+		for i := range list.Items {
+			if want[list.Items[i].Name] && nodeReady(&list.Items[i]) {
+				ready++
 			}
 		}
-		return ready == len(names), fmt.Sprintf("%d of %d nodes Ready (kwok log: %s)", ready, len(names), tc.c.path("kwok.log"))
+		return ready == n, fmt.Sprintf("%d of %d nodes Ready (kwok log: %s)", ready, n, tc.c.path("kwok.log"))
 	})
 	return names
+}
+
+// nodeCreators is how many node creates CreateNodes has in flight at once.
+const nodeCreators = 16
+
+func nodeReady(node *v1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == v1.NodeReady && c.Status == v1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // CreateQueue creates an Open queue named tc.Name(name) and returns that

@@ -59,7 +59,7 @@ sdk-check:
 # With the example plugins built, the Wasm differential tests must run (not skip).
 test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
-	$(MAKE) deploy-check e2e
+	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) deploy-check e2e
 
 # README's first command: the scheduler on the example cluster, embedded default configuration.
 simulate: build

@@ -51,7 +51,7 @@ func (p *Plugin) call(ctx context.Context, hook abi.Hook, req abi.Request, out a
 	if err != nil {
 		return 0, "", err
 	}
-	callCtx, cancel := p.deadline(ctx)
+	callCtx, cancel := p.deadlineFor(ctx, hook)
 	defer cancel()
 	raw, err := in.request(callCtx, body, uint32(hook), p.opts.Limits.MaxReplyBytes)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -48,6 +49,20 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		}
 	}
 	return in, nil
+}
+
+// minOpenTimeout is the least time session_open gets: it carries the whole
+// session view, which grows with the cluster (a TinyGo module decodes 1,000
+// nodes and 2,000 tasks in 0.2-0.8 s on this machine kind).
+const minOpenTimeout = 10 * time.Second
+
+// deadlineFor is the call's deadline: CallTimeout, but at least
+// minOpenTimeout for session_open.
+func (p *Plugin) deadlineFor(ctx context.Context, hook abi.Hook) (context.Context, context.CancelFunc) {
+	if hook == abi.HookSessionOpen && p.opts.Limits.CallTimeout > 0 && p.opts.Limits.CallTimeout < minOpenTimeout {
+		return context.WithTimeout(ctx, minOpenTimeout)
+	}
+	return p.deadline(ctx)
 }
 
 func (p *Plugin) deadline(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -157,7 +157,9 @@ func TestRefusesBadFiles(t *testing.T) {
 // Each misbehaving hook fails only its own call, with the plugin, the hook
 // and the cause named; the instance is dropped and the next call works.
 func TestHostileHooksFailTheirCallOnly(t *testing.T) {
-	p := loadRaw(t, Limits{MemoryLimitPages: 512, CallTimeout: 300 * time.Millisecond, MaxReplyBytes: 1 << 20}, nil)
+	// The deadline leaves the memory hog time to hit its limit on a loaded
+	// machine; the infinite loop then costs that long.
+	p := loadRaw(t, Limits{MemoryLimitPages: 512, CallTimeout: 3 * time.Second, MaxReplyBytes: 1 << 20}, nil)
 	for _, tc := range []struct {
 		hook abi.Hook
 		want error

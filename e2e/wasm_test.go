@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/caldera-scheduler/caldera/e2e/harness"
+)
+
+// TestWasmPolicyChangesPlacement: the draining policy, a TinyGo module
+// loaded from --plugin-dir by `caldera run`, keeps every new pod off the
+// node annotated caldera.sh/draining=true, although that node is as empty
+// as the other.
+func TestWasmPolicyChangesPlacement(t *testing.T) {
+	plugins, err := filepath.Abs("../build/plugins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(plugins, "draining.tinygo.wasm")); err != nil {
+		if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+			t.Fatalf("draining.tinygo.wasm is missing (make plugins): %v", err)
+		}
+		t.Skip("draining.tinygo.wasm is not built; run make plugins")
+	}
+	tc := harness.NewTest(t)
+	nodes := tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	drained, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, nodes[0], metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drained.Annotations == nil {
+		drained.Annotations = map[string]string{}
+	}
+	drained.Annotations["caldera.sh/draining"] = "true"
+	if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, drained, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tc.CreatePods(harness.Pods{Prefix: "wasm", Count: 4, CPU: "500m", Memory: "256Mi"})
+	tc.StartScheduler(schedulerConf(t, "wasm-draining.yaml"), "--plugin-dir="+plugins)
+
+	waitPods(t, tc, "wasm", 4, harness.Bound, "bound")
+	pods, err := tc.Kube.CoreV1().Pods(tc.Namespace).List(tc.Ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == nodes[0] {
+			t.Errorf("pod %s was bound to the draining node %s", p.Name, nodes[0])
+		}
+	}
+}

@@ -102,8 +102,9 @@ e2e: e2e-tools
 
 # Throughput on the same real control plane (not part of CI): 10,000 plain pods and 1,000
 # gangs of 10 on 1,000 and 5,000 kwok nodes, Caldera beside kube-scheduler $(KUBE_VERSION)
-# (built here, first time ~1 min with kube-apiserver's build cache warm). Results and
-# analysis: docs/performance.md. BENCH_E2E selects cases by -bench regexp. The status file
+# (built here, first time ~2 min with kube-apiserver's build cache warm). Results and
+# analysis: docs/performance.md. BENCH_E2E selects cases by -bench regexp; case names have
+# three levels, e.g. BENCH_E2E='BenchmarkThroughput/.*/nodes=1000/plain'. The status file
 # keeps go test's exit status, which tee's would hide (sh has no pipefail).
 BENCH_E2E ?= BenchmarkThroughput
 bench-e2e: e2e-tools

@@ -30,9 +30,9 @@ import (
 const (
 	benchPods = 10_000
 	gangSize  = 10
-	// benchQPS and benchCreators are the benchmark's own client: enough that
-	// creating the pods is not what limits the throughput measured (the
-	// creation rate is reported beside it, to check).
+	// benchQPS and benchCreators are the benchmark's own client: its rate
+	// limiter never holds a create back, so the creation rate reported beside
+	// pods/s is what the API server accepted.
 	benchQPS      = 5000
 	benchCreators = 32
 	// schedulerQPS is both schedulers' client limit (QPS and burst):
@@ -180,6 +180,8 @@ func benchThroughput(b *testing.B, c throughputCase) {
 	b.ReportMetric(cpu.bench.Seconds(), "bench-cpu-s")
 	b.ReportMetric(cpu.other.Seconds(), "other-cpu-s")
 	if caldera != nil {
+		// Sessions that ended in the window, whole: one that began before the
+		// first create counts, one still running at the last bind does not.
 		const sessions = "caldera_e2e_scheduling_latency_milliseconds"
 		b.ReportMetric(metricsAfter[sessions+"_count"]-metricsBefore[sessions+"_count"], "sessions")
 		b.ReportMetric((metricsAfter[sessions+"_sum"]-metricsBefore[sessions+"_sum"])/1e3, "session-s")

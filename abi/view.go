@@ -104,5 +104,12 @@ type BatchArgs struct {
 	Nodes []int32 `msgpack:"nodes,omitempty"`
 }
 
+// Verdict is one node's answer in a predicate_batch reply: [code, reason].
+type Verdict struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Code     Code
+	Reason   string
+}
+
 // EventUnevict: a releasing task runs again (its eviction was undone).
 const EventUnevict = 5

@@ -36,6 +36,13 @@ func benchSession(b *testing.B, w Workload) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	runSessions(b, w, plugins, acts, cfg)
+}
+
+// runSessions times b.N whole sessions on the workload and reports pods
+// bound per second; a session that leaves a pod unbound fails the
+// benchmark.
+func runSessions(b *testing.B, w Workload, plugins framework.Registry, acts framework.ActionRegistry, cfg *conf.Config) {
 	c := &snapshotCache{base: w.Cluster()}
 	s := scheduler.New(c, plugins, acts, cfg)
 	b.ReportAllocs()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/runtime"
-	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -59,19 +58,5 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := &snapshotCache{base: w.Cluster()}
-	s := scheduler.New(c, plugins, acts, cfg)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := s.RunOnce(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	pods := float64(w.Gangs * w.GangSize)
-	if got := c.binds.Load(); got != int64(pods)*int64(b.N) {
-		b.Fatalf("bound %d pods over %d sessions, want %d each", got, b.N, int(pods))
-	}
-	b.ReportMetric(pods*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+	runSessions(b, w, plugins, acts, cfg)
 }

@@ -43,6 +43,8 @@ type adapter struct {
 	skipped bool
 	nodes   []int32
 	scores  []float64
+	// allNodes holds every node handle of the session, for predicate_batch.
+	allNodes []int32
 
 	// epoch counts the events sent so far; the predicate verdicts of one
 	// task are valid until the next event.
@@ -57,8 +59,7 @@ type predicateCache struct {
 	task  api.TaskID
 	epoch int
 	valid bool
-	codes []abi.Code
-	why   []string
+	all   []abi.Verdict
 	err   error
 }
 
@@ -89,6 +90,10 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.ssn = ssn
 	view, h := buildView(ssn)
 	a.handles = h
+	a.allNodes = a.allNodes[:0]
+	for i := range ssn.NodeList {
+		a.allNodes = append(a.allNodes, int32(i))
+	}
 	a.events = a.events[:0]
 	a.skipped = false
 	args := map[string]any(a.args)
@@ -136,7 +141,7 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	}
 	a.nodes = a.nodes[:0]
 	for _, n := range nodes {
-		h, ok := a.handles.nodes[n.Name]
+		h, ok := a.nodeHandle(n)
 		if !ok {
 			return fmt.Errorf("plugin %s: node %s is not in the session view", a.name, n.Name)
 		}
@@ -179,6 +184,15 @@ func (a *adapter) OnDeallocate(task *api.TaskInfo) {
 	a.event(kind, task)
 }
 
+// nodeHandle returns a node's handle: its position in the session's node
+// list (NodeInfo.Index), which is how buildView numbers nodes.
+func (a *adapter) nodeHandle(n *api.NodeInfo) (int32, bool) {
+	if a.ssn == nil || n.Index < 0 || n.Index >= len(a.ssn.NodeList) || a.ssn.NodeList[n.Index] != n {
+		return 0, false
+	}
+	return int32(n.Index), true
+}
+
 func (a *adapter) event(kind int32, task *api.TaskInfo) {
 	t, ok := a.handles.tasks[task.UID]
 	if !ok {
@@ -214,14 +228,14 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 		}
 		return framework.NewStatus(framework.Error, c.err.Error())
 	}
-	i := node.Index
-	if i < 0 || i >= len(c.codes) || a.ssn == nil || a.ssn.NodeList[i] != node {
+	h, ok := a.nodeHandle(node)
+	if !ok || int(h) >= len(c.all) {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: node %s is not in the session view", a.name, node.Name))
 	}
-	if c.codes[i] == abi.OK {
-		return nil
+	if v := c.all[h]; v.Code != abi.OK {
+		return framework.NewStatus(framework.Code(v.Code), v.Reason)
 	}
-	return framework.NewStatus(framework.Code(c.codes[i]), c.why[i])
+	return nil
 }
 
 func (a *adapter) predicateAll(task *api.TaskInfo) error {
@@ -229,49 +243,16 @@ func (a *adapter) predicateAll(task *api.TaskInfo) error {
 	if !ok {
 		return fmt.Errorf("plugin %s: task %s is not in the session view", a.name, task.Key())
 	}
-	a.nodes = a.nodes[:0]
-	for i := range a.ssn.NodeList {
-		a.nodes = append(a.nodes, int32(i))
-	}
-	var verdicts [][2]any
-	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &verdicts); err != nil {
+	c := &a.verdicts
+	c.all = c.all[:0]
+	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.allNodes}, &c.all); err != nil {
 		if a.policy.Ignorable {
 			klog.ErrorS(err, "Ignorable Wasm plugin failed; skipped for the rest of the session", "plugin", a.name)
 		}
 		return err
 	}
-	if len(verdicts) != len(a.nodes) {
-		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(verdicts), len(a.nodes))
-	}
-	c := &a.verdicts
-	c.codes, c.why = c.codes[:0], c.why[:0]
-	for _, v := range verdicts {
-		code, _ := toInt(v[0])
-		why, _ := v[1].(string)
-		c.codes = append(c.codes, abi.Code(code))
-		c.why = append(c.why, why)
+	if len(c.all) != len(a.allNodes) {
+		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(c.all), len(a.allNodes))
 	}
 	return nil
-}
-
-func toInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int8:
-		return int64(n), true
-	case int16:
-		return int64(n), true
-	case int32:
-		return int64(n), true
-	case int64:
-		return n, true
-	case uint8:
-		return int64(n), true
-	case uint16:
-		return int64(n), true
-	case uint32:
-		return int64(n), true
-	case uint64:
-		return int64(n), true
-	}
-	return 0, false
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -102,7 +103,7 @@ func causeOf(err error) string {
 		err  error
 		name string
 	}{{ErrTimeout, "timeout"}, {ErrNoMem, "memory"}, {ErrReply, "reply"}, {ErrTrap, "trap"}} {
-		if errorsIs(err, c.err) {
+		if errors.Is(err, c.err) {
 			return c.name
 		}
 	}
@@ -114,7 +115,7 @@ func causeOf(err error) string {
 // aborts, and its runtime's abort is a trap like any other.
 func (p *Plugin) blameMemory(in *instance, err error) error {
 	limit := uint64(p.opts.Limits.MemoryLimitPages) * 65536
-	if errorsIs(err, ErrTrap) && limit > 0 && uint64(in.mem.Size()) > limit/4*3 {
+	if errors.Is(err, ErrTrap) && limit > 0 && uint64(in.mem.Size()) > limit/4*3 {
 		return fmt.Errorf("%w: %d of %d bytes in use (%v)", ErrNoMem, in.mem.Size(), limit, err)
 	}
 	return err

@@ -2,14 +2,11 @@ package runtime
 
 import (
 	"context"
-	"errors"
 
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/caldera-scheduler/caldera/abi"
 )
-
-var errorsIs = errors.Is
 
 // hostModule instantiates the "caldera" import module: log(level, ptr, len).
 func (p *Plugin) hostModule(ctx context.Context) error {

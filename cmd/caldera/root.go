@@ -44,24 +44,30 @@ func settings(flags *pflag.FlagSet) *viper.Viper {
 	return v
 }
 
-// registries returns the native plugins and actions, plus a plugin for
-// every .wasm module in the plugin directory: --plugin-dir, or the folder
-// of the configuration file.
-func registries(v *viper.Viper) (framework.Registry, framework.ActionRegistry, error) {
-	plugins := hostplugins.Registry()
-	dir := pluginDirFor(v.GetString("plugin-dir"), v.GetString("scheduler-conf"))
-	if err := addWasmPlugins(plugins, dir, wazero.NewCompilationCache()); err != nil {
-		return nil, nil, err
-	}
-	return plugins, actions.Registry(), nil
+// policy is what a command schedules with: the plugins (native, plus one
+// per .wasm module in the plugin directory), the actions, and the
+// configuration validated against them.
+type policy struct {
+	plugins framework.Registry
+	actions framework.ActionRegistry
+	config  *conf.Config
 }
 
-// loadConfig reads the scheduler configuration file, or the built-in
-// default when path is empty.
-func loadConfig(path string, plugins framework.Registry, acts framework.ActionRegistry) (*conf.Config, error) {
-	v := framework.Validator{Plugins: plugins, Actions: acts}
-	if path == "" {
-		return conf.Default(v)
+// loadPolicy builds the registries and reads --scheduler-conf, or Volcano's
+// default configuration when it is empty. The plugin directory is
+// --plugin-dir, or the folder of the configuration file.
+func loadPolicy(v *viper.Viper) (policy, error) {
+	p := policy{plugins: hostplugins.Registry(), actions: actions.Registry()}
+	path := v.GetString("scheduler-conf")
+	if err := addWasmPlugins(p.plugins, pluginDirFor(v.GetString("plugin-dir"), path), wazero.NewCompilationCache()); err != nil {
+		return p, err
 	}
-	return conf.Load(path, v)
+	validator := framework.Validator{Plugins: p.plugins, Actions: p.actions}
+	var err error
+	if path == "" {
+		p.config, err = conf.Default(validator)
+	} else {
+		p.config, err = conf.Load(path, validator)
+	}
+	return p, err
 }

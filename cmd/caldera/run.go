@@ -69,11 +69,7 @@ the binds it sent, releases the leader lease and exits.`,
 }
 
 func runScheduler(parent context.Context, v *viper.Viper) error {
-	plugins, acts, err := registries(v)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(v.GetString("scheduler-conf"), plugins, acts)
+	pol, err := loadPolicy(v)
 	if err != nil {
 		return err
 	}
@@ -132,9 +128,9 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 		return fmt.Errorf("informers did not sync before shutdown")
 	}
 	health.setReady()
-	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", cfg.Actions)
+	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", pol.config.Actions)
 
-	sched := scheduler.New(schedCache, plugins, acts, cfg)
+	sched := scheduler.New(schedCache, pol.plugins, pol.actions, pol.config)
 	schedule := func(ctx context.Context) { sched.Run(ctx, v.GetDuration("schedule-period")) }
 	if le.enabled {
 		err = runAsLeader(ctx, kube, le, schedule)

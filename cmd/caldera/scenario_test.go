@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -91,7 +92,7 @@ func TestScenarios(t *testing.T) {
 
 func checkScenario(t *testing.T, want *expectation, got *simulator.Result) {
 	t.Helper()
-	if want.Binds != nil && !equalMaps(*want.Binds, got.Binds) {
+	if want.Binds != nil && !maps.Equal(*want.Binds, got.Binds) {
 		t.Errorf("binds = %v, want %v (%s)", got.Binds, *want.Binds, want.Source)
 	}
 	if want.BindCount != nil && len(got.Binds) != *want.BindCount {
@@ -108,18 +109,6 @@ func checkScenario(t *testing.T, want *expectation, got *simulator.Result) {
 			t.Errorf("PodGroup %s phase = %q, want %q", pg, got.PodGroups[pg].Phase, phase)
 		}
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func equalSets(a, b []string) bool {

@@ -43,11 +43,7 @@ pods start running and evicted pods are gone.`,
 		if v.GetInt("cycles") < 0 {
 			return fmt.Errorf("--cycles: expected a positive number, got %d", v.GetInt("cycles"))
 		}
-		plugins, acts, err := registries(v)
-		if err != nil {
-			return err
-		}
-		cfg, err := loadConfig(v.GetString("scheduler-conf"), plugins, acts)
+		pol, err := loadPolicy(v)
 		if err != nil {
 			return err
 		}
@@ -57,9 +53,9 @@ pods start running and evicted pods are gone.`,
 		}
 		res, err := simulator.Run(cmd.Context(), simulator.Options{
 			Cluster:        cluster,
-			Config:         cfg,
-			Plugins:        plugins,
-			Actions:        acts,
+			Config:         pol.config,
+			Plugins:        pol.plugins,
+			Actions:        pol.actions,
 			Cycles:         v.GetInt("cycles"),
 			SchedulerNames: v.GetStringSlice("scheduler-name"),
 		})

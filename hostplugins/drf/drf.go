@@ -1,6 +1,8 @@
 package drf
 
 import (
+	"cmp"
+
 	"math"
 
 	"k8s.io/klog/v2"
@@ -96,14 +98,7 @@ func (p *Plugin) share(id api.JobID) float64 {
 
 // JobOrder puts the job with the smaller share first.
 func (p *Plugin) JobOrder(l, r *api.JobInfo) int {
-	ls, rs := p.share(l.UID), p.share(r.UID)
-	switch {
-	case ls < rs:
-		return -1
-	case ls > rs:
-		return 1
-	}
-	return 0
+	return cmp.Compare(p.share(l.UID), p.share(r.UID))
 }
 
 // Preemptable allows the candidates whose job would not end up with a

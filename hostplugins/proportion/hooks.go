@@ -1,6 +1,8 @@
 package proportion
 
 import (
+	"cmp"
+
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -12,14 +14,7 @@ func (p *Plugin) QueueOrder(l, r *api.QueueInfo) int {
 	if l.Priority != r.Priority {
 		return int(r.Priority) - int(l.Priority)
 	}
-	ls, rs := p.shareOf(l.UID), p.shareOf(r.UID)
-	switch {
-	case ls < rs:
-		return -1
-	case ls > rs:
-		return 1
-	}
-	return 0
+	return cmp.Compare(p.shareOf(l.UID), p.shareOf(r.UID))
 }
 
 // shareOf returns a queue's share; a queue without jobs has used nothing.

@@ -181,7 +181,7 @@ func claimsInqueue(job *api.JobInfo) bool {
 // updateShare recomputes the queue's largest allocated/deserved ratio.
 func (a *queueAttr) updateShare() {
 	share := 0.0
-	for _, n := range resutil.ShareDimensions(a.deserved) {
+	for _, n := range a.deserved.ResourceNames() {
 		if s := resutil.Share(a.allocated.Get(n), a.deserved.Get(n)); s > share {
 			share = s
 		}

@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -160,7 +161,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		changed := rec.takeChanged() || !equalPhases(before, after)
+		changed := rec.takeChanged() || !maps.Equal(before, after)
 		if untilQuiet && !changed {
 			break
 		}
@@ -250,18 +251,6 @@ func podGroupPhases(ctx context.Context, e *embedded) (map[string]string, error)
 		out[pg.Namespace+"/"+pg.Name] = string(pg.Status.Phase)
 	}
 	return out, nil
-}
-
-func equalPhases(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, res *Result) (*Result, error) {

@@ -12,30 +12,6 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
-// minQuantity is the tolerance below which a dimension is absent, as in
-// api.Resource.
-const minQuantity = 0.1
-
-// ShareDimensions lists the dimensions of r that hold at least the
-// tolerance. Unlike api.Resource.ResourceNames, a scalar dimension present with
-// zero is left out: a share measured against a zero total would jump to 1 as
-// soon as anything is used, and Volcano does not measure it.
-func ShareDimensions(r *api.Resource) []v1.ResourceName {
-	var names []v1.ResourceName
-	if r.MilliCPU >= minQuantity {
-		names = append(names, v1.ResourceCPU)
-	}
-	if r.Memory >= minQuantity {
-		names = append(names, v1.ResourceMemory)
-	}
-	for n, q := range r.Scalars {
-		if q >= minQuantity {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
 // Share is used/total, with nothing of nothing counting as 0 and something
 // of nothing as 1.
 func Share(used, total float64) float64 {
@@ -52,7 +28,7 @@ func Share(used, total float64) float64 {
 // total, over the dimensions total holds, and the dimension it comes from.
 func DominantShare(used, total *api.Resource) (v1.ResourceName, float64) {
 	best, dim := 0.0, v1.ResourceName("")
-	for _, n := range ShareDimensions(total) {
+	for _, n := range total.ResourceNames() {
 		if s := Share(used.Get(n), total.Get(n)); s > best {
 			best, dim = s, n
 		}

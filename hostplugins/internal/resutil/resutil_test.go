@@ -42,7 +42,7 @@ func TestFitsRequested(t *testing.T) {
 	}
 }
 
-func TestShareDimensionsSkipsEmptyScalars(t *testing.T) {
+func TestDominantShareSkipsEmptyScalars(t *testing.T) {
 	_, share := DominantShare(res(1000, 0, "nvidia.com/gpu", 1000.0), res(4000, 0, "nvidia.com/gpu", 0.0))
 	if share != 0.25 {
 		t.Errorf("share = %v, want 0.25: a dimension the total lacks is not measured", share)

@@ -17,10 +17,7 @@ const Name = "backfill"
 // actions of the registry.
 func Factory(state *shared.State) framework.ActionFactory {
 	return func(args framework.Arguments) (framework.Action, error) {
-		if err := args.RejectUnknown(placement.SearchKeys...); err != nil {
-			return nil, err
-		}
-		search, err := placement.ReadSearchArgs(args)
+		search, err := placement.ReadOnlySearchArgs(args)
 		if err != nil {
 			return nil, err
 		}
@@ -38,7 +35,6 @@ func (*action) Name() string { return Name }
 func (a *action) Execute(ssn *framework.Session) {
 	nodes := placement.ReadyNodes(ssn)
 	scorer := placement.NewScorer(ssn)
-	predicate := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status { return ssn.PredicateFn(task, node) }
 
 	for _, task := range pendingBestEffort(ssn) {
 		job := ssn.Jobs[task.Job]
@@ -50,7 +46,7 @@ func (a *action) Execute(ssn *framework.Session) {
 			job.NodesFitErrors[task.UID] = fe
 			continue
 		}
-		feasible, fe := placement.NewFinder(a.search, a.state).Find(task, nodes, predicate)
+		feasible, fe := placement.NewFinder(a.search, a.state).Find(task, nodes, ssn.PredicateFn)
 		if len(feasible) == 0 {
 			job.NodesFitErrors[task.UID] = fe
 			continue

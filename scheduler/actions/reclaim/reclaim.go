@@ -20,10 +20,7 @@ const Name = "reclaim"
 // actions of the registry.
 func Factory(state *shared.State) framework.ActionFactory {
 	return func(args framework.Arguments) (framework.Action, error) {
-		if err := args.RejectUnknown(placement.SearchKeys...); err != nil {
-			return nil, err
-		}
-		search, err := placement.ReadSearchArgs(args)
+		search, err := placement.ReadOnlySearchArgs(args)
 		if err != nil {
 			return nil, err
 		}

@@ -36,6 +36,15 @@ func DefaultSearchArgs() SearchArgs {
 	return SearchArgs{ErrorCache: true, MinNodesToFind: 100, MinPercentageOfNodesToFind: 5}
 }
 
+// ReadOnlySearchArgs reads the arguments of an action that takes the search
+// arguments and nothing else: any other key is an error naming it.
+func ReadOnlySearchArgs(args framework.Arguments) (SearchArgs, error) {
+	if err := args.RejectUnknown(SearchKeys...); err != nil {
+		return SearchArgs{}, err
+	}
+	return ReadSearchArgs(args)
+}
+
 // ReadSearchArgs reads the search arguments over Volcano's defaults.
 func ReadSearchArgs(args framework.Arguments) (SearchArgs, error) {
 	s := DefaultSearchArgs()

@@ -61,7 +61,10 @@ const (
 	HookJobStarving    Hook = 20
 	HookVictimTasks    Hook = 21
 	HookPreemptive     Hook = 22
-	lastHook                = HookPreemptive
+	// Added while 1.0 was a draft.
+	HookVictimQueueOrderKeys Hook = 23
+	HookTargetJob            Hook = 24
+	lastHook                      = HookTargetJob
 )
 
 var hookNames = map[Hook]string{
@@ -75,6 +78,7 @@ var hookNames = map[Hook]string{
 	HookJobReady: "job_ready", HookJobPipelined: "job_pipelined", HookJobValid: "job_valid",
 	HookJobEnqueueable: "job_enqueueable", HookJobEnqueued: "job_enqueued",
 	HookJobStarving: "job_starving", HookVictimTasks: "victim_tasks", HookPreemptive: "preemptive",
+	HookVictimQueueOrderKeys: "victim_queue_order_keys", HookTargetJob: "target_job",
 }
 
 // String returns the hook's name as modules declare it.

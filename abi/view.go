@@ -63,6 +63,8 @@ type Job struct {
 	Labels       map[string]string `msgpack:"labels,omitempty"`
 	Annotations  map[string]string `msgpack:"annotations,omitempty"`
 	CreationTime int64             `msgpack:"creationTime"`
+	// MinTaskMember is the PodGroup's spec.minTaskMember.
+	MinTaskMember map[string]int32 `msgpack:"minTaskMember,omitempty"`
 }
 
 // Task is one pod.
@@ -82,6 +84,10 @@ type Task struct {
 	Preemptable  bool              `msgpack:"preemptable"`
 	Role         string            `msgpack:"role"`
 	CreationTime int64             `msgpack:"creationTime"`
+	// PriorityClassName is the pod's spec.priorityClassName.
+	PriorityClassName string `msgpack:"priorityClassName,omitempty"`
+	// BestEffort: the task requests no resources (Volcano's BestEffort).
+	BestEffort bool `msgpack:"bestEffort,omitempty"`
 }
 
 // View is the whole session view sent with session_open.
@@ -110,6 +116,3 @@ type Verdict struct {
 	Code     Code
 	Reason   string
 }
-
-// EventUnevict: a releasing task runs again (its eviction was undone).
-const EventUnevict = 5

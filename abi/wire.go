@@ -8,6 +8,9 @@ type Descriptor struct {
 	Hooks     []string   `msgpack:"hooks"`
 	Arguments []Argument `msgpack:"arguments"`
 	SDK       string     `msgpack:"sdk"`
+	// StableKeys says the module's order keys do not change within a
+	// session, so the host fetches each object's key once per session.
+	StableKeys bool `msgpack:"stableKeys,omitempty"`
 }
 
 // Argument is one configuration argument a module reads.
@@ -27,6 +30,11 @@ const (
 	EventPipeline   = 2
 	EventDeallocate = 3
 	EventEvict      = 4
+	// EventUnevict: a releasing task runs again (its eviction was undone).
+	EventUnevict = 5
+	// EventEnqueue: [6, job, -1], the job was admitted (its PodGroup is
+	// Inqueue). It replaces a job_enqueued call.
+	EventEnqueue = 6
 )
 
 // Request is the envelope of every caldera_call request.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -37,19 +39,28 @@ type adapter struct {
 	policy Policy
 
 	ssn     *framework.Session
+	lease   *Lease
 	handles handles
 	events  []abi.Event
 	// skipped is set when an ignorable plugin failed this session.
 	skipped bool
+	// reported holds the hooks whose failure was logged this session: a
+	// failing hook is logged once per session, not once per call.
+	reported map[abi.Hook]bool
+	// reopens counts the sessions reopened on a fresh instance after a
+	// failure destroyed the one holding the view.
+	reopens int
 	nodes   []int32
 	scores  []float64
 	// allNodes holds every node handle of the session, for predicate_batch.
 	allNodes []int32
 
-	// epoch counts the events sent so far; the predicate verdicts of one
-	// task are valid until the next event.
+	// epoch counts the events sent so far; answers that depend on the
+	// session's state (predicate verdicts, order keys) are kept until the
+	// next event.
 	epoch    int
 	verdicts predicateCache
+	keys     orderKeys
 }
 
 // predicateCache holds one task's verdicts on every session node, from one
@@ -64,61 +75,148 @@ type predicateCache struct {
 }
 
 var (
-	_ framework.Plugin          = &adapter{}
-	_ framework.HookFilter      = &adapter{}
-	_ framework.BatchNodeScorer = &adapter{}
-	_ framework.EventHandler    = &adapter{}
-	_ framework.Predicater      = &adapter{}
+	_ framework.Plugin              = &adapter{}
+	_ framework.HookFilter          = &adapter{}
+	_ framework.EventHandler        = &adapter{}
+	_ framework.JobEnqueuedObserver = &adapter{}
 )
 
 func (a *adapter) Name() string { return a.name }
 
-// Offers registers only the hooks the module declared.
+// offered maps the framework's hooks to the ABI hook that serves each.
+var offered = map[framework.Hook]abi.Hook{
+	framework.HookJobOrder:         abi.HookJobOrderKeys,
+	framework.HookQueueOrder:       abi.HookQueueOrderKeys,
+	framework.HookVictimQueueOrder: abi.HookVictimQueueOrderKeys,
+	framework.HookTaskOrder:        abi.HookTaskOrderKeys,
+	framework.HookPrePredicate:     abi.HookPrePredicate,
+	framework.HookPredicate:        abi.HookPredicateBatch,
+	framework.HookBatchNodeOrder:   abi.HookNodeOrderBatch,
+	framework.HookBestNode:         abi.HookBestNode,
+	framework.HookPreemptable:      abi.HookPreemptable,
+	framework.HookReclaimable:      abi.HookReclaimable,
+	framework.HookOverused:         abi.HookOverused,
+	framework.HookAllocatable:      abi.HookAllocatable,
+	framework.HookPreemptive:       abi.HookPreemptive,
+	framework.HookJobReady:         abi.HookJobReady,
+	framework.HookJobPipelined:     abi.HookJobPipelined,
+	framework.HookJobValid:         abi.HookJobValid,
+	framework.HookJobEnqueueable:   abi.HookJobEnqueueable,
+	framework.HookJobStarving:      abi.HookJobStarving,
+	framework.HookVictimTasks:      abi.HookVictimTasks,
+	framework.HookTargetJob:        abi.HookTargetJob,
+}
+
+// Offers registers only the hooks the module declared. Placement events
+// and job admissions are always followed: they keep the guest's view
+// current whatever hooks it serves.
 func (a *adapter) Offers(h framework.Hook) bool {
 	switch h {
-	case framework.HookBatchNodeOrder:
-		return a.mod.Implements(abi.HookNodeOrderBatch)
-	case framework.HookPredicate:
-		return a.mod.Implements(abi.HookPredicateBatch)
-	case framework.HookEventHandler:
+	case framework.HookEventHandler, framework.HookJobEnqueued:
 		return true
+	}
+	if ah, ok := offered[h]; ok {
+		return a.mod.Implements(ah)
 	}
 	return false
 }
 
 func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.ssn = ssn
-	view, h := buildView(ssn)
-	a.handles = h
-	a.allNodes = a.allNodes[:0]
-	for i := range ssn.NodeList {
-		a.allNodes = append(a.allNodes, int32(i))
-	}
 	a.events = a.events[:0]
 	a.skipped = false
+	a.reported = map[abi.Hook]bool{}
+	a.reopens = 0
+	a.keys.reset()
+	lease, err := a.mod.Lease(context.Background())
+	if err != nil {
+		a.failed(abi.HookSessionOpen, err)
+		a.skipped = a.policy.Ignorable
+		return
+	}
+	a.lease = lease
+	if err := a.open(); err != nil {
+		a.failed(abi.HookSessionOpen, err)
+	}
+}
+
+// open sends the session's view as it is now: at session open, and again
+// on a fresh instance after the one holding the view was destroyed. Handles
+// do not change: buildView numbers objects the same way every time.
+func (a *adapter) open() error {
+	view, h := buildView(a.ssn)
+	a.handles = h
+	a.allNodes = a.allNodes[:0]
+	for i := range a.ssn.NodeList {
+		a.allNodes = append(a.allNodes, int32(i))
+	}
 	args := map[string]any(a.args)
 	if args == nil {
 		args = map[string]any{}
 	}
-	if err := a.call(abi.HookSessionOpen, abi.OpenArgs{View: view, Arguments: args}, nil); err != nil {
-		klog.ErrorS(err, "Wasm plugin failed to open the session", "plugin", a.name)
+	// The view already holds every placement made so far.
+	a.events = a.events[:0]
+	a.epoch++
+	_, err := a.send(abi.HookSessionOpen, abi.OpenArgs{View: view, Arguments: args}, nil)
+	if err == nil {
+		a.lease.Renew()
 	}
+	return err
 }
 
 func (a *adapter) OnSessionClose(*framework.Session) {
-	if err := a.call(abi.HookSessionClose, nil, nil); err != nil {
-		klog.ErrorS(err, "Wasm plugin failed to close the session", "plugin", a.name)
+	defer func() {
+		if a.lease != nil {
+			a.lease.Release()
+			a.lease = nil
+		}
+		a.ssn = nil
+	}()
+	var res abi.CloseResult
+	if err := a.call(abi.HookSessionClose, nil, &res); err != nil {
+		a.failed(abi.HookSessionClose, err)
+		return
 	}
-	a.ssn = nil
+	for _, c := range res.Conditions {
+		if c.Job < 0 || int(c.Job) >= len(a.ssn.JobList) {
+			a.failed(abi.HookSessionClose, fmt.Errorf("plugin %s: condition for job handle %d of %d", a.name, c.Job, len(a.ssn.JobList)))
+			continue
+		}
+		a.ssn.UpdatePodGroupCondition(a.ssn.JobList[c.Job], a.ssn.NewCondition(
+			v1beta1.PodGroupConditionType(c.Type), v1.ConditionStatus(c.Status), c.Reason, c.Message))
+	}
 }
 
-// call sends one request with the events gathered since the last one.
+// maxReopens bounds how often a session is reopened after failures: a module
+// that fails on every call costs a few view transfers, not one per call.
+const maxReopens = 3
+
+// call sends one request with the events gathered since the last one. When
+// the instance holding the session's view was destroyed by an earlier
+// failure, it first reopens the session on a fresh instance.
 func (a *adapter) call(hook abi.Hook, args any, out any) error {
 	if a.skipped {
 		return fmt.Errorf("plugin %s is skipped for the rest of the session after a failure", a.name)
 	}
+	if a.lease == nil {
+		return fmt.Errorf("plugin %s has no instance this session", a.name)
+	}
+	if a.lease.Lost() {
+		if a.reopens >= maxReopens {
+			return fmt.Errorf("plugin %s failed %d times this session; it is not called again until the next", a.name, a.reopens+1)
+		}
+		a.reopens++
+		if err := a.open(); err != nil {
+			return fmt.Errorf("reopening the session after a failure: %w", err)
+		}
+	}
+	_, err := a.send(hook, args, out)
+	return err
+}
+
+func (a *adapter) send(hook abi.Hook, args any, out any) (abi.Code, error) {
 	req := abi.Request{Events: a.events, Args: args}
-	code, msg, err := a.mod.Call(context.Background(), hook, req, out)
+	code, msg, err := a.lease.Call(context.Background(), hook, req, out)
 	a.events = a.events[:0]
 	if err == nil && code != abi.OK {
 		err = fmt.Errorf("plugin %s, hook %s: status %d: %s", a.name, hook, code, msg)
@@ -126,7 +224,20 @@ func (a *adapter) call(hook abi.Hook, args any, out any) error {
 	if err != nil && a.policy.Ignorable {
 		a.skipped = true
 	}
-	return err
+	return code, err
+}
+
+// failed logs a failed call, once per hook and session.
+func (a *adapter) failed(hook abi.Hook, err error) {
+	if a.reported[hook] {
+		return
+	}
+	a.reported[hook] = true
+	if a.policy.Ignorable {
+		klog.ErrorS(err, "Ignorable Wasm plugin failed; skipped for the rest of the session", "plugin", a.name, "hook", hook.String())
+		return
+	}
+	klog.ErrorS(err, "Wasm plugin call failed; the decision it guards fails safe", "plugin", a.name, "hook", hook.String())
 }
 
 // BatchNodeOrder asks the module to score the nodes in one call and adds
@@ -149,8 +260,8 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	}
 	a.scores = a.scores[:0]
 	if err := a.call(abi.HookNodeOrderBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &a.scores); err != nil {
+		a.failed(abi.HookNodeOrderBatch, err)
 		if a.policy.Ignorable {
-			klog.ErrorS(err, "Ignorable Wasm plugin failed; skipped for the rest of the session", "plugin", a.name)
 			return nil
 		}
 		return err
@@ -191,6 +302,15 @@ func (a *adapter) nodeHandle(n *api.NodeInfo) (int32, bool) {
 		return 0, false
 	}
 	return int32(n.Index), true
+}
+
+// JobEnqueued tells the guest that the job was admitted; it rides on the
+// next call like placement events.
+func (a *adapter) JobEnqueued(job *api.JobInfo) {
+	if j, ok := a.handles.jobs[job.UID]; ok {
+		a.events = append(a.events, abi.Event{abi.EventEnqueue, j, -1})
+		a.epoch++
+	}
 }
 
 func (a *adapter) event(kind int32, task *api.TaskInfo) {
@@ -246,9 +366,7 @@ func (a *adapter) predicateAll(task *api.TaskInfo) error {
 	c := &a.verdicts
 	c.all = c.all[:0]
 	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.allNodes}, &c.all); err != nil {
-		if a.policy.Ignorable {
-			klog.ErrorS(err, "Ignorable Wasm plugin failed; skipped for the rest of the session", "plugin", a.name)
-		}
+		a.failed(abi.HookPredicateBatch, err)
 		return err
 	}
 	if len(c.all) != len(a.allNodes) {

@@ -24,14 +24,36 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// Call sends one request to the module and decodes the result into out
-// (nil to ignore it). A guest status other than OK is returned as code and
-// message with a nil error; an error means the call itself failed, and the
-// instance that served it is gone.
+// Call sends one request to any idle instance of the module and decodes the
+// result into out (nil to ignore it). A guest status other than OK is
+// returned as code and message with a nil error; an error means the call
+// itself failed, and the instance that served it is gone. Sessions use a
+// Lease instead, so that every call of a session reaches the instance that
+// holds its view.
 func (p *Plugin) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	in, err := p.get(ctx)
+	if err != nil {
+		return p.count(hook, 0, "", err)
+	}
+	code, msg, err := p.callOn(ctx, in, hook, req, out)
+	if err == nil {
+		p.put(in)
+	}
+	return code, msg, err
+}
+
+// callOn makes one call on an instance the caller holds. When it returns an
+// error the instance has been closed and must not be used again.
+func (p *Plugin) callOn(ctx context.Context, in *instance, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	code, msg, err := p.call(ctx, in, hook, req, out)
+	return p.count(hook, code, msg, err)
+}
+
+// count records a call in the metrics and wraps a failure with the plugin
+// and hook.
+func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi.Code, string, error) {
 	metrics.PluginCalls.WithLabelValues(p.opts.Name, hook.String()).Inc()
 	p.calls.Add(1)
-	code, msg, err := p.call(ctx, hook, req, out)
 	if err != nil {
 		p.failures.Add(1)
 		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), causeOf(err)).Inc()
@@ -40,17 +62,13 @@ func (p *Plugin) Call(ctx context.Context, hook abi.Hook, req abi.Request, out a
 	return code, msg, nil
 }
 
-func (p *Plugin) call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
 	if !p.hooks[hook] {
 		return abi.UnknownHook, "", fmt.Errorf("the module does not declare this hook")
 	}
 	body, err := msgpack.Marshal(&req)
 	if err != nil {
 		return 0, "", fmt.Errorf("encoding the request: %w", err)
-	}
-	in, err := p.get(ctx)
-	if err != nil {
-		return 0, "", err
 	}
 	callCtx, cancel := p.deadlineFor(ctx, hook)
 	defer cancel()
@@ -61,7 +79,6 @@ func (p *Plugin) call(ctx context.Context, hook abi.Hook, req abi.Request, out a
 		_ = in.mod.Close(context.Background())
 		return 0, "", err
 	}
-	p.put(in)
 	var reply struct {
 		_msgpack struct{} `msgpack:",as_array"`
 		Code     abi.Code
@@ -69,13 +86,16 @@ func (p *Plugin) call(ctx context.Context, hook abi.Hook, req abi.Request, out a
 		Result   msgpack.RawMessage
 	}
 	if err := msgpack.Unmarshal(raw, &reply); err != nil {
+		_ = in.mod.Close(context.Background())
 		return 0, "", fmt.Errorf("%w: %v", ErrReply, err)
 	}
 	if reply.Code != abi.OK {
 		return reply.Code, reply.Message, nil
 	}
-	if out != nil {
+	// A nil result decodes to an empty RawMessage: nothing to decode.
+	if out != nil && len(reply.Result) > 0 {
 		if err := msgpack.Unmarshal(reply.Result, out); err != nil {
+			_ = in.mod.Close(context.Background())
 			return 0, "", fmt.Errorf("%w: result: %v", ErrReply, err)
 		}
 	}

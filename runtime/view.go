@@ -8,10 +8,18 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
-// handles maps the session's objects to the handles the guest knows.
+// handles maps the session's objects to the handles the guest knows, and
+// back.
 type handles struct {
-	tasks map[api.TaskID]int32
-	nodes map[string]int32
+	tasks  map[api.TaskID]int32
+	nodes  map[string]int32
+	jobs   map[api.JobID]int32
+	queues map[api.QueueID]int32
+
+	taskList  []*api.TaskInfo
+	queueList []*api.QueueInfo
+	// jobTasks lists each job's task handles, for task_order_keys.
+	jobTasks [][]int32
 }
 
 func wireResource(r *api.Resource) abi.Resource {
@@ -32,7 +40,8 @@ func wireResource(r *api.Resource) abi.Resource {
 // Nodes keep the session's order (handle = NodeInfo.Index), jobs follow
 // Session.JobList, queues are by name, and tasks follow their jobs.
 func buildView(ssn *framework.Session) (abi.View, handles) {
-	h := handles{tasks: map[api.TaskID]int32{}, nodes: make(map[string]int32, len(ssn.NodeList))}
+	h := handles{tasks: map[api.TaskID]int32{}, nodes: make(map[string]int32, len(ssn.NodeList)),
+		jobs: make(map[api.JobID]int32, len(ssn.JobList)), queues: make(map[api.QueueID]int32, len(ssn.Queues))}
 	var v abi.View
 	for i, n := range ssn.NodeList {
 		h.nodes[n.Name] = int32(i)
@@ -49,14 +58,14 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 		}
 		v.Nodes = append(v.Nodes, wn)
 	}
-	queueIdx := map[api.QueueID]int32{}
 	var queues []*api.QueueInfo
 	for _, q := range ssn.Queues {
 		queues = append(queues, q)
 	}
 	sort.Slice(queues, func(i, j int) bool { return queues[i].Name < queues[j].Name })
+	h.queueList = queues
 	for i, q := range queues {
-		queueIdx[q.UID] = int32(i)
+		h.queues[q.UID] = int32(i)
 		wq := abi.Queue{Name: q.Name, Weight: q.Weight}
 		if q.Queue != nil {
 			wq.Capability = wireResource(api.NewResource(q.Queue.Spec.Capability))
@@ -68,11 +77,13 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 	for ji, j := range ssn.JobList {
 		wj := abi.Job{Namespace: j.Namespace, Name: j.Name, Queue: -1, Priority: j.Priority,
 			MinAvailable: j.MinAvailable, CreationTime: j.CreationTimestamp.UnixMilli()}
-		if qi, ok := queueIdx[j.Queue]; ok {
+		h.jobs[j.UID] = int32(ji)
+		if qi, ok := h.queues[j.Queue]; ok {
 			wj.Queue = qi
 		}
 		if pg := j.PodGroup; pg != nil {
 			wj.Phase, wj.Labels, wj.Annotations = string(pg.Status.Phase), pg.Labels, pg.Annotations
+			wj.MinTaskMember = pg.Spec.MinTaskMember
 			if pg.Spec.MinResources != nil {
 				wj.MinResources = wireResource(api.NewResource(*pg.Spec.MinResources))
 			}
@@ -83,11 +94,16 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 			ids = append(ids, id)
 		}
 		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		mine := make([]int32, 0, len(ids))
 		for _, id := range ids {
 			t := j.Tasks[id]
-			h.tasks[id] = int32(len(v.Tasks))
+			th := int32(len(v.Tasks))
+			h.tasks[id] = th
+			h.taskList = append(h.taskList, t)
+			mine = append(mine, th)
 			v.Tasks = append(v.Tasks, wireTask(t, int32(ji), h))
 		}
+		h.jobTasks = append(h.jobTasks, mine)
 	}
 	return v, h
 }
@@ -95,13 +111,14 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 func wireTask(t *api.TaskInfo, job int32, h handles) abi.Task {
 	wt := abi.Task{Namespace: t.Namespace, Name: t.Name, Job: job, Status: t.Status.String(), Node: -1,
 		Priority: t.Priority, Request: wireResource(t.Resreq), InitRequest: wireResource(t.InitResreq),
-		Preemptable: t.Preemptable, Role: t.TaskRole}
+		Preemptable: t.Preemptable, Role: t.TaskRole, BestEffort: t.BestEffort}
 	if n, ok := h.nodes[t.NodeName]; ok && t.NodeName != "" {
 		wt.Node = n
 	}
 	if p := t.Pod; p != nil {
 		wt.Labels, wt.Annotations, wt.NodeSelector = p.Labels, p.Annotations, p.Spec.NodeSelector
 		wt.CreationTime = p.CreationTimestamp.UnixMilli()
+		wt.PriorityClassName = p.Spec.PriorityClassName
 		for _, tol := range p.Spec.Tolerations {
 			wt.Tolerations = append(wt.Tolerations, abi.Toleration{Key: tol.Key, Operator: string(tol.Operator), Value: tol.Value, Effect: string(tol.Effect)})
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	schedconf "github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/simulator"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
 )
 
@@ -38,19 +41,30 @@ func withPort(conf []byte, native, port string) []byte {
 	return re.ReplaceAll(conf, []byte("${1}"+port+"${2}"))
 }
 
-// Every scenario folder whose configuration uses binpack, and random
-// clusters, decide exactly the same with the Wasm ports of binpack (Go and
-// TinyGo builds) as with the native plugin.
-func TestBinpackPortsDecideAsNative(t *testing.T) {
-	ports := []string{"binpack.go", "binpack.tinygo"}
-	requirePorts(t, ports...)
+// ported lists the native plugins that have Wasm ports in
+// examples/plugins, built by make plugins as <name>.go.wasm and
+// <name>.tinygo.wasm.
+var ported = []string{"binpack", "priority"}
+
+// Every scenario folder, and random clusters, decide exactly the same with
+// each native plugin replaced by its Wasm port (Go and TinyGo builds), and
+// with all of them replaced at once, as with the native plugins alone.
+func TestPortsDecideAsNative(t *testing.T) {
+	var builds []string
+	for _, name := range ported {
+		builds = append(builds, name+".go", name+".tinygo")
+	}
+	requirePorts(t, builds...)
 	dir := t.TempDir()
 	type run struct{ name, cluster, conf string }
 	var runs []run
 	for _, sc := range scenarioDirs(t) {
 		conf, err := os.ReadFile(filepath.Join(sc, "scheduler.yaml"))
-		if err != nil || !strings.Contains(string(conf), "binpack") {
-			continue
+		if os.IsNotExist(err) {
+			conf, err = schedconf.DefaultYAML(), nil
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		runs = append(runs, run{filepath.Base(sc), filepath.Join(sc, "cluster.yaml"), string(conf)})
 	}
@@ -60,14 +74,11 @@ tiers:
 - plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: binpack, arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 5}}]
 `
 	for seed := int64(1); seed <= 8; seed++ {
-		cluster := filepath.Join(dir, "random-"+string(rune('0'+seed))+".yaml")
+		cluster := filepath.Join(dir, fmt.Sprintf("random-%d.yaml", seed))
 		if err := os.WriteFile(cluster, randomcluster.Generate(seed), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, run{filepath.Base(cluster), cluster, full})
-	}
-	if len(runs) < 9 {
-		t.Fatalf("only %d runs; expected the binpack scenario folders and 8 random clusters", len(runs))
 	}
 	for _, r := range runs {
 		native := filepath.Join(dir, "native.yaml")
@@ -75,16 +86,37 @@ tiers:
 			t.Fatal(err)
 		}
 		want := runSimulate(t, "--cluster", r.cluster, "--scheduler-conf", native, "--plugin-dir", pluginDir)
-		for _, port := range ports {
-			conf := filepath.Join(dir, port+".yaml")
-			if err := os.WriteFile(conf, withPort([]byte(r.conf), "binpack", port), 0o644); err != nil {
-				t.Fatal(err)
+		for _, build := range []string{"go", "tinygo"} {
+			all := []byte(r.conf)
+			for _, name := range ported {
+				if !usesPlugin(r.conf, name) {
+					continue
+				}
+				all = withPort(all, name, name+"."+build)
+				check(t, r.name, r.cluster, withPort([]byte(r.conf), name, name+"."+build), name+"."+build, want)
 			}
-			got := runSimulate(t, "--cluster", r.cluster, "--scheduler-conf", conf, "--plugin-dir", pluginDir)
-			if !reflect.DeepEqual(want, got) {
-				t.Errorf("%s with %s decided differently:\nnative %+v\nport   %+v", r.name, port, want, got)
+			if string(all) != r.conf {
+				check(t, r.name, r.cluster, all, "every port ("+build+")", want)
 			}
 		}
+	}
+}
+
+// usesPlugin reports whether a configuration has a tier entry named name.
+func usesPlugin(conf, name string) bool {
+	return string(withPort([]byte(conf), name, "\x00")) != conf
+}
+
+// check runs a configuration and compares its decisions with want.
+func check(t *testing.T, scenario, cluster string, conf []byte, what string, want *simulator.Result) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scheduler.yaml")
+	if err := os.WriteFile(path, conf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", pluginDir)
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("%s with %s decided differently:\nnative %+v\nport   %+v", scenario, what, want, got)
 	}
 }
 

@@ -15,12 +15,30 @@ const (
 // SDKVersion is reported in the module's descriptor.
 const SDKVersion = "caldera-go 0.1"
 
-// Hook IDs of ABI 1.0 that this SDK serves.
+// Hook IDs of ABI 1.0 (docs/abi.md, section 5).
 const (
-	hookSessionOpen    = 1
-	hookSessionClose   = 2
-	hookPredicateBatch = 8
-	hookNodeOrderBatch = 9
+	hookSessionOpen          = 1
+	hookSessionClose         = 2
+	hookJobOrderKeys         = 3
+	hookTaskOrderKeys        = 5
+	hookQueueOrderKeys       = 6
+	hookPrePredicate         = 7
+	hookPredicateBatch       = 8
+	hookNodeOrderBatch       = 9
+	hookBestNode             = 10
+	hookPreemptable          = 11
+	hookReclaimable          = 12
+	hookOverused             = 13
+	hookAllocatable          = 14
+	hookJobReady             = 15
+	hookJobPipelined         = 16
+	hookJobValid             = 17
+	hookJobEnqueueable       = 18
+	hookJobStarving          = 20
+	hookVictimTasks          = 21
+	hookPreemptive           = 22
+	hookVictimQueueOrderKeys = 23
+	hookTargetJob            = 24
 )
 
 // Reply codes that are not hook statuses.
@@ -33,28 +51,23 @@ const (
 type host struct {
 	session *Session
 	reply   []byte
+	args    Args
 	nodes   []*Node
+	tasks   []*Task
+	jobs    []*Job
 	scores  []float64
 	verdict []Verdict
 }
 
 var module host
 
-// hooks lists the hooks the registered plugin implements, by ABI name.
-func hooks(p Plugin) []string {
-	out := []string{"session_open", "session_close"}
-	if _, ok := p.(PredicateBatcher); ok {
-		out = append(out, "predicate_batch")
-	}
-	if _, ok := p.(NodeOrderBatcher); ok {
-		out = append(out, "node_order_batch")
-	}
-	return out
-}
-
 // describe encodes the module's Descriptor.
 func describe() []byte {
-	b := msgp.AppendMapHeader(nil, 4)
+	stable := false
+	if k, ok := registered.(StableOrderKeys); ok {
+		stable = k.OrderKeysStable()
+	}
+	b := msgp.AppendMapHeader(nil, 5)
 	b = msgp.AppendString(b, "name")
 	name := ""
 	if registered != nil {
@@ -68,12 +81,14 @@ func describe() []byte {
 	b = msgp.AppendString(b, "hooks")
 	var hs []string
 	if registered != nil {
-		hs = hooks(registered)
+		hs = hookNames(registered)
 	}
 	b = msgp.AppendArrayHeader(b, uint32(len(hs)))
 	for _, h := range hs {
 		b = msgp.AppendString(b, h)
 	}
+	b = msgp.AppendString(b, "stableKeys")
+	b = msgp.AppendBool(b, stable)
 	b = msgp.AppendString(b, "sdk")
 	return msgp.AppendString(b, SDKVersion)
 }
@@ -96,7 +111,7 @@ func (h *host) dispatch(hook uint32, req []byte) []byte {
 
 // serve decodes the envelope, applies events, and runs the hook. result
 // appends the hook's result, or is nil.
-func (h *host) serve(hook uint32, req []byte) (int32, string, func([]byte) []byte) {
+func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
 	if registered == nil {
 		return int32(Error), "no plugin registered: call caldera.Register in main", nil
 	}
@@ -130,17 +145,73 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, func([]byte) []byt
 	case hookSessionOpen:
 		return h.open(args)
 	case hookSessionClose:
-		if c, ok := registered.(SessionCloser); ok && h.session != nil {
-			c.OnSessionClose(h.session)
-		}
-		h.session = nil
-		return int32(Success), "", nil
-	case hookPredicateBatch:
-		return h.predicate(args)
-	case hookNodeOrderBatch:
-		return h.nodeOrder(args)
+		return h.close()
+	}
+	if h.session == nil {
+		return codeDecodeFailed, "no session is open", nil
+	}
+	if err := h.decodeArgs(args); err != nil {
+		return codeDecodeFailed, err.Error(), nil
+	}
+	if serve, ok := served[hook]; ok {
+		return serve(h)
 	}
 	return codeUnknownHook, fmt.Sprintf("hook %d is not implemented by %s", hook, SDKVersion), nil
+}
+
+// observe tells the plugin about an event the SDK has just applied.
+func (h *host) observe(kind, handle int32) {
+	s := h.session
+	if kind == eventEnqueue {
+		if o, ok := registered.(JobEnqueuedObserver); ok {
+			o.JobEnqueued(s, &s.View.Jobs[handle])
+		}
+		return
+	}
+	o, ok := registered.(EventObserver)
+	if !ok {
+		return
+	}
+	switch kind {
+	case eventAllocate, eventPipeline, eventUnevict:
+		o.OnAllocate(s, &s.View.Tasks[handle])
+	case eventDeallocate, eventEvict:
+		o.OnDeallocate(s, &s.View.Tasks[handle])
+	}
+}
+
+// close runs the author's OnSessionClose and returns the conditions it set.
+func (h *host) close() (int32, string, result) {
+	s := h.session
+	h.session = nil
+	if s == nil {
+		return ok0(nil)
+	}
+	if c, ok := registered.(SessionCloser); ok {
+		c.OnSessionClose(s)
+	}
+	if len(s.conditions) == 0 {
+		return ok0(nil)
+	}
+	return ok0(func(b []byte) []byte {
+		b = msgp.AppendMapHeader(b, 1)
+		b = msgp.AppendString(b, "conditions")
+		b = msgp.AppendArrayHeader(b, uint32(len(s.conditions)))
+		for _, c := range s.conditions {
+			b = msgp.AppendMapHeader(b, 5)
+			b = msgp.AppendString(b, "job")
+			b = msgp.AppendInt32(b, c.job)
+			b = msgp.AppendString(b, "type")
+			b = msgp.AppendString(b, c.kind)
+			b = msgp.AppendString(b, "status")
+			b = msgp.AppendString(b, c.status)
+			b = msgp.AppendString(b, "reason")
+			b = msgp.AppendString(b, c.reason)
+			b = msgp.AppendString(b, "message")
+			b = msgp.AppendString(b, c.message)
+		}
+		return b
+	})
 }
 
 func (h *host) applyEvents(b []byte) ([]byte, error) {
@@ -172,11 +243,12 @@ func (h *host) applyEvents(b []byte) ([]byte, error) {
 		if err := h.session.apply(ev[0], ev[1], ev[2]); err != nil {
 			return b, err
 		}
+		h.observe(ev[0], ev[1])
 	}
 	return b, nil
 }
 
-func (h *host) open(args []byte) (int32, string, func([]byte) []byte) {
+func (h *host) open(args []byte) (int32, string, result) {
 	var oa OpenArgs
 	if args != nil {
 		if _, err := oa.UnmarshalMsg(args); err != nil {
@@ -184,83 +256,13 @@ func (h *host) open(args []byte) (int32, string, func([]byte) []byte) {
 		}
 	}
 	h.session = &Session{View: oa.View, Arguments: oa.Arguments}
+	h.session.index()
 	if o, ok := registered.(SessionOpener); ok {
 		if err := o.OnSessionOpen(h.session); err != nil {
 			return int32(Error), err.Error(), nil
 		}
 	}
 	return int32(Success), "", nil
-}
-
-// batch decodes a task-on-nodes request into the task and node pointers.
-func (h *host) batch(args []byte) (*Task, []*Node, error) {
-	if h.session == nil {
-		return nil, nil, fmt.Errorf("no session is open")
-	}
-	var ba BatchArgs
-	if _, err := ba.UnmarshalMsg(args); err != nil {
-		return nil, nil, err
-	}
-	v := &h.session.View
-	if ba.Task < 0 || int(ba.Task) >= len(v.Tasks) {
-		return nil, nil, fmt.Errorf("task handle %d of %d", ba.Task, len(v.Tasks))
-	}
-	h.nodes = h.nodes[:0]
-	for _, n := range ba.Nodes {
-		if n < 0 || int(n) >= len(v.Nodes) {
-			return nil, nil, fmt.Errorf("node handle %d of %d", n, len(v.Nodes))
-		}
-		h.nodes = append(h.nodes, &v.Nodes[n])
-	}
-	return &v.Tasks[ba.Task], h.nodes, nil
-}
-
-func (h *host) nodeOrder(args []byte) (int32, string, func([]byte) []byte) {
-	p, ok := registered.(NodeOrderBatcher)
-	if !ok {
-		return codeUnknownHook, "node_order_batch is not implemented", nil
-	}
-	task, nodes, err := h.batch(args)
-	if err != nil {
-		return codeDecodeFailed, "node_order_batch: " + err.Error(), nil
-	}
-	h.scores = resize(h.scores, len(nodes))
-	if err := p.NodeOrderBatch(h.session, task, nodes, h.scores); err != nil {
-		return int32(Error), err.Error(), nil
-	}
-	return int32(Success), "", func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(h.scores)))
-		for _, s := range h.scores {
-			b = msgp.AppendFloat64(b, s)
-		}
-		return b
-	}
-}
-
-func (h *host) predicate(args []byte) (int32, string, func([]byte) []byte) {
-	p, ok := registered.(PredicateBatcher)
-	if !ok {
-		return codeUnknownHook, "predicate_batch is not implemented", nil
-	}
-	task, nodes, err := h.batch(args)
-	if err != nil {
-		return codeDecodeFailed, "predicate_batch: " + err.Error(), nil
-	}
-	if cap(h.verdict) < len(nodes) {
-		h.verdict = make([]Verdict, len(nodes))
-	}
-	h.verdict = h.verdict[:len(nodes)]
-	clear(h.verdict)
-	p.PredicateBatch(h.session, task, nodes, h.verdict)
-	return int32(Success), "", func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(h.verdict)))
-		for _, v := range h.verdict {
-			b = msgp.AppendArrayHeader(b, 2)
-			b = msgp.AppendInt32(b, int32(v.Code))
-			b = msgp.AppendString(b, v.Reason)
-		}
-		return b
-	}
 }
 
 func resize(s []float64, n int) []float64 {

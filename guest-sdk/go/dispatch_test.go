@@ -79,7 +79,7 @@ func TestSessionEventsAndBatchScores(t *testing.T) {
 		t.Fatalf("session_open: %d %q, opened %d", code, msg, f.opened)
 	}
 	// t0 was allocated on n1 since the last call; the scores see it.
-	code, msg, rest := decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, [][3]int32{{eventAllocate, 0, 1}}, &BatchArgs{Task: 1, Nodes: []int32{0, 1}})))
+	code, msg, rest := decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, [][3]int32{{eventAllocate, 0, 1}}, &Args{Task: 1, Job: -1, Queue: -1, Nodes: []int32{0, 1}})))
 	if code != 0 {
 		t.Fatalf("node_order_batch: %d %q", code, msg)
 	}
@@ -97,12 +97,12 @@ func TestSessionEventsAndBatchScores(t *testing.T) {
 		t.Errorf("after allocate: n1 idle %d pods %d, t0 %s", nd.Idle.MilliCPU, nd.Pods, h.session.View.Tasks[0].Status)
 	}
 	// Undoing the placement restores the node.
-	decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, [][3]int32{{eventDeallocate, 0, -1}}, &BatchArgs{Task: 1, Nodes: []int32{1}})))
+	decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, [][3]int32{{eventDeallocate, 0, -1}}, &Args{Task: 1, Job: -1, Queue: -1, Nodes: []int32{1}})))
 	if nd := h.session.View.Nodes[1]; nd.Idle.MilliCPU != 4000 || nd.Used.MilliCPU != 0 || nd.Pods != 0 || nd.Used.Scalars["pods"] != 0 {
 		t.Errorf("after deallocate: n1 %+v", nd)
 	}
 	// Bad handles and unknown hooks are reported, not crashed on.
-	if code, msg, _ := decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, nil, &BatchArgs{Task: 9, Nodes: []int32{0}}))); code != codeDecodeFailed {
+	if code, msg, _ := decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, nil, &Args{Task: 9, Job: -1, Queue: -1, Nodes: []int32{0}}))); code != codeDecodeFailed {
 		t.Errorf("bad task handle: %d %q", code, msg)
 	}
 	if code, _, _ := decodeReply(t, h.dispatch(99, request(t, nil, nil))); code != codeUnknownHook {

@@ -17,19 +17,6 @@ type SessionCloser interface {
 	OnSessionClose(s *Session)
 }
 
-// NodeOrderBatcher scores a task on many nodes at once: scores[i] is for
-// nodes[i], and arrives zeroed. The scheduler adds the scores of every
-// scoring plugin.
-type NodeOrderBatcher interface {
-	NodeOrderBatch(s *Session, task *Task, nodes []*Node, scores []float64) error
-}
-
-// PredicateBatcher decides for many nodes at once whether the task may go
-// there: verdicts[i] is for nodes[i], and arrives as Pass.
-type PredicateBatcher interface {
-	PredicateBatch(s *Session, task *Task, nodes []*Node, verdicts []Verdict)
-}
-
 // Code is a hook's status, shared with the scheduler's native framework.
 type Code int32
 

@@ -7,6 +7,58 @@ import "fmt"
 type Session struct {
 	View      View
 	Arguments map[string]any
+
+	conditions []condition
+}
+
+// condition is a PodGroup condition to set when the session closes.
+type condition struct {
+	job                           int32
+	kind, status, reason, message string
+}
+
+// SetCondition asks the scheduler to set a condition on the job's PodGroup
+// when the session closes, as a native plugin does from OnSessionClose
+// (for example Unschedulable, "True", "NotEnoughResources", "3/4 tasks in
+// gang unschedulable"). A later call for the same job and type wins.
+func (s *Session) SetCondition(job *Job, kind, status, reason, message string) {
+	for i := range s.conditions {
+		if c := &s.conditions[i]; c.job == job.Handle && c.kind == kind {
+			c.status, c.reason, c.message = status, reason, message
+			return
+		}
+	}
+	s.conditions = append(s.conditions, condition{job.Handle, kind, status, reason, message})
+}
+
+// index sets every object's Handle and each job's Tasks once the view has
+// been decoded.
+func (s *Session) index() {
+	v := &s.View
+	for i := range v.Nodes {
+		v.Nodes[i].Handle = int32(i)
+	}
+	for i := range v.Queues {
+		v.Queues[i].Handle = int32(i)
+	}
+	counts := make([]int32, len(v.Jobs))
+	for i := range v.Tasks {
+		t := &v.Tasks[i]
+		t.Handle = int32(i)
+		if t.Job >= 0 && int(t.Job) < len(v.Jobs) {
+			counts[t.Job]++
+		}
+	}
+	for i := range v.Jobs {
+		v.Jobs[i].Handle = int32(i)
+		v.Jobs[i].Tasks = make([]*Task, 0, counts[i])
+	}
+	for i := range v.Tasks {
+		t := &v.Tasks[i]
+		if t.Job >= 0 && int(t.Job) < len(v.Jobs) {
+			v.Jobs[t.Job].Tasks = append(v.Jobs[t.Job].Tasks, t)
+		}
+	}
 }
 
 // Node returns the node with this handle.
@@ -48,11 +100,19 @@ const (
 	eventDeallocate = 3
 	eventEvict      = 4
 	eventUnevict    = 5
+	eventEnqueue    = 6
 )
 
 // apply brings the view up to date with one placement change, accounting
 // resources the way the scheduler's nodes do.
 func (s *Session) apply(kind, task, node int32) error {
+	if kind == eventEnqueue {
+		if task < 0 || int(task) >= len(s.View.Jobs) {
+			return fmt.Errorf("event %d names job %d of %d", kind, task, len(s.View.Jobs))
+		}
+		s.View.Jobs[task].Phase = PodGroupInqueue
+		return nil
+	}
 	if task < 0 || int(task) >= len(s.View.Tasks) {
 		return fmt.Errorf("event %d names task %d of %d", kind, task, len(s.View.Tasks))
 	}

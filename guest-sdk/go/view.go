@@ -43,6 +43,9 @@ type Node struct {
 	Releasing     Resource          `msg:"releasing"`
 	Pipelined     Resource          `msg:"pipelined"`
 	Pods          int32             `msg:"pods"`
+
+	// Handle is the node's index in View.Nodes.
+	Handle int32 `msg:"-"`
 }
 
 // Queue is a queue of jobs.
@@ -53,6 +56,9 @@ type Queue struct {
 	Guarantee   Resource          `msg:"guarantee"`
 	State       string            `msg:"state"`
 	Annotations map[string]string `msg:"annotations"`
+
+	// Handle is the queue's index in View.Queues.
+	Handle int32 `msg:"-"`
 }
 
 // Job is a PodGroup and its tasks.
@@ -67,7 +73,24 @@ type Job struct {
 	Labels       map[string]string `msg:"labels"`
 	Annotations  map[string]string `msg:"annotations"`
 	CreationTime int64             `msg:"creationTime"`
+	// MinTaskMember is the PodGroup's spec.minTaskMember: the least number
+	// of tasks of each role the job needs.
+	MinTaskMember map[string]int32 `msg:"minTaskMember"`
+
+	// Handle is the job's index in View.Jobs.
+	Handle int32 `msg:"-"`
+	// Tasks are the job's tasks, in handle order.
+	Tasks []*Task `msg:"-"`
 }
+
+// PodGroup phases, as Volcano names them.
+const (
+	PodGroupPending   = "Pending"
+	PodGroupInqueue   = "Inqueue"
+	PodGroupRunning   = "Running"
+	PodGroupUnknown   = "Unknown"
+	PodGroupCompleted = "Completed"
+)
 
 // Task statuses, as Volcano names them.
 const (
@@ -100,6 +123,13 @@ type Task struct {
 	Preemptable  bool              `msg:"preemptable"`
 	Role         string            `msg:"role"`
 	CreationTime int64             `msg:"creationTime"`
+	// PriorityClassName is the pod's spec.priorityClassName.
+	PriorityClassName string `msg:"priorityClassName"`
+	// BestEffort: the task requests no resources (Volcano's BestEffort).
+	BestEffort bool `msg:"bestEffort"`
+
+	// Handle is the task's index in View.Tasks.
+	Handle int32 `msg:"-"`
 }
 
 // View is the cluster as one session sees it. An object's handle is its
@@ -117,8 +147,15 @@ type OpenArgs struct {
 	Arguments map[string]any `msg:"arguments"`
 }
 
-// BatchArgs is the request of the batched task-on-nodes hooks.
-type BatchArgs struct {
-	Task  int32   `msg:"task"`
-	Nodes []int32 `msg:"nodes"`
+// Args is the request of every hook after session_open: each hook sends
+// the fields it needs (docs/abi.md, section 5); the others stay -1 or empty.
+type Args struct {
+	Task   int32     `msg:"task"`
+	Job    int32     `msg:"job"`
+	Queue  int32     `msg:"queue"`
+	Nodes  []int32   `msg:"nodes"`
+	Tasks  []int32   `msg:"tasks"`
+	Jobs   []int32   `msg:"jobs"`
+	Queues []int32   `msg:"queues"`
+	Scores []float64 `msg:"scores"`
 }

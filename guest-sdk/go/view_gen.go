@@ -7,7 +7,7 @@ import (
 )
 
 // DecodeMsg implements msgp.Decodable
-func (z *BatchArgs) DecodeMsg(dc *msgp.Reader) (err error) {
+func (z *Args) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
@@ -30,6 +30,18 @@ func (z *BatchArgs) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "Task")
 				return
 			}
+		case "job":
+			z.Job, err = dc.ReadInt32()
+			if err != nil {
+				err = msgp.WrapError(err, "Job")
+				return
+			}
+		case "queue":
+			z.Queue, err = dc.ReadInt32()
+			if err != nil {
+				err = msgp.WrapError(err, "Queue")
+				return
+			}
 		case "nodes":
 			var zb0002 uint32
 			zb0002, err = dc.ReadArrayHeader()
@@ -49,6 +61,82 @@ func (z *BatchArgs) DecodeMsg(dc *msgp.Reader) (err error) {
 					return
 				}
 			}
+		case "tasks":
+			var zb0003 uint32
+			zb0003, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Tasks")
+				return
+			}
+			if cap(z.Tasks) >= int(zb0003) {
+				z.Tasks = (z.Tasks)[:zb0003]
+			} else {
+				z.Tasks = make([]int32, zb0003)
+			}
+			for za0002 := range z.Tasks {
+				z.Tasks[za0002], err = dc.ReadInt32()
+				if err != nil {
+					err = msgp.WrapError(err, "Tasks", za0002)
+					return
+				}
+			}
+		case "jobs":
+			var zb0004 uint32
+			zb0004, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Jobs")
+				return
+			}
+			if cap(z.Jobs) >= int(zb0004) {
+				z.Jobs = (z.Jobs)[:zb0004]
+			} else {
+				z.Jobs = make([]int32, zb0004)
+			}
+			for za0003 := range z.Jobs {
+				z.Jobs[za0003], err = dc.ReadInt32()
+				if err != nil {
+					err = msgp.WrapError(err, "Jobs", za0003)
+					return
+				}
+			}
+		case "queues":
+			var zb0005 uint32
+			zb0005, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Queues")
+				return
+			}
+			if cap(z.Queues) >= int(zb0005) {
+				z.Queues = (z.Queues)[:zb0005]
+			} else {
+				z.Queues = make([]int32, zb0005)
+			}
+			for za0004 := range z.Queues {
+				z.Queues[za0004], err = dc.ReadInt32()
+				if err != nil {
+					err = msgp.WrapError(err, "Queues", za0004)
+					return
+				}
+			}
+		case "scores":
+			var zb0006 uint32
+			zb0006, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Scores")
+				return
+			}
+			if cap(z.Scores) >= int(zb0006) {
+				z.Scores = (z.Scores)[:zb0006]
+			} else {
+				z.Scores = make([]float64, zb0006)
+			}
+			for za0005 := range z.Scores {
+				z.Scores[za0005], err = dc.ReadFloat64()
+				if err != nil {
+					err = msgp.WrapError(err, "Scores", za0005)
+					return
+				}
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -61,16 +149,36 @@ func (z *BatchArgs) DecodeMsg(dc *msgp.Reader) (err error) {
 }
 
 // EncodeMsg implements msgp.Encodable
-func (z *BatchArgs) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 2
+func (z *Args) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 8
 	// write "task"
-	err = en.Append(0x82, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	err = en.Append(0x88, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	if err != nil {
 		return
 	}
 	err = en.WriteInt32(z.Task)
 	if err != nil {
 		err = msgp.WrapError(err, "Task")
+		return
+	}
+	// write "job"
+	err = en.Append(0xa3, 0x6a, 0x6f, 0x62)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.Job)
+	if err != nil {
+		err = msgp.WrapError(err, "Job")
+		return
+	}
+	// write "queue"
+	err = en.Append(0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.Queue)
+	if err != nil {
+		err = msgp.WrapError(err, "Queue")
 		return
 	}
 	// write "nodes"
@@ -90,27 +198,125 @@ func (z *BatchArgs) EncodeMsg(en *msgp.Writer) (err error) {
 			return
 		}
 	}
+	// write "tasks"
+	err = en.Append(0xa5, 0x74, 0x61, 0x73, 0x6b, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Tasks)))
+	if err != nil {
+		err = msgp.WrapError(err, "Tasks")
+		return
+	}
+	for za0002 := range z.Tasks {
+		err = en.WriteInt32(z.Tasks[za0002])
+		if err != nil {
+			err = msgp.WrapError(err, "Tasks", za0002)
+			return
+		}
+	}
+	// write "jobs"
+	err = en.Append(0xa4, 0x6a, 0x6f, 0x62, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Jobs)))
+	if err != nil {
+		err = msgp.WrapError(err, "Jobs")
+		return
+	}
+	for za0003 := range z.Jobs {
+		err = en.WriteInt32(z.Jobs[za0003])
+		if err != nil {
+			err = msgp.WrapError(err, "Jobs", za0003)
+			return
+		}
+	}
+	// write "queues"
+	err = en.Append(0xa6, 0x71, 0x75, 0x65, 0x75, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Queues)))
+	if err != nil {
+		err = msgp.WrapError(err, "Queues")
+		return
+	}
+	for za0004 := range z.Queues {
+		err = en.WriteInt32(z.Queues[za0004])
+		if err != nil {
+			err = msgp.WrapError(err, "Queues", za0004)
+			return
+		}
+	}
+	// write "scores"
+	err = en.Append(0xa6, 0x73, 0x63, 0x6f, 0x72, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Scores)))
+	if err != nil {
+		err = msgp.WrapError(err, "Scores")
+		return
+	}
+	for za0005 := range z.Scores {
+		err = en.WriteFloat64(z.Scores[za0005])
+		if err != nil {
+			err = msgp.WrapError(err, "Scores", za0005)
+			return
+		}
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
-func (z *BatchArgs) MarshalMsg(b []byte) (o []byte, err error) {
+func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 2
+	// map header, size 8
 	// string "task"
-	o = append(o, 0x82, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = append(o, 0x88, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	o = msgp.AppendInt32(o, z.Task)
+	// string "job"
+	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
+	o = msgp.AppendInt32(o, z.Job)
+	// string "queue"
+	o = append(o, 0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
+	o = msgp.AppendInt32(o, z.Queue)
 	// string "nodes"
 	o = append(o, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	o = msgp.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o = msgp.AppendInt32(o, z.Nodes[za0001])
 	}
+	// string "tasks"
+	o = append(o, 0xa5, 0x74, 0x61, 0x73, 0x6b, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Tasks)))
+	for za0002 := range z.Tasks {
+		o = msgp.AppendInt32(o, z.Tasks[za0002])
+	}
+	// string "jobs"
+	o = append(o, 0xa4, 0x6a, 0x6f, 0x62, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Jobs)))
+	for za0003 := range z.Jobs {
+		o = msgp.AppendInt32(o, z.Jobs[za0003])
+	}
+	// string "queues"
+	o = append(o, 0xa6, 0x71, 0x75, 0x65, 0x75, 0x65, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Queues)))
+	for za0004 := range z.Queues {
+		o = msgp.AppendInt32(o, z.Queues[za0004])
+	}
+	// string "scores"
+	o = append(o, 0xa6, 0x73, 0x63, 0x6f, 0x72, 0x65, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Scores)))
+	for za0005 := range z.Scores {
+		o = msgp.AppendFloat64(o, z.Scores[za0005])
+	}
 	return
 }
 
 // UnmarshalMsg implements msgp.Unmarshaler
-func (z *BatchArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
+func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
@@ -133,6 +339,18 @@ func (z *BatchArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Task")
 				return
 			}
+		case "job":
+			z.Job, bts, err = msgp.ReadInt32Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Job")
+				return
+			}
+		case "queue":
+			z.Queue, bts, err = msgp.ReadInt32Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Queue")
+				return
+			}
 		case "nodes":
 			var zb0002 uint32
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
@@ -152,6 +370,82 @@ func (z *BatchArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "tasks":
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Tasks")
+				return
+			}
+			if cap(z.Tasks) >= int(zb0003) {
+				z.Tasks = (z.Tasks)[:zb0003]
+			} else {
+				z.Tasks = make([]int32, zb0003)
+			}
+			for za0002 := range z.Tasks {
+				z.Tasks[za0002], bts, err = msgp.ReadInt32Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Tasks", za0002)
+					return
+				}
+			}
+		case "jobs":
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Jobs")
+				return
+			}
+			if cap(z.Jobs) >= int(zb0004) {
+				z.Jobs = (z.Jobs)[:zb0004]
+			} else {
+				z.Jobs = make([]int32, zb0004)
+			}
+			for za0003 := range z.Jobs {
+				z.Jobs[za0003], bts, err = msgp.ReadInt32Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Jobs", za0003)
+					return
+				}
+			}
+		case "queues":
+			var zb0005 uint32
+			zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Queues")
+				return
+			}
+			if cap(z.Queues) >= int(zb0005) {
+				z.Queues = (z.Queues)[:zb0005]
+			} else {
+				z.Queues = make([]int32, zb0005)
+			}
+			for za0004 := range z.Queues {
+				z.Queues[za0004], bts, err = msgp.ReadInt32Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Queues", za0004)
+					return
+				}
+			}
+		case "scores":
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Scores")
+				return
+			}
+			if cap(z.Scores) >= int(zb0006) {
+				z.Scores = (z.Scores)[:zb0006]
+			} else {
+				z.Scores = make([]float64, zb0006)
+			}
+			for za0005 := range z.Scores {
+				z.Scores[za0005], bts, err = msgp.ReadFloat64Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Scores", za0005)
+					return
+				}
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -165,8 +459,8 @@ func (z *BatchArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 }
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
-func (z *BatchArgs) Msgsize() (s int) {
-	s = 1 + 5 + msgp.Int32Size + 6 + msgp.ArrayHeaderSize + (len(z.Nodes) * (msgp.Int32Size))
+func (z *Args) Msgsize() (s int) {
+	s = 1 + 5 + msgp.Int32Size + 4 + msgp.Int32Size + 6 + msgp.Int32Size + 6 + msgp.ArrayHeaderSize + (len(z.Nodes) * (msgp.Int32Size)) + 6 + msgp.ArrayHeaderSize + (len(z.Tasks) * (msgp.Int32Size)) + 5 + msgp.ArrayHeaderSize + (len(z.Jobs) * (msgp.Int32Size)) + 7 + msgp.ArrayHeaderSize + (len(z.Queues) * (msgp.Int32Size)) + 7 + msgp.ArrayHeaderSize + (len(z.Scores) * (msgp.Float64Size))
 	return
 }
 
@@ -292,6 +586,34 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "CreationTime")
 				return
 			}
+		case "minTaskMember":
+			var zb0004 uint32
+			zb0004, err = dc.ReadMapHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "MinTaskMember")
+				return
+			}
+			if z.MinTaskMember == nil {
+				z.MinTaskMember = make(map[string]int32, zb0004)
+			} else if len(z.MinTaskMember) > 0 {
+				clear(z.MinTaskMember)
+			}
+			for zb0004 > 0 {
+				zb0004--
+				var za0005 string
+				za0005, err = dc.ReadString()
+				if err != nil {
+					err = msgp.WrapError(err, "MinTaskMember")
+					return
+				}
+				var za0006 int32
+				za0006, err = dc.ReadInt32()
+				if err != nil {
+					err = msgp.WrapError(err, "MinTaskMember", za0005)
+					return
+				}
+				z.MinTaskMember[za0005] = za0006
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -305,9 +627,9 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Job) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 10
+	// map header, size 11
 	// write "namespace"
-	err = en.Append(0x8a, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	err = en.Append(0x8b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	if err != nil {
 		return
 	}
@@ -430,15 +752,37 @@ func (z *Job) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "CreationTime")
 		return
 	}
+	// write "minTaskMember"
+	err = en.Append(0xad, 0x6d, 0x69, 0x6e, 0x54, 0x61, 0x73, 0x6b, 0x4d, 0x65, 0x6d, 0x62, 0x65, 0x72)
+	if err != nil {
+		return
+	}
+	err = en.WriteMapHeader(uint32(len(z.MinTaskMember)))
+	if err != nil {
+		err = msgp.WrapError(err, "MinTaskMember")
+		return
+	}
+	for za0005, za0006 := range z.MinTaskMember {
+		err = en.WriteString(za0005)
+		if err != nil {
+			err = msgp.WrapError(err, "MinTaskMember")
+			return
+		}
+		err = en.WriteInt32(za0006)
+		if err != nil {
+			err = msgp.WrapError(err, "MinTaskMember", za0005)
+			return
+		}
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 10
+	// map header, size 11
 	// string "namespace"
-	o = append(o, 0x8a, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0x8b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = msgp.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -479,6 +823,13 @@ func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "creationTime"
 	o = append(o, 0xac, 0x63, 0x72, 0x65, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x54, 0x69, 0x6d, 0x65)
 	o = msgp.AppendInt64(o, z.CreationTime)
+	// string "minTaskMember"
+	o = append(o, 0xad, 0x6d, 0x69, 0x6e, 0x54, 0x61, 0x73, 0x6b, 0x4d, 0x65, 0x6d, 0x62, 0x65, 0x72)
+	o = msgp.AppendMapHeader(o, uint32(len(z.MinTaskMember)))
+	for za0005, za0006 := range z.MinTaskMember {
+		o = msgp.AppendString(o, za0005)
+		o = msgp.AppendInt32(o, za0006)
+	}
 	return
 }
 
@@ -604,6 +955,34 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "CreationTime")
 				return
 			}
+		case "minTaskMember":
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "MinTaskMember")
+				return
+			}
+			if z.MinTaskMember == nil {
+				z.MinTaskMember = make(map[string]int32, zb0004)
+			} else if len(z.MinTaskMember) > 0 {
+				clear(z.MinTaskMember)
+			}
+			for zb0004 > 0 {
+				var za0006 int32
+				zb0004--
+				var za0005 string
+				za0005, bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "MinTaskMember")
+					return
+				}
+				za0006, bts, err = msgp.ReadInt32Bytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "MinTaskMember", za0005)
+					return
+				}
+				z.MinTaskMember[za0005] = za0006
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -632,7 +1011,13 @@ func (z *Job) Msgsize() (s int) {
 			s += msgp.StringPrefixSize + len(za0003) + msgp.StringPrefixSize + len(za0004)
 		}
 	}
-	s += 13 + msgp.Int64Size
+	s += 13 + msgp.Int64Size + 14 + msgp.MapHeaderSize
+	if z.MinTaskMember != nil {
+		for za0005, za0006 := range z.MinTaskMember {
+			_ = za0006
+			s += msgp.StringPrefixSize + len(za0005) + msgp.Int32Size
+		}
+	}
 	return
 }
 
@@ -2351,6 +2736,18 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "CreationTime")
 				return
 			}
+		case "priorityClassName":
+			z.PriorityClassName, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "PriorityClassName")
+				return
+			}
+		case "bestEffort":
+			z.BestEffort, err = dc.ReadBool()
+			if err != nil {
+				err = msgp.WrapError(err, "BestEffort")
+				return
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -2364,9 +2761,9 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 15
+	// map header, size 17
 	// write "namespace"
-	err = en.Append(0x8f, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	err = en.Append(0xde, 0x0, 0x11, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	if err != nil {
 		return
 	}
@@ -2558,15 +2955,35 @@ func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "CreationTime")
 		return
 	}
+	// write "priorityClassName"
+	err = en.Append(0xb1, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79, 0x43, 0x6c, 0x61, 0x73, 0x73, 0x4e, 0x61, 0x6d, 0x65)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.PriorityClassName)
+	if err != nil {
+		err = msgp.WrapError(err, "PriorityClassName")
+		return
+	}
+	// write "bestEffort"
+	err = en.Append(0xaa, 0x62, 0x65, 0x73, 0x74, 0x45, 0x66, 0x66, 0x6f, 0x72, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteBool(z.BestEffort)
+	if err != nil {
+		err = msgp.WrapError(err, "BestEffort")
+		return
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 15
+	// map header, size 17
 	// string "namespace"
-	o = append(o, 0x8f, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0xde, 0x0, 0x11, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = msgp.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -2637,6 +3054,12 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "creationTime"
 	o = append(o, 0xac, 0x63, 0x72, 0x65, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x54, 0x69, 0x6d, 0x65)
 	o = msgp.AppendInt64(o, z.CreationTime)
+	// string "priorityClassName"
+	o = append(o, 0xb1, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79, 0x43, 0x6c, 0x61, 0x73, 0x73, 0x4e, 0x61, 0x6d, 0x65)
+	o = msgp.AppendString(o, z.PriorityClassName)
+	// string "bestEffort"
+	o = append(o, 0xaa, 0x62, 0x65, 0x73, 0x74, 0x45, 0x66, 0x66, 0x6f, 0x72, 0x74)
+	o = msgp.AppendBool(o, z.BestEffort)
 	return
 }
 
@@ -2827,6 +3250,18 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "CreationTime")
 				return
 			}
+		case "priorityClassName":
+			z.PriorityClassName, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PriorityClassName")
+				return
+			}
+		case "bestEffort":
+			z.BestEffort, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "BestEffort")
+				return
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -2841,7 +3276,7 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Task) Msgsize() (s int) {
-	s = 1 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 4 + msgp.Int32Size + 7 + msgp.StringPrefixSize + len(z.Status) + 5 + msgp.Int32Size + 9 + msgp.Int32Size + 8 + z.Request.Msgsize() + 12 + z.InitRequest.Msgsize() + 7 + msgp.MapHeaderSize
+	s = 3 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 4 + msgp.Int32Size + 7 + msgp.StringPrefixSize + len(z.Status) + 5 + msgp.Int32Size + 9 + msgp.Int32Size + 8 + z.Request.Msgsize() + 12 + z.InitRequest.Msgsize() + 7 + msgp.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
@@ -2866,7 +3301,7 @@ func (z *Task) Msgsize() (s int) {
 	for za0007 := range z.Tolerations {
 		s += z.Tolerations[za0007].Msgsize()
 	}
-	s += 12 + msgp.BoolSize + 5 + msgp.StringPrefixSize + len(z.Role) + 13 + msgp.Int64Size
+	s += 12 + msgp.BoolSize + 5 + msgp.StringPrefixSize + len(z.Role) + 13 + msgp.Int64Size + 18 + msgp.StringPrefixSize + len(z.PriorityClassName) + 11 + msgp.BoolSize
 	return
 }
 

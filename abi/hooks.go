@@ -1,0 +1,98 @@
+package abi
+
+// The requests and results of the hooks after session_open (docs/abi.md,
+// section 5). Handles are indices into the session view's lists. Every
+// field is always sent: a handle of 0 is a real handle.
+
+// TaskArgs names one task: pre_predicate.
+type TaskArgs struct {
+	Task int32 `msgpack:"task"`
+}
+
+// JobArgs names one job: job_ready, job_pipelined, job_valid,
+// job_enqueueable, job_starving.
+type JobArgs struct {
+	Job int32 `msgpack:"job"`
+}
+
+// QueueArgs names one queue: overused.
+type QueueArgs struct {
+	Queue int32 `msgpack:"queue"`
+}
+
+// QueueTaskArgs is allocatable's request: may the queue take the task.
+type QueueTaskArgs struct {
+	Queue int32 `msgpack:"queue"`
+	Task  int32 `msgpack:"task"`
+}
+
+// QueueTasksArgs is preemptive's request.
+type QueueTasksArgs struct {
+	Queue int32   `msgpack:"queue"`
+	Tasks []int32 `msgpack:"tasks"`
+}
+
+// CandidatesArgs is the request of preemptable and reclaimable: the task
+// that needs room and the tasks that could make it.
+type CandidatesArgs struct {
+	Task  int32   `msgpack:"task"`
+	Tasks []int32 `msgpack:"tasks"`
+}
+
+// TasksArgs lists tasks: task_order_keys, victim_tasks.
+type TasksArgs struct {
+	Tasks []int32 `msgpack:"tasks"`
+}
+
+// JobsArgs lists jobs: job_order_keys, target_job.
+type JobsArgs struct {
+	Jobs []int32 `msgpack:"jobs"`
+}
+
+// QueuesArgs lists queues: queue_order_keys, and with the preemptor's queue
+// victim_queue_order_keys.
+type QueuesArgs struct {
+	Queue  int32   `msgpack:"queue"`
+	Queues []int32 `msgpack:"queues"`
+}
+
+// BestNodeArgs is best_node's request: the scored candidates, best first.
+type BestNodeArgs struct {
+	Task   int32     `msgpack:"task"`
+	Nodes  []int32   `msgpack:"nodes"`
+	Scores []float64 `msgpack:"scores"`
+}
+
+// Key is one object's order key, compared element by element; the lower
+// key goes first.
+type Key []float64
+
+// Victims is the result of preemptable, reclaimable: the tasks the plugin
+// allows to be evicted, and whether it voted at all.
+type Victims struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Voted    bool
+	Tasks    []int32
+}
+
+// ValidateResult is job_valid's result.
+type ValidateResult struct {
+	Pass    bool   `msgpack:"pass"`
+	Reason  string `msgpack:"reason"`
+	Message string `msgpack:"message"`
+}
+
+// Condition is a PodGroup condition a module asks the host to set, in
+// session_close's result.
+type Condition struct {
+	Job     int32  `msgpack:"job"`
+	Type    string `msgpack:"type"`
+	Status  string `msgpack:"status"`
+	Reason  string `msgpack:"reason"`
+	Message string `msgpack:"message"`
+}
+
+// CloseResult is session_close's result; nil means nothing to do.
+type CloseResult struct {
+	Conditions []Condition `msgpack:"conditions,omitempty"`
+}

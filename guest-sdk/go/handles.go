@@ -1,0 +1,101 @@
+package caldera
+
+import (
+	"fmt"
+
+	"github.com/tinylib/msgp/msgp"
+)
+
+// decodeArgs reads a hook's request into h.args, reusing its slices.
+func (h *host) decodeArgs(b []byte) error {
+	a := &h.args
+	a.Task, a.Job, a.Queue = -1, -1, -1
+	a.Nodes, a.Tasks, a.Jobs, a.Queues, a.Scores = a.Nodes[:0], a.Tasks[:0], a.Jobs[:0], a.Queues[:0], a.Scores[:0]
+	if b == nil || msgp.IsNil(b) {
+		return nil
+	}
+	if _, err := a.UnmarshalMsg(b); err != nil {
+		return fmt.Errorf("decoding the request: %w", err)
+	}
+	return nil
+}
+
+func (h *host) task(i int32) (*Task, error) {
+	v := &h.session.View
+	if i < 0 || int(i) >= len(v.Tasks) {
+		return nil, fmt.Errorf("task handle %d of %d", i, len(v.Tasks))
+	}
+	return &v.Tasks[i], nil
+}
+
+func (h *host) job(i int32) (*Job, error) {
+	v := &h.session.View
+	if i < 0 || int(i) >= len(v.Jobs) {
+		return nil, fmt.Errorf("job handle %d of %d", i, len(v.Jobs))
+	}
+	return &v.Jobs[i], nil
+}
+
+func (h *host) queue(i int32) (*Queue, error) {
+	v := &h.session.View
+	if i < 0 || int(i) >= len(v.Queues) {
+		return nil, fmt.Errorf("queue handle %d of %d", i, len(v.Queues))
+	}
+	return &v.Queues[i], nil
+}
+
+// taskList, jobList and queueList turn handles into pointers; the slices
+// they return are reused by the next call.
+func (h *host) taskList(hs []int32) ([]*Task, error) {
+	h.tasks = h.tasks[:0]
+	for _, i := range hs {
+		t, err := h.task(i)
+		if err != nil {
+			return nil, err
+		}
+		h.tasks = append(h.tasks, t)
+	}
+	return h.tasks, nil
+}
+
+func (h *host) jobList(hs []int32) ([]*Job, error) {
+	h.jobs = h.jobs[:0]
+	for _, i := range hs {
+		j, err := h.job(i)
+		if err != nil {
+			return nil, err
+		}
+		h.jobs = append(h.jobs, j)
+	}
+	return h.jobs, nil
+}
+
+func (h *host) queueList(hs []int32) ([]*Queue, error) {
+	out := make([]*Queue, 0, len(hs))
+	for _, i := range hs {
+		q, err := h.queue(i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// taskOnNodes reads the task and node handles of the batched task-on-nodes
+// hooks.
+func (h *host) taskOnNodes() (*Task, []*Node, error) {
+	t, err := h.task(h.args.Task)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := &h.session.View
+	h.nodes = h.nodes[:0]
+	for _, n := range h.args.Nodes {
+		if n < 0 || int(n) >= len(v.Nodes) {
+			return nil, nil, fmt.Errorf("node handle %d of %d", n, len(v.Nodes))
+		}
+		h.nodes = append(h.nodes, &v.Nodes[n])
+	}
+	return t, h.nodes, nil
+}

@@ -1,0 +1,207 @@
+package caldera
+
+// The hooks a policy may implement, one small interface each, mirroring the
+// scheduler's native framework. The SDK declares to the scheduler exactly
+// the hooks the registered plugin implements; the scheduler calls no other.
+
+// Key orders objects: keys are compared element by element, the lower key
+// goes first, and equal keys leave the decision to the next plugin (then
+// to creation time and name). A missing element counts as 0.
+type Key []float64
+
+// JobOrderKeyer orders jobs within a queue.
+type JobOrderKeyer interface {
+	JobOrderKey(s *Session, job *Job) Key
+}
+
+// TaskOrderKeyer orders the tasks of a job.
+type TaskOrderKeyer interface {
+	TaskOrderKey(s *Session, task *Task) Key
+}
+
+// QueueOrderKeyer orders queues.
+type QueueOrderKeyer interface {
+	QueueOrderKey(s *Session, queue *Queue) Key
+}
+
+// VictimQueueOrderKeyer orders the queues that preemption takes victims
+// from, for a preemptor in the queue preemptor.
+type VictimQueueOrderKeyer interface {
+	VictimQueueOrderKey(s *Session, queue, preemptor *Queue) Key
+}
+
+// StableOrderKeys is implemented by a plugin whose order keys depend only
+// on what does not change during a session (priorities, names, annotations),
+// not on placements: the scheduler then asks for each key once per session
+// instead of after every placement.
+type StableOrderKeys interface {
+	OrderKeysStable() bool
+}
+
+// PrePredicater rejects a task before any node is looked at.
+type PrePredicater interface {
+	PrePredicate(s *Session, task *Task) Verdict
+}
+
+// PredicateBatcher decides for many nodes at once whether the task may go
+// there: verdicts[i] is for nodes[i], and arrives as Pass.
+type PredicateBatcher interface {
+	PredicateBatch(s *Session, task *Task, nodes []*Node, verdicts []Verdict)
+}
+
+// NodeOrderBatcher scores a task on many nodes at once: scores[i] is for
+// nodes[i], and arrives zeroed. The scheduler adds the scores of every
+// scoring plugin.
+type NodeOrderBatcher interface {
+	NodeOrderBatch(s *Session, task *Task, nodes []*Node, scores []float64) error
+}
+
+// BestNodePicker may pick the node outright among the scored candidates,
+// which arrive best score first; nil leaves the choice to the scheduler.
+type BestNodePicker interface {
+	BestNode(s *Session, task *Task, nodes []*Node, scores []float64) *Node
+}
+
+// PreemptableFilter names, among candidates, the tasks that may be evicted
+// to make room for preemptor in its own queue. voted false abstains.
+type PreemptableFilter interface {
+	Preemptable(s *Session, preemptor *Task, candidates []*Task) (victims []*Task, voted bool)
+}
+
+// ReclaimableFilter is PreemptableFilter across queues.
+type ReclaimableFilter interface {
+	Reclaimable(s *Session, reclaimer *Task, candidates []*Task) (victims []*Task, voted bool)
+}
+
+// OverusedChecker says a queue uses more than its share; any plugin saying
+// so stops allocation to the queue.
+type OverusedChecker interface {
+	Overused(s *Session, queue *Queue) bool
+}
+
+// AllocatableChecker says whether the queue may take the task now.
+type AllocatableChecker interface {
+	Allocatable(s *Session, queue *Queue, task *Task) bool
+}
+
+// PreemptiveChecker says whether the queue may reclaim for these tasks.
+type PreemptiveChecker interface {
+	Preemptive(s *Session, queue *Queue, tasks []*Task) bool
+}
+
+// JobReadyChecker says whether a job's placements may be committed.
+type JobReadyChecker interface {
+	JobReady(s *Session, job *Job) bool
+}
+
+// Vote is an answer to a question decided by permit, abstain or reject.
+type Vote int32
+
+const (
+	VoteReject  Vote = -1
+	VoteAbstain Vote = 0
+	VotePermit  Vote = 1
+)
+
+// JobPipelinedVoter votes whether a job may keep its pipelined tasks.
+type JobPipelinedVoter interface {
+	JobPipelined(s *Session, job *Job) Vote
+}
+
+// ValidateResult is a failed JobValid answer.
+type ValidateResult struct {
+	Reason  string
+	Message string
+}
+
+// JobValidator rejects a job before any action handles it; nil passes.
+type JobValidator interface {
+	JobValid(s *Session, job *Job) *ValidateResult
+}
+
+// JobEnqueueableVoter votes whether a pending job may be admitted.
+type JobEnqueueableVoter interface {
+	JobEnqueueable(s *Session, job *Job) Vote
+}
+
+// JobEnqueuedObserver is told that a job was admitted (its phase is then
+// Inqueue in the view).
+type JobEnqueuedObserver interface {
+	JobEnqueued(s *Session, job *Job)
+}
+
+// JobStarvingChecker says whether a job still needs resources.
+type JobStarvingChecker interface {
+	JobStarving(s *Session, job *Job) bool
+}
+
+// VictimTasksProvider names tasks to evict whatever needs room.
+type VictimTasksProvider interface {
+	VictimTasks(s *Session, tasks []*Task) []*Task
+}
+
+// TargetJobPicker picks the job to serve first among starving ones; nil
+// leaves the choice to the scheduler.
+type TargetJobPicker interface {
+	TargetJob(s *Session, jobs []*Job) *Job
+}
+
+// EventObserver follows the session's placements after the SDK has applied
+// them to the view: OnAllocate for a task placed, pipelined or whose
+// eviction was undone, OnDeallocate for a task taken off its node or
+// evicted. The task's Status says which.
+type EventObserver interface {
+	OnAllocate(s *Session, task *Task)
+	OnDeallocate(s *Session, task *Task)
+}
+
+// hookNames lists the ABI names of the hooks p implements.
+func hookNames(p Plugin) []string {
+	out := []string{"session_open", "session_close"}
+	add := func(ok bool, name string) {
+		if ok {
+			out = append(out, name)
+		}
+	}
+	_, ok := p.(JobOrderKeyer)
+	add(ok, "job_order_keys")
+	_, ok = p.(TaskOrderKeyer)
+	add(ok, "task_order_keys")
+	_, ok = p.(QueueOrderKeyer)
+	add(ok, "queue_order_keys")
+	_, ok = p.(VictimQueueOrderKeyer)
+	add(ok, "victim_queue_order_keys")
+	_, ok = p.(PrePredicater)
+	add(ok, "pre_predicate")
+	_, ok = p.(PredicateBatcher)
+	add(ok, "predicate_batch")
+	_, ok = p.(NodeOrderBatcher)
+	add(ok, "node_order_batch")
+	_, ok = p.(BestNodePicker)
+	add(ok, "best_node")
+	_, ok = p.(PreemptableFilter)
+	add(ok, "preemptable")
+	_, ok = p.(ReclaimableFilter)
+	add(ok, "reclaimable")
+	_, ok = p.(OverusedChecker)
+	add(ok, "overused")
+	_, ok = p.(AllocatableChecker)
+	add(ok, "allocatable")
+	_, ok = p.(PreemptiveChecker)
+	add(ok, "preemptive")
+	_, ok = p.(JobReadyChecker)
+	add(ok, "job_ready")
+	_, ok = p.(JobPipelinedVoter)
+	add(ok, "job_pipelined")
+	_, ok = p.(JobValidator)
+	add(ok, "job_valid")
+	_, ok = p.(JobEnqueueableVoter)
+	add(ok, "job_enqueueable")
+	_, ok = p.(JobStarvingChecker)
+	add(ok, "job_starving")
+	_, ok = p.(VictimTasksProvider)
+	add(ok, "victim_tasks")
+	_, ok = p.(TargetJobPicker)
+	add(ok, "target_job")
+	return out
+}

@@ -1,0 +1,186 @@
+package runtime
+
+import (
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// The ordering hooks compare keys: one order_keys call answers every
+// comparison among a whole list of jobs, tasks or queues until the next
+// event (or for the whole session when the module declares stable keys).
+
+var (
+	_ framework.JobOrderer         = &adapter{}
+	_ framework.TaskOrderer        = &adapter{}
+	_ framework.QueueOrderer       = &adapter{}
+	_ framework.VictimQueueOrderer = &adapter{}
+)
+
+// keyList is the keys of one list of objects and the epoch they were
+// fetched at; epoch -1 means never.
+type keyList struct {
+	keys   []abi.Key
+	epochs []int
+}
+
+func (k *keyList) reset(n int) {
+	k.keys = k.keys[:0]
+	k.epochs = k.epochs[:0]
+	for i := 0; i < n; i++ {
+		k.keys = append(k.keys, nil)
+		k.epochs = append(k.epochs, -1)
+	}
+}
+
+// orderKeys caches the session's order keys.
+type orderKeys struct {
+	jobs, tasks, queues keyList
+	// victimQueues holds victim_queue_order_keys per preemptor queue.
+	victimQueues map[int32]*keyList
+}
+
+func (o *orderKeys) reset() {
+	o.jobs, o.tasks, o.queues = keyList{}, keyList{}, keyList{}
+	o.victimQueues = map[int32]*keyList{}
+}
+
+// fresh reports whether a key fetched at epoch still holds.
+func (a *adapter) fresh(epoch int) bool {
+	return epoch >= 0 && (epoch == a.epoch || a.mod.descriptor.StableKeys)
+}
+
+// fetch asks hook for the keys of the handles and stores them in k.
+func (a *adapter) fetch(hook abi.Hook, args any, handles []int32, k *keyList) bool {
+	var keys []abi.Key
+	if err := a.call(hook, args, &keys); err != nil {
+		a.failed(hook, err)
+		return false
+	}
+	if len(keys) != len(handles) {
+		a.failed(hook, errCount(a.name, hook, len(keys), "keys", len(handles)))
+		return false
+	}
+	for i, h := range handles {
+		k.keys[h], k.epochs[h] = keys[i], a.epoch
+	}
+	return true
+}
+
+// compare orders two keys element by element; a missing element is 0.
+func compare(l, r abi.Key) int {
+	for i := 0; i < len(l) || i < len(r); i++ {
+		var x, y float64
+		if i < len(l) {
+			x = l[i]
+		}
+		if i < len(r) {
+			y = r[i]
+		}
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+	}
+	return 0
+}
+
+func (a *adapter) JobOrder(l, r *api.JobInfo) int {
+	lh, lok := a.handles.jobs[l.UID]
+	rh, rok := a.handles.jobs[r.UID]
+	if a.skipped || !lok || !rok {
+		return 0
+	}
+	k := &a.keys.jobs
+	if len(k.epochs) != len(a.ssn.JobList) {
+		k.reset(len(a.ssn.JobList))
+	}
+	if !a.fresh(k.epochs[lh]) || !a.fresh(k.epochs[rh]) {
+		all := sequence(len(a.ssn.JobList))
+		if !a.fetch(abi.HookJobOrderKeys, abi.JobsArgs{Jobs: all}, all, k) {
+			return 0
+		}
+	}
+	return compare(k.keys[lh], k.keys[rh])
+}
+
+func (a *adapter) QueueOrder(l, r *api.QueueInfo) int {
+	lh, lok := a.handles.queues[l.UID]
+	rh, rok := a.handles.queues[r.UID]
+	if a.skipped || !lok || !rok {
+		return 0
+	}
+	k := &a.keys.queues
+	if len(k.epochs) != len(a.handles.queueList) {
+		k.reset(len(a.handles.queueList))
+	}
+	if !a.fresh(k.epochs[lh]) || !a.fresh(k.epochs[rh]) {
+		all := sequence(len(a.handles.queueList))
+		if !a.fetch(abi.HookQueueOrderKeys, abi.QueuesArgs{Queue: -1, Queues: all}, all, k) {
+			return 0
+		}
+	}
+	return compare(k.keys[lh], k.keys[rh])
+}
+
+func (a *adapter) VictimQueueOrder(l, r, preemptor *api.QueueInfo) int {
+	lh, lok := a.handles.queues[l.UID]
+	rh, rok := a.handles.queues[r.UID]
+	ph, pok := a.handles.queues[preemptor.UID]
+	if a.skipped || !lok || !rok || !pok {
+		return 0
+	}
+	k := a.keys.victimQueues[ph]
+	if k == nil {
+		k = &keyList{}
+		k.reset(len(a.handles.queueList))
+		a.keys.victimQueues[ph] = k
+	}
+	if !a.fresh(k.epochs[lh]) || !a.fresh(k.epochs[rh]) {
+		all := sequence(len(a.handles.queueList))
+		if !a.fetch(abi.HookVictimQueueOrderKeys, abi.QueuesArgs{Queue: ph, Queues: all}, all, k) {
+			return 0
+		}
+	}
+	return compare(k.keys[lh], k.keys[rh])
+}
+
+// TaskOrder fetches the keys of all the tasks of a job at once: tasks are
+// compared within their job.
+func (a *adapter) TaskOrder(l, r *api.TaskInfo) int {
+	lh, lok := a.handles.tasks[l.UID]
+	rh, rok := a.handles.tasks[r.UID]
+	if a.skipped || !lok || !rok {
+		return 0
+	}
+	k := &a.keys.tasks
+	if len(k.epochs) != len(a.handles.taskList) {
+		k.reset(len(a.handles.taskList))
+	}
+	for _, t := range []*api.TaskInfo{l, r} {
+		h := a.handles.tasks[t.UID]
+		if a.fresh(k.epochs[h]) {
+			continue
+		}
+		j, ok := a.handles.jobs[t.Job]
+		if !ok {
+			return 0
+		}
+		mine := a.handles.jobTasks[j]
+		if !a.fetch(abi.HookTaskOrderKeys, abi.TasksArgs{Tasks: mine}, mine, k) {
+			return 0
+		}
+	}
+	return compare(k.keys[lh], k.keys[rh])
+}
+
+// sequence returns 0..n-1.
+func sequence(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
+}

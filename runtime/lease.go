@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/caldera-scheduler/caldera/abi"
+)
+
+// Lease pins one instance to one session: the guest keeps the session's
+// view in its memory, so every call of the session must reach the same
+// instance. A failed call destroys the instance; the lease then reports
+// Lost until the holder reopens the session on a fresh one.
+type Lease struct {
+	p    *Plugin
+	in   *instance
+	lost bool
+}
+
+// Lease takes an instance from the pool (or makes one) for a session.
+func (p *Plugin) Lease(ctx context.Context) (*Lease, error) {
+	in, err := p.get(ctx)
+	if err != nil {
+		_, _, err = p.count(abi.HookSessionOpen, 0, "", err)
+		return nil, err
+	}
+	return &Lease{p: p, in: in}, nil
+}
+
+// Call makes one call on the leased instance. After an error the instance
+// is gone and Lost reports true.
+func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	if l.in == nil {
+		in, err := l.p.get(ctx)
+		if err != nil {
+			return l.p.count(hook, 0, "", err)
+		}
+		l.in = in
+	}
+	code, msg, err := l.p.callOn(ctx, l.in, hook, req, out)
+	if err != nil {
+		l.in = nil
+		l.lost = true
+	}
+	return code, msg, err
+}
+
+// Lost reports whether the instance holding the session's view was
+// destroyed since the last Renew; the next Call runs on a fresh instance,
+// which knows nothing of the session until it is opened again.
+func (l *Lease) Lost() bool { return l.lost }
+
+// Renew clears Lost, once the holder has reopened the session.
+func (l *Lease) Renew() { l.lost = false }
+
+// Release returns the instance to the pool; the lease is then unusable.
+func (l *Lease) Release() {
+	if l.in != nil {
+		l.p.put(l.in)
+		l.in = nil
+	}
+	l.lost = false
+}

@@ -8,9 +8,15 @@ import "fmt"
 
 // The ABI version this host speaks. A module of another major is refused; a
 // module of any minor of this major is served (minors only add).
+//
+// 1.0: session_open, session_close, predicate_batch, node_order_batch;
+// events 1-5.
+// 1.1: every other hook of section 5, the descriptor's stableKeys, event 6
+// (enqueue), and the view fields minTaskMember, priorityClassName and
+// bestEffort.
 const (
 	Major = 1
-	Minor = 0
+	Minor = 1
 )
 
 // Version is a module's declared ABI version.

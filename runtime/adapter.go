@@ -307,6 +307,10 @@ func (a *adapter) nodeHandle(n *api.NodeInfo) (int32, bool) {
 // JobEnqueued tells the guest that the job was admitted; it rides on the
 // next call like placement events.
 func (a *adapter) JobEnqueued(job *api.JobInfo) {
+	// A 1.0 module does not know this event (and fails on it).
+	if a.mod.version.Minor < 1 {
+		return
+	}
 	if j, ok := a.handles.jobs[job.UID]; ok {
 		a.events = append(a.events, abi.Event{abi.EventEnqueue, j, -1})
 		a.epoch++

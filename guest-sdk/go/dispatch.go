@@ -6,11 +6,9 @@ import (
 	"github.com/tinylib/msgp/msgp"
 )
 
-// The ABI version this SDK implements.
-const (
-	abiMajor = 1
-	abiMinor = 0
-)
+// The ABI major version this SDK implements; the minor is in version*.go,
+// chosen by build tag.
+const abiMajor = 1
 
 // SDKVersion is reported in the module's descriptor.
 const SDKVersion = "caldera-go 0.1"
@@ -81,7 +79,7 @@ func describe() []byte {
 	b = msgp.AppendString(b, "hooks")
 	var hs []string
 	if registered != nil {
-		hs = hookNames(registered)
+		hs = declared(hookNames(registered))
 	}
 	b = msgp.AppendArrayHeader(b, uint32(len(hs)))
 	for _, h := range hs {

@@ -106,6 +106,13 @@ const (
 // apply brings the view up to date with one placement change, accounting
 // resources the way the scheduler's nodes do.
 func (s *Session) apply(kind, task, node int32) error {
+	if kind > lastEvent {
+		if abiMinor == 0 {
+			return fmt.Errorf("event kind %d is not in ABI 1.0", kind)
+		}
+		// An event of a newer minor version: nothing to apply.
+		return nil
+	}
 	if kind == eventEnqueue {
 		if task < 0 || int(task) >= len(s.View.Jobs) {
 			return fmt.Errorf("event %d names job %d of %d", kind, task, len(s.View.Jobs))

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
+)
+
+// buildPortAs builds an example port with the Go SDK built as another ABI
+// minor (build tag caldera_abi_1_0 or caldera_abi_next) into dir/file.
+func buildPortAs(t *testing.T, port, tag, dir, file string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-tags", tag, "-buildmode=c-shared", "-o", filepath.Join(dir, file), ".")
+	cmd.Dir = filepath.Join("..", "..", "examples", "plugins", port, "go")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s with -tags %s: %v\n%s", port, tag, err, out)
+	}
+}
+
+// Minor versions only add: a module built for the previous minor (1.0) and
+// one built for the next (1.2, declaring a hook this scheduler does not
+// know) both load and decide exactly as the native plugins. The 1.0 module
+// would fail on 1.1's enqueue event, so this also proves the scheduler
+// sends a module only what its minor knows.
+func TestModulesOfOtherMinorsKeepWorking(t *testing.T) {
+	dir := t.TempDir()
+	buildPortAs(t, "binpack", "caldera_abi_1_0", dir, "binpack.abi10.wasm")
+	buildPortAs(t, "priority", "caldera_abi_next", dir, "priority.abinext.wasm")
+	for name, abi := range map[string]string{"binpack.abi10": "1.0", "priority.abinext": "1.2"} {
+		out, err := runCaldera("plugin", "inspect", filepath.Join(dir, name+".wasm"))
+		if err != nil || !strings.Contains(out, abi) {
+			t.Errorf("inspect %s: %v, want ABI %s in\n%s", name, err, abi, out)
+		}
+	}
+	conf := `actions: "enqueue, allocate, preempt, reclaim, backfill"
+tiers:
+- plugins: [{name: priority}, {name: gang}, {name: conformance}]
+- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: binpack, arguments: {binpack.weight: 10}}]
+`
+	for seed := int64(11); seed <= 14; seed++ {
+		cluster := filepath.Join(dir, fmt.Sprintf("random-%d.yaml", seed))
+		if err := os.WriteFile(cluster, randomcluster.Generate(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		native := filepath.Join(dir, "native.yaml")
+		if err := os.WriteFile(native, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := runSimulate(t, "--cluster", cluster, "--scheduler-conf", native, "--plugin-dir", dir)
+		mixed := withPort(withPort([]byte(conf), "binpack", "binpack.abi10"), "priority", "priority.abinext")
+		path := filepath.Join(dir, "mixed.yaml")
+		if err := os.WriteFile(path, mixed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", dir)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("seed %d: modules of ABI 1.0 and 1.2 decided differently:\nnative %+v\nmixed  %+v", seed, want, got)
+		}
+	}
+}

@@ -1,0 +1,11 @@
+//go:build caldera_abi_next
+
+package caldera
+
+// Built as the next minor, 1.2: it declares a hook this scheduler does not
+// know, which the scheduler must leave uncalled.
+const abiMinor = 2
+
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_2") }
+
+const lastEvent = eventEnqueue

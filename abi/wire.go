@@ -11,6 +11,9 @@ type Descriptor struct {
 	// StableKeys says the module's order keys do not change within a
 	// session, so the host fetches each object's key once per session.
 	StableKeys bool `msgpack:"stableKeys,omitempty"`
+	// Deltas says the module accepts a session_open that carries only what
+	// changed since the view it kept from its previous session.
+	Deltas bool `msgpack:"deltas,omitempty"`
 }
 
 // Argument is one configuration argument a module reads.

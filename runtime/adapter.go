@@ -54,6 +54,9 @@ type adapter struct {
 	scores  []float64
 	// allNodes holds every node handle of the session, for predicate_batch.
 	allNodes []int32
+	// taskNode is each task's node handle as the guest last saw it, so
+	// that an event marks the node the guest changed.
+	taskNode []int32
 
 	// epoch counts the events sent so far; answers that depend on the
 	// session's state (predicate verdicts, order keys) are kept until the
@@ -135,33 +138,76 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 		return
 	}
 	a.lease = lease
-	if err := a.open(); err != nil {
+	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
 	}
 }
 
 // open sends the session's view as it is now: at session open, and again
 // on a fresh instance after the one holding the view was destroyed. Handles
-// do not change: buildView numbers objects the same way every time.
-func (a *adapter) open() error {
-	view, h := buildView(a.ssn)
-	a.handles = h
+// do not change: buildView numbers objects the same way every time. An
+// instance that served an earlier session gets only the objects that
+// differ from what it holds (ABI 1.1).
+func (a *adapter) open(reopen bool) error {
+	var ev *encodedView
+	var err error
+	if reopen {
+		ev, err = encodeView(a.ssn)
+	} else {
+		ev, err = viewAtOpen(a.ssn)
+	}
+	if err != nil {
+		return fmt.Errorf("plugin %s: encoding the session view: %w", a.name, err)
+	}
+	a.handles = ev.handles
 	a.allNodes = a.allNodes[:0]
 	for i := range a.ssn.NodeList {
 		a.allNodes = append(a.allNodes, int32(i))
+	}
+	a.taskNode = a.taskNode[:0]
+	for _, t := range a.handles.taskList {
+		n, ok := a.handles.nodes[t.NodeName]
+		if !ok || t.NodeName == "" {
+			n = -1
+		}
+		a.taskNode = append(a.taskNode, n)
 	}
 	args := map[string]any(a.args)
 	if args == nil {
 		args = map[string]any{}
 	}
+	in, err := a.lease.instance(context.Background())
+	if err != nil {
+		return err
+	}
+	held := in.held
+	if !a.mod.descriptor.Deltas {
+		held = nil
+	}
+	req, next, full, delta, kept := ev.openArgs(held, args)
+	in.held = nil
 	// The view already holds every placement made so far.
 	a.events = a.events[:0]
 	a.epoch++
-	_, err := a.send(abi.HookSessionOpen, abi.OpenArgs{View: view, Arguments: args}, nil)
-	if err == nil {
-		a.lease.Renew()
+	code, err := a.send(abi.HookSessionOpen, req, nil)
+	if err != nil && held != nil && code == abi.DecodeFailed && !a.skipped {
+		// The guest could not apply the delta (it lost its earlier view, or
+		// disagrees about it): send the whole view instead.
+		a.failed(abi.HookSessionOpen, err)
+		req, next, full, delta, kept = ev.openArgs(nil, args)
+		_, err = a.send(abi.HookSessionOpen, req, nil)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	ViewObjectsSent.WithLabelValues(a.name, "full").Add(float64(full))
+	ViewObjectsSent.WithLabelValues(a.name, "delta").Add(float64(delta))
+	ViewObjectsSent.WithLabelValues(a.name, "unchanged").Add(float64(kept))
+	if a.lease.in != nil {
+		a.lease.in.held = next
+	}
+	a.lease.Renew()
+	return nil
 }
 
 func (a *adapter) OnSessionClose(*framework.Session) {
@@ -206,7 +252,7 @@ func (a *adapter) call(hook abi.Hook, args any, out any) error {
 			return fmt.Errorf("plugin %s failed %d times this session; it is not called again until the next", a.name, a.reopens+1)
 		}
 		a.reopens++
-		if err := a.open(); err != nil {
+		if err := a.open(true); err != nil {
 			return fmt.Errorf("reopening the session after a failure: %w", err)
 		}
 	}
@@ -312,6 +358,7 @@ func (a *adapter) JobEnqueued(job *api.JobInfo) {
 		return
 	}
 	if j, ok := a.handles.jobs[job.UID]; ok {
+		a.lease.held().mark(listJobs, j)
 		a.events = append(a.events, abi.Event{abi.EventEnqueue, j, -1})
 		a.epoch++
 	}
@@ -325,6 +372,17 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 	node := int32(-1)
 	if n, ok := a.handles.nodes[task.NodeName]; ok {
 		node = n
+	}
+	// The guest changes the task and both the node it leaves and the node it
+	// goes to: resend them at the next session.
+	hv := a.lease.held()
+	hv.mark(listTasks, t)
+	hv.mark(listNodes, node)
+	hv.mark(listNodes, a.taskNode[t])
+	if kind == abi.EventDeallocate {
+		a.taskNode[t] = -1
+	} else {
+		a.taskNode[t] = node
 	}
 	a.events = append(a.events, abi.Event{kind, t, node})
 	a.epoch++

@@ -18,6 +18,9 @@ type instance struct {
 	mod api.Module
 	mem api.Memory
 	fn  map[string]api.Function
+	// held records the view the guest kept from its last session, the base
+	// of the next session_open's delta; nil sends the whole view.
+	held *heldView
 }
 
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {

@@ -26,6 +26,28 @@ func (p *Plugin) Lease(ctx context.Context) (*Lease, error) {
 	return &Lease{p: p, in: in}, nil
 }
 
+// instance returns the leased instance, taking a fresh one when the last
+// was destroyed.
+func (l *Lease) instance(ctx context.Context) (*instance, error) {
+	if l.in == nil {
+		in, err := l.p.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		l.in = in
+	}
+	return l.in, nil
+}
+
+// held is what the leased instance's guest holds of earlier sessions, or
+// nil.
+func (l *Lease) held() *heldView {
+	if l == nil || l.in == nil {
+		return nil
+	}
+	return l.in.held
+}
+
 // Call makes one call on the leased instance. After an error the instance
 // is gone and Lost reports true.
 func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {

@@ -48,6 +48,8 @@ const (
 // host holds the module's state between calls: one session at a time.
 type host struct {
 	session *Session
+	// last is the view of the previous session, kept for a delta.
+	last    *View
 	reply   []byte
 	args    Args
 	nodes   []*Node
@@ -65,7 +67,7 @@ func describe() []byte {
 	if k, ok := registered.(StableOrderKeys); ok {
 		stable = k.OrderKeysStable()
 	}
-	b := msgp.AppendMapHeader(nil, 5)
+	b := msgp.AppendMapHeader(nil, 6)
 	b = msgp.AppendString(b, "name")
 	name := ""
 	if registered != nil {
@@ -87,6 +89,8 @@ func describe() []byte {
 	}
 	b = msgp.AppendString(b, "stableKeys")
 	b = msgp.AppendBool(b, stable)
+	b = msgp.AppendString(b, "deltas")
+	b = msgp.AppendBool(b, abiMinor >= 1)
 	b = msgp.AppendString(b, "sdk")
 	return msgp.AppendString(b, SDKVersion)
 }
@@ -185,6 +189,9 @@ func (h *host) close() (int32, string, result) {
 	if s == nil {
 		return ok0(nil)
 	}
+	// The view as the session left it is the base of the next session's
+	// delta; the host knows which objects events changed and resends them.
+	h.last = &s.View
 	if c, ok := registered.(SessionCloser); ok {
 		c.OnSessionClose(s)
 	}
@@ -247,13 +254,26 @@ func (h *host) applyEvents(b []byte) ([]byte, error) {
 }
 
 func (h *host) open(args []byte) (int32, string, result) {
-	var oa OpenArgs
+	h.session = nil
 	if args != nil {
-		if _, err := oa.UnmarshalMsg(args); err != nil {
+		s, isDelta, err := h.openDelta(args)
+		if err != nil {
 			return codeDecodeFailed, "session_open: " + err.Error(), nil
 		}
+		if isDelta {
+			h.session = s
+		}
 	}
-	h.session = &Session{View: oa.View, Arguments: oa.Arguments}
+	h.last = nil
+	if h.session == nil {
+		var oa OpenArgs
+		if args != nil {
+			if _, err := oa.UnmarshalMsg(args); err != nil {
+				return codeDecodeFailed, "session_open: " + err.Error(), nil
+			}
+		}
+		h.session = &Session{View: oa.View, Arguments: oa.Arguments}
+	}
 	h.session.index()
 	if o, ok := registered.(SessionOpener); ok {
 		if err := o.OnSessionOpen(h.session); err != nil {

@@ -3,7 +3,10 @@ package caldera
 import "fmt"
 
 // Session is the view of one scheduling session and the policy's
-// arguments from the scheduler configuration.
+// arguments from the scheduler configuration. The view is read-only to
+// plugins: the SDK keeps it current as the scheduler places tasks, and keeps
+// it across sessions so that the next session sends only what changed;
+// keep your own state in your plugin's fields.
 type Session struct {
 	View      View
 	Arguments map[string]any

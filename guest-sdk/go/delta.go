@@ -1,0 +1,149 @@
+package caldera
+
+import (
+	"fmt"
+
+	"github.com/tinylib/msgp/msgp"
+)
+
+// A session_open may carry, instead of the whole view, what changed since
+// the view this instance held at the end of its previous session
+// (docs/abi.md, section 6, "Deltas"): per list, its length and the objects
+// to (re)place by handle, or the whole list. Decoding only what changed is
+// what makes a session with many unchanged nodes cheap to open.
+
+// openDelta decodes a session_open whose args carry "delta"; ok is false
+// when they carry a whole view instead.
+func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
+	n, rest, err := msgp.ReadMapHeaderBytes(args)
+	if err != nil {
+		return nil, false, err
+	}
+	var delta []byte
+	var arguments map[string]any
+	for i := uint32(0); i < n; i++ {
+		var key []byte
+		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
+			return nil, false, err
+		}
+		switch string(key) {
+		case "delta":
+			delta = rest
+			rest, err = msgp.Skip(rest)
+		case "arguments":
+			arguments, rest, err = msgp.ReadMapStrIntfBytes(rest, nil)
+		default:
+			rest, err = msgp.Skip(rest)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if delta == nil {
+		return nil, false, nil
+	}
+	if h.last == nil {
+		return nil, true, fmt.Errorf("a delta arrived but this instance holds no earlier view")
+	}
+	v := h.last
+	h.last = nil
+	if err := v.applyDelta(delta); err != nil {
+		return nil, true, err
+	}
+	return &Session{View: *v, Arguments: arguments}, true, nil
+}
+
+func (v *View) applyDelta(b []byte) error {
+	n, b, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return err
+	}
+	for i := uint32(0); i < n; i++ {
+		var key []byte
+		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+			return err
+		}
+		switch string(key) {
+		case "nodes":
+			b, err = applyList(b, &v.Nodes, func(o *Node, raw []byte) ([]byte, error) { *o = Node{}; return o.UnmarshalMsg(raw) })
+		case "queues":
+			b, err = applyList(b, &v.Queues, func(o *Queue, raw []byte) ([]byte, error) { *o = Queue{}; return o.UnmarshalMsg(raw) })
+		case "jobs":
+			b, err = applyList(b, &v.Jobs, func(o *Job, raw []byte) ([]byte, error) { *o = Job{}; return o.UnmarshalMsg(raw) })
+		case "tasks":
+			b, err = applyList(b, &v.Tasks, func(o *Task, raw []byte) ([]byte, error) { *o = Task{}; return o.UnmarshalMsg(raw) })
+		default:
+			b, err = msgp.Skip(b)
+		}
+		if err != nil {
+			return fmt.Errorf("delta %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// applyList reads {len, full, set: [[handle, object]...]} into list.
+func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, error)) ([]byte, error) {
+	n, b, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return b, err
+	}
+	length, full := -1, false
+	for i := uint32(0); i < n; i++ {
+		var key []byte
+		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+			return b, err
+		}
+		switch string(key) {
+		case "len":
+			var l int32
+			l, b, err = msgp.ReadInt32Bytes(b)
+			length = int(l)
+		case "full":
+			full, b, err = msgp.ReadBoolBytes(b)
+		case "set":
+			if length < 0 {
+				return b, fmt.Errorf("set before len")
+			}
+			if full {
+				if cap(*list) >= length {
+					*list = (*list)[:length]
+				} else {
+					*list = make([]T, length)
+				}
+			} else if len(*list) != length {
+				return b, fmt.Errorf("the delta is for %d objects, the view holds %d", length, len(*list))
+			}
+			if msgp.IsNil(b) {
+				b, err = msgp.ReadNilBytes(b)
+				continue
+			}
+			var m uint32
+			if m, b, err = msgp.ReadArrayHeaderBytes(b); err != nil {
+				return b, err
+			}
+			for j := uint32(0); j < m; j++ {
+				var sz uint32
+				if sz, b, err = msgp.ReadArrayHeaderBytes(b); err != nil || sz != 2 {
+					return b, fmt.Errorf("set entry %d: want [handle, object]: %v", j, err)
+				}
+				var h int32
+				if h, b, err = msgp.ReadInt32Bytes(b); err != nil {
+					return b, err
+				}
+				if h < 0 || int(h) >= length {
+					return b, fmt.Errorf("handle %d of %d", h, length)
+				}
+				if b, err = decode(&(*list)[h], b); err != nil {
+					return b, err
+				}
+			}
+		default:
+			b, err = msgp.Skip(b)
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}

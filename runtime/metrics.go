@@ -1,0 +1,15 @@
+package runtime
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// ViewObjectsSent counts the view objects (nodes, queues, jobs, tasks) at
+// each session open, by kind: "full" sent in whole lists, "delta" resent
+// in a delta because they changed, "unchanged" left out of a delta because
+// the guest already holds them. Together they say what the view costs and
+// what deltas save.
+var ViewObjectsSent = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "caldera_wasm_view_objects_sent_total",
+	Help: "View objects at Wasm plugins' session opens, by plugin and kind: full (whole lists), delta (changed, resent), unchanged (left out).",
+}, []string{"plugin", "kind"})
+
+func init() { prometheus.MustRegister(ViewObjectsSent) }

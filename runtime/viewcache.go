@@ -1,0 +1,200 @@
+package runtime
+
+import (
+	"bytes"
+	"hash/fnv"
+	"sync"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// The four lists of the session view, in wire order.
+const (
+	listNodes = iota
+	listQueues
+	listJobs
+	listTasks
+	numLists
+)
+
+// encodedView is a session's view encoded once, object by object, and
+// shared by every Wasm plugin of the session: nine plugins cost one
+// encoding, and each instance's delta is found by comparing digests.
+type encodedView struct {
+	keys    [numLists][]string
+	objs    [numLists][]msgpack.RawMessage
+	sums    [numLists][]uint64
+	handles handles
+}
+
+func encodeView(ssn *framework.Session) (*encodedView, error) {
+	view, h := buildView(ssn)
+	ev := &encodedView{handles: h}
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	// Map keys in order: the same object always encodes to the same bytes,
+	// which the digests (and golden vectors) rely on.
+	enc.SetSortMapKeys(true)
+	add := func(list int, key string, obj any) error {
+		buf.Reset()
+		if err := enc.Encode(obj); err != nil {
+			return err
+		}
+		b := append([]byte(nil), buf.Bytes()...)
+		d := fnv.New64a()
+		_, _ = d.Write(b)
+		ev.keys[list] = append(ev.keys[list], key)
+		ev.objs[list] = append(ev.objs[list], b)
+		ev.sums[list] = append(ev.sums[list], d.Sum64())
+		return nil
+	}
+	for i := range view.Nodes {
+		if err := add(listNodes, view.Nodes[i].Name, &view.Nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i := range view.Queues {
+		if err := add(listQueues, view.Queues[i].Name, &view.Queues[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i := range view.Jobs {
+		j := &view.Jobs[i]
+		if err := add(listJobs, j.Namespace+"/"+j.Name, j); err != nil {
+			return nil, err
+		}
+	}
+	for i := range view.Tasks {
+		t := &view.Tasks[i]
+		if err := add(listTasks, t.Namespace+"/"+t.Name, t); err != nil {
+			return nil, err
+		}
+	}
+	return ev, nil
+}
+
+// sharedView keeps the encoding of the session being opened. Every
+// plugin's OnSessionOpen runs before the first action, so they all see
+// the same state; a reopen after a failure encodes afresh.
+var sharedView struct {
+	sync.Mutex
+	ssn *framework.Session
+	uid string
+	ev  *encodedView
+}
+
+func viewAtOpen(ssn *framework.Session) (*encodedView, error) {
+	sharedView.Lock()
+	defer sharedView.Unlock()
+	if sharedView.ssn == ssn && sharedView.uid == string(ssn.UID) {
+		return sharedView.ev, nil
+	}
+	ev, err := encodeView(ssn)
+	if err != nil {
+		return nil, err
+	}
+	sharedView.ssn, sharedView.uid, sharedView.ev = ssn, string(ssn.UID), ev
+	return ev, nil
+}
+
+// heldView records what an instance's guest holds at the end of its last
+// session: each object's key and digest as sent, and which objects events
+// changed since (the guest applied them; the digests no longer match).
+type heldView struct {
+	keys  [numLists][]string
+	sums  [numLists][]uint64
+	dirty [numLists][]bool
+}
+
+func (hv *heldView) mark(list int, handle int32) {
+	if hv != nil && handle >= 0 && int(handle) < len(hv.dirty[list]) {
+		hv.dirty[list][handle] = true
+	}
+}
+
+// The wire shapes of session_open (docs/abi.md, section 6).
+type (
+	openRequest struct {
+		View      *rawView       `msgpack:"view,omitempty"`
+		Delta     *viewDelta     `msgpack:"delta,omitempty"`
+		Arguments map[string]any `msgpack:"arguments,omitempty"`
+	}
+	rawView struct {
+		Nodes  []msgpack.RawMessage `msgpack:"nodes,omitempty"`
+		Queues []msgpack.RawMessage `msgpack:"queues,omitempty"`
+		Jobs   []msgpack.RawMessage `msgpack:"jobs,omitempty"`
+		Tasks  []msgpack.RawMessage `msgpack:"tasks,omitempty"`
+	}
+	viewDelta struct {
+		Nodes  listDelta `msgpack:"nodes"`
+		Queues listDelta `msgpack:"queues"`
+		Jobs   listDelta `msgpack:"jobs"`
+		Tasks  listDelta `msgpack:"tasks"`
+	}
+	listDelta struct {
+		Len  int32          `msgpack:"len"`
+		Full bool           `msgpack:"full"`
+		Set  []placedObject `msgpack:"set"`
+	}
+	placedObject struct {
+		_msgpack struct{} `msgpack:",as_array"`
+		Handle   int32
+		Object   msgpack.RawMessage
+	}
+)
+
+// openArgs is the whole view, or, when the instance holds an earlier view
+// of the same objects, only what differs from it. It returns the record of
+// what the guest will hold once the call succeeds, and how many objects it
+// sends as whole lists, sends in deltas, and leaves out.
+func (ev *encodedView) openArgs(held *heldView, args map[string]any) (req openRequest, next *heldView, full, delta, kept int) {
+	next = &heldView{}
+	for l := 0; l < numLists; l++ {
+		next.keys[l], next.sums[l] = ev.keys[l], ev.sums[l]
+		next.dirty[l] = make([]bool, len(ev.keys[l]))
+	}
+	if held == nil {
+		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks]}
+		for l := range ev.objs {
+			full += len(ev.objs[l])
+		}
+		return openRequest{View: v, Arguments: args}, next, full, 0, 0
+	}
+	d := &viewDelta{}
+	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
+		out.Len = int32(len(ev.keys[l]))
+		same := equalKeys(held.keys[l], ev.keys[l])
+		out.Full = !same
+		out.Set = []placedObject{} // an empty list, never nil, on the wire
+		for i, obj := range ev.objs[l] {
+			if same && held.sums[l][i] == ev.sums[l][i] && !held.dirty[l][i] {
+				kept++
+				continue
+			}
+			out.Set = append(out.Set, placedObject{Handle: int32(i), Object: obj})
+		}
+		if same {
+			delta += len(out.Set)
+		} else {
+			full += len(out.Set)
+		}
+	}
+	return openRequest{Delta: d, Arguments: args}, next, full, delta, kept
+}
+
+func equalKeys(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var _ = abi.HookSessionOpen

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -66,7 +67,7 @@ func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.
 	if !p.hooks[hook] {
 		return abi.UnknownHook, "", fmt.Errorf("the module does not declare this hook")
 	}
-	body, err := msgpack.Marshal(&req)
+	body, err := EncodeRequest(req)
 	if err != nil {
 		return 0, "", fmt.Errorf("encoding the request: %w", err)
 	}
@@ -79,6 +80,17 @@ func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.
 		_ = in.mod.Close(context.Background())
 		return 0, "", err
 	}
+	code, msg, err := DecodeReply(raw, out)
+	if err != nil {
+		_ = in.mod.Close(context.Background())
+		return 0, "", err
+	}
+	return code, msg, nil
+}
+
+// DecodeReply decodes a guest's reply, [code, message, result], and the
+// result into out (nil to ignore it) when the code is OK.
+func DecodeReply(raw []byte, out any) (abi.Code, string, error) {
 	var reply struct {
 		_msgpack struct{} `msgpack:",as_array"`
 		Code     abi.Code
@@ -86,7 +98,6 @@ func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.
 		Result   msgpack.RawMessage
 	}
 	if err := msgpack.Unmarshal(raw, &reply); err != nil {
-		_ = in.mod.Close(context.Background())
 		return 0, "", fmt.Errorf("%w: %v", ErrReply, err)
 	}
 	if reply.Code != abi.OK {
@@ -95,7 +106,6 @@ func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.
 	// A nil result decodes to an empty RawMessage: nothing to decode.
 	if out != nil && len(reply.Result) > 0 {
 		if err := msgpack.Unmarshal(reply.Result, out); err != nil {
-			_ = in.mod.Close(context.Background())
 			return 0, "", fmt.Errorf("%w: result: %v", ErrReply, err)
 		}
 	}
@@ -139,4 +149,17 @@ func (p *Plugin) blameMemory(in *instance, err error) error {
 		return fmt.Errorf("%w: %d of %d bytes in use (%v)", ErrNoMem, in.mem.Size(), limit, err)
 	}
 	return err
+}
+
+// EncodeRequest encodes a request as the host sends it: msgpack with map
+// keys in order, so that the same request is always the same bytes (the
+// golden vectors in testdata/abi pin them).
+func EncodeRequest(req abi.Request) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(&req); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -32,6 +32,11 @@ type encodedView struct {
 
 func encodeView(ssn *framework.Session) (*encodedView, error) {
 	view, h := buildView(ssn)
+	return encodeWire(view, h)
+}
+
+// encodeWire encodes a view object by object.
+func encodeWire(view abi.View, h handles) (*encodedView, error) {
 	ev := &encodedView{handles: h}
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
@@ -196,5 +201,3 @@ func equalKeys(a, b []string) bool {
 	}
 	return true
 }
-
-var _ = abi.HookSessionOpen

@@ -1,0 +1,160 @@
+package caldera
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The golden vectors in ../../testdata/abi (see runtime/golden_test.go):
+// this SDK must decode the host's requests to the values below and encode
+// its replies to exactly the reply bytes.
+//
+//	go test -run TestGoldenVectors -update   # rewrite the replies
+
+var update = flag.Bool("update", false, "rewrite the reply vectors in testdata/abi")
+
+const goldenDir = "../../testdata/abi"
+
+func golden(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(goldenDir, name+".msgpack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// goldenPlugin answers every hook of the reply vectors with fixed values
+// and records what the requests decoded to.
+type goldenPlugin struct {
+	open *Session
+	keys int
+}
+
+func (*goldenPlugin) Name() string { return "golden" }
+
+func (g *goldenPlugin) OnSessionOpen(s *Session) error { g.open = s; return nil }
+
+func (*goldenPlugin) OnSessionClose(s *Session) {
+	s.SetCondition(&s.View.Jobs[0], "Unschedulable", "True", "NotEnoughResources", "1/2 tasks in gang unschedulable")
+}
+
+func (*goldenPlugin) NodeOrderBatch(_ *Session, _ *Task, _ []*Node, scores []float64) error {
+	copy(scores, []float64{37.5, 0, -1})
+	return nil
+}
+
+func (*goldenPlugin) PredicateBatch(_ *Session, _ *Task, _ []*Node, v []Verdict) {
+	v[len(v)-1] = Reject("node(s) had untolerated taint {gpu: true}")
+}
+
+// JobOrderKey answers [-5] the first time and [1, 0.25] after, so that one
+// reply holds keys of two lengths.
+func (g *goldenPlugin) JobOrderKey(*Session, *Job) Key {
+	g.keys++
+	if g.keys == 1 {
+		return Key{-5}
+	}
+	return Key{1, 0.25}
+}
+
+func (*goldenPlugin) Preemptable(_ *Session, _ *Task, c []*Task) ([]*Task, bool) { return c, true }
+
+func (*goldenPlugin) JobValid(*Session, *Job) *ValidateResult {
+	return &ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}
+}
+
+func TestGoldenVectors(t *testing.T) {
+	g := &goldenPlugin{}
+	Register(g)
+	defer Register(nil)
+	h := &host{}
+
+	// Requests the host encodes.
+	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
+		t.Fatalf("request_session_open: %d %s", code, msg)
+	}
+	v := g.open.View
+	n, j, t1 := v.Nodes[0], v.Jobs[0], v.Tasks[1]
+	if len(v.Nodes) != 1 || len(v.Queues) != 1 || len(v.Jobs) != 1 || len(v.Tasks) != 2 ||
+		n.Name != "n0" || n.Labels["zone"] != "a" || n.Taints[0].Effect != "NoSchedule" ||
+		n.Allocatable.Scalar("nvidia.com/gpu") != 2000 || n.Idle.MilliCPU != 6000 || n.Pods != 1 ||
+		j.Priority != -5 || j.MinTaskMember["worker"] != 2 || j.CreationTime != 1735689600000 || j.Phase != PodGroupInqueue ||
+		t1.Node != -1 || t1.NodeSelector["zone"] != "a" || t1.PriorityClassName != "low" || v.Tasks[0].Tolerations[0].Operator != "Exists" ||
+		g.open.Arguments["binpack.resources"] != "nvidia.com/gpu" {
+		t.Errorf("request_session_open decoded to %+v, arguments %v", v, g.open.Arguments)
+	}
+	if w, err := g.open.Int("binpack.weight", 0); err != nil || w != 10 {
+		t.Errorf("binpack.weight = %d, %v", w, err)
+	}
+
+	// The delta resends task 1 (an event touched it) and nothing else.
+	decodeReply(t, h.dispatch(hookSessionClose, golden(t, "request_session_close")))
+	g.open.View.Tasks[1].Status = Allocated // what an event had done
+	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open_delta"))); code != 0 {
+		t.Fatalf("request_session_open_delta: %d %s", code, msg)
+	}
+	if st := g.open.View.Tasks[1].Status; st != Pending || g.open.View.Nodes[0].Name != "n0" {
+		t.Errorf("after the delta task 1 is %s, node 0 %q", st, g.open.View.Nodes[0].Name)
+	}
+
+	// Events ride on a request: task 1 placed on node 0, job 0 admitted.
+	g.open.View.Jobs[0].Phase = PodGroupPending
+	if code, msg, _ := decodeReply(t, h.dispatch(hookPredicateBatch, golden(t, "request_predicate_batch"))); code != 0 {
+		t.Fatalf("request_predicate_batch: %d %s", code, msg)
+	}
+	if tk, nd := g.open.View.Tasks[1], g.open.View.Nodes[0]; tk.Status != Allocated || tk.Node != 0 || nd.Idle.MilliCPU != 4000 || g.open.View.Jobs[0].Phase != PodGroupInqueue {
+		t.Errorf("events of request_predicate_batch: task %s on %d, node idle %d, job %s", tk.Status, tk.Node, nd.Idle.MilliCPU, g.open.View.Jobs[0].Phase)
+	}
+
+	// Replies this SDK encodes, each to a request vector or a plain one.
+	for _, c := range []struct {
+		name string
+		hook uint32
+		req  []byte
+	}{
+		{"reply_predicate_batch", hookPredicateBatch, request(t, nil, &Args{Task: 1, Job: -1, Queue: -1, Nodes: []int32{0, 0}})},
+		{"reply_job_order_keys", hookJobOrderKeys, request(t, nil, &Args{Task: -1, Job: -1, Queue: -1, Jobs: []int32{0, 0}})},
+		{"reply_preemptable", hookPreemptable, golden(t, "request_preemptable")},
+		{"reply_node_order_batch", hookNodeOrderBatch, request(t, nil, &Args{Task: 0, Job: -1, Queue: -1, Nodes: []int32{0, 0, 0}})},
+		{"reply_job_valid", hookJobValid, request(t, nil, &Args{Task: -1, Job: 0, Queue: -1})},
+		{"reply_session_close", hookSessionClose, golden(t, "request_session_close")},
+	} {
+		got := append([]byte(nil), h.dispatch(c.hook, c.req)...)
+		check(t, c.name, got)
+	}
+	h2 := &host{}
+	Register(&badArgs{})
+	got := append([]byte(nil), h2.dispatch(hookSessionOpen, request(t, nil, &OpenArgs{Arguments: map[string]any{"binpack.weight": "ten"}}))...)
+	check(t, "reply_error", got)
+}
+
+type badArgs struct{}
+
+func (*badArgs) Name() string { return "bad" }
+
+func (*badArgs) OnSessionOpen(s *Session) error {
+	_, err := s.Int("binpack.weight", 1)
+	return err
+}
+
+func check(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name+".msgpack")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestGoldenVectors -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: the SDK encodes\n%x\nthe golden vector is\n%x", name, got, want)
+	}
+}

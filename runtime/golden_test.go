@@ -1,0 +1,135 @@
+package runtime
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/abi"
+)
+
+// The golden vectors in testdata/abi pin the ABI's bytes. Requests
+// (request_*.msgpack) are what this host encodes; every guest SDK must
+// decode them to the values in testdata/abi/README.md. Replies
+// (reply_*.msgpack) are what a guest SDK encodes; this host must decode
+// them, and every SDK must produce exactly these bytes.
+//
+//	go test ./runtime -run TestGoldenVectors -update   # rewrite the requests
+
+var update = flag.Bool("update", false, "rewrite the request vectors in testdata/abi")
+
+const goldenDir = "../testdata/abi"
+
+// goldenView is the view of request_session_open: one of every object,
+// with the fields that need care on the wire (maps, scalars, negatives).
+func goldenView() abi.View {
+	return abi.View{
+		Nodes: []abi.Node{{
+			Name:        "n0",
+			Labels:      map[string]string{"zone": "a", "kubernetes.io/hostname": "n0"},
+			Taints:      []abi.Taint{{Key: "gpu", Value: "true", Effect: "NoSchedule"}},
+			Allocatable: abi.Resource{MilliCPU: 8000, Memory: 32 << 30, Scalars: map[string]int64{"pods": 110, "nvidia.com/gpu": 2000}},
+			Idle:        abi.Resource{MilliCPU: 6000, Memory: 30 << 30, Scalars: map[string]int64{"pods": 109, "nvidia.com/gpu": 2000}},
+			Used:        abi.Resource{MilliCPU: 2000, Memory: 2 << 30, Scalars: map[string]int64{"pods": 1}},
+			Pods:        1,
+		}},
+		Queues: []abi.Queue{{Name: "default", Weight: 1, State: "Open"}},
+		Jobs: []abi.Job{{Namespace: "ns", Name: "pg", Queue: 0, Priority: -5, MinAvailable: 2, Phase: "Inqueue",
+			CreationTime: 1735689600000, MinTaskMember: map[string]int32{"worker": 2}}},
+		Tasks: []abi.Task{
+			{Namespace: "ns", Name: "pg-0", Job: 0, Status: "Running", Node: 0, Priority: -5,
+				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
+				Tolerations: []abi.Toleration{{Key: "gpu", Operator: "Exists", Effect: "NoSchedule"}}, Role: "worker", CreationTime: 1735689601000},
+			{Namespace: "ns", Name: "pg-1", Job: 0, Status: "Pending", Node: -1, Priority: -5,
+				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
+				NodeSelector: map[string]string{"zone": "a"}, Role: "worker", CreationTime: 1735689601000, PriorityClassName: "low"},
+		},
+	}
+}
+
+// goldenRequests builds each request vector with the host's own encoding
+// path.
+func goldenRequests(t *testing.T) map[string][]byte {
+	t.Helper()
+	ev, err := encodeWire(goldenView(), handles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"binpack.weight": 10, "binpack.resources": "nvidia.com/gpu", "ratio": 1.5, "enabled": true}
+	open, held, _, _, _ := ev.openArgs(nil, args)
+	held.dirty[listTasks][1] = true
+	delta, _, _, _, _ := ev.openArgs(held, args)
+	out := map[string][]byte{}
+	for name, req := range map[string]abi.Request{
+		"request_session_open":       {Args: open},
+		"request_session_open_delta": {Args: delta},
+		"request_predicate_batch":    {Events: []abi.Event{{abi.EventAllocate, 1, 0}, {abi.EventEnqueue, 0, -1}}, Args: abi.BatchArgs{Task: 1, Nodes: []int32{0}}},
+		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
+		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
+		"request_session_close":      {},
+	} {
+		b, err := EncodeRequest(req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = b
+	}
+	return out
+}
+
+func TestGoldenVectors(t *testing.T) {
+	for name, b := range goldenRequests(t) {
+		path := filepath.Join(goldenDir, name+".msgpack")
+		if *update {
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test ./runtime -run TestGoldenVectors -update writes it)", err)
+		}
+		if !bytes.Equal(b, want) {
+			t.Errorf("%s: the host encodes\n%x\nthe golden vector is\n%x", name, b, want)
+		}
+	}
+
+	// Replies a guest SDK encodes, decoded by the host.
+	for _, c := range []struct {
+		name string
+		out  any
+		want any
+	}{
+		{"reply_node_order_batch", &[]float64{}, &[]float64{37.5, 0, -1}},
+		{"reply_predicate_batch", &[]abi.Verdict{}, &[]abi.Verdict{{Code: abi.OK}, {Code: abi.Unschedulable, Reason: "node(s) had untolerated taint {gpu: true}"}}},
+		{"reply_job_order_keys", &[]abi.Key{}, &[]abi.Key{{-5}, {1, 0.25}}},
+		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
+		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
+		{"reply_session_close", &abi.CloseResult{}, &abi.CloseResult{Conditions: []abi.Condition{{Job: 0, Type: "Unschedulable", Status: "True", Reason: "NotEnoughResources", Message: "1/2 tasks in gang unschedulable"}}}},
+	} {
+		raw, err := os.ReadFile(filepath.Join(goldenDir, c.name+".msgpack"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, msg, err := DecodeReply(raw, c.out)
+		if err != nil || code != abi.OK {
+			t.Errorf("%s: code %d %q, %v", c.name, code, msg, err)
+			continue
+		}
+		if !reflect.DeepEqual(c.out, c.want) {
+			t.Errorf("%s: decoded %+v, want %+v", c.name, c.out, c.want)
+		}
+	}
+	// An error reply carries no result.
+	raw, err := os.ReadFile(filepath.Join(goldenDir, "reply_error.msgpack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, msg, err := DecodeReply(raw, nil); err != nil || code != abi.Error || msg != "argument binpack.weight: expected an integer, got ten" {
+		t.Errorf("reply_error: code %d %q, %v", code, msg, err)
+	}
+}

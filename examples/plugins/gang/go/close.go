@@ -1,0 +1,108 @@
+package main
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+)
+
+// PodGroup condition types and reasons, as Volcano words them.
+const (
+	conditionScheduled     = "Scheduled"
+	conditionUnschedulable = "Unschedulable"
+	notEnoughResources     = "NotEnoughResources"
+	readyReason            = "tasks in gang are ready to be scheduled"
+)
+
+// OnSessionClose tells users, through PodGroup conditions, which gangs could
+// not be placed and why. It runs once per session: it may allocate.
+func (g *gang) OnSessionClose(s *caldera.Session) {
+	for i := range s.View.Jobs {
+		j := &s.View.Jobs[i]
+		if len(j.Tasks) == 0 {
+			continue
+		}
+		if isReady(j) {
+			s.SetCondition(j, conditionScheduled, "True", readyReason, "")
+			continue
+		}
+		if shortOnlyByReleasing(j) {
+			continue
+		}
+		unready := j.MinAvailable - g.schedulableTaskNum(j)
+		msg := strconv.Itoa(int(unready)) + "/" + strconv.Itoa(len(j.Tasks)) + " tasks in gang unschedulable: " + fitError(j)
+		s.SetCondition(j, conditionUnschedulable, "True", notEnoughResources, msg)
+	}
+}
+
+// schedulableTaskNum counts the tasks that hold resources plus the pending
+// ones that a discarded statement had allocated: those could be placed, but
+// not enough of them together.
+func (g *gang) schedulableTaskNum(j *caldera.Job) int32 {
+	n := int32(0)
+	for _, t := range j.Tasks {
+		switch {
+		case readyStatus(t.Status):
+			n++
+		case t.Status == caldera.Pending && g.discarded[t.Handle] && allocatedStatus(g.placed[t.Handle]):
+			n++
+		}
+	}
+	return n
+}
+
+// shortOnlyByReleasing reports a job that is not ready only because some of
+// its placed pods are being deleted: with nothing pending or pipelined and
+// enough pods still on nodes, there is nothing to schedule and nothing to
+// flag.
+func shortOnlyByReleasing(j *caldera.Job) bool {
+	var releasing, scheduled int32
+	for _, t := range j.Tasks {
+		switch {
+		case t.Status == caldera.Pending || t.Status == caldera.Pipelined:
+			return false
+		case t.Status == caldera.Releasing && t.Node >= 0:
+			releasing++
+		case scheduledStatus(t.Status):
+			scheduled++
+		}
+	}
+	return releasing > 0 && scheduled+releasing >= j.MinAvailable
+}
+
+// taskStatuses are the names a task status may have, as the scheduler
+// prints them.
+var taskStatuses = [...]string{
+	caldera.Pending, caldera.Allocated, caldera.Pipelined, caldera.Binding, caldera.Bound,
+	caldera.Running, caldera.Releasing, caldera.Succeeded, caldera.Failed, caldera.Unknown,
+}
+
+// fitError is api.JobInfo.FitError for a job that is not ready:
+// "NotReady, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
+func fitError(j *caldera.Job) string {
+	var n [len(taskStatuses)]int
+	for _, t := range j.Tasks {
+		k := len(taskStatuses) - 1 // a status the scheduler does not name prints as Unknown
+		for i, name := range taskStatuses {
+			if t.Status == name {
+				k = i
+				break
+			}
+		}
+		n[k]++
+	}
+	parts := []string{strconv.Itoa(int(j.MinAvailable)) + " minAvailable"}
+	for i, name := range taskStatuses {
+		if n[i] > 0 {
+			parts = append(parts, strconv.Itoa(n[i])+" "+name)
+		}
+	}
+	sort.Strings(parts)
+	msg := "NotReady, " + strings.Join(parts, ", ")
+	if n[0] > 0 {
+		msg += "; Pending: " + strconv.Itoa(n[0]) + " Unschedulable"
+	}
+	return msg
+}

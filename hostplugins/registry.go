@@ -6,6 +6,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/binpack"
 	"github.com/caldera-scheduler/caldera/hostplugins/conformance"
 	"github.com/caldera-scheduler/caldera/hostplugins/drf"
+	"github.com/caldera-scheduler/caldera/hostplugins/extender"
 	"github.com/caldera-scheduler/caldera/hostplugins/gang"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
 	"github.com/caldera-scheduler/caldera/hostplugins/overcommit"
@@ -22,6 +23,7 @@ func Registry() framework.Registry {
 		binpack.Name:     binpack.New,
 		conformance.Name: conformance.New,
 		drf.Name:         drf.New,
+		extender.Name:    extender.NewFactory(),
 		gang.Name:        gang.New,
 		nodeorder.Name:   nodeorder.New,
 		overcommit.Name:  overcommit.New,

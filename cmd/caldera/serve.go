@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/klog/v2"
 
@@ -40,12 +39,14 @@ func (h *health) readyz(w http.ResponseWriter, _ *http.Request) {
 func serveEndpoints(ctx context.Context, metricsAddr, healthAddr string, h *health) error {
 	if metricsAddr != "" {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		if err := metrics.Register(reg); err != nil {
 			return err
 		}
+		// The default registry holds the Go and process collectors and the
+		// collectors of the Wasm runtime and the extender plugin, which
+		// register themselves there.
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{prometheus.DefaultGatherer, reg}, promhttp.HandlerOpts{}))
 		if err := serve(ctx, "--listen-address", metricsAddr, mux); err != nil {
 			return err
 		}

@@ -52,6 +52,10 @@ check: fmt-check vet tidy-check test sdk-check
 sdk-check:
 	cd guest-sdk/go && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
 		GOTOOLCHAIN=local $(GO) mod tidy -diff && GOTOOLCHAIN=local $(GO) test -count=1 ./...
+	@# The example ports are plain Go too: their own unit tests run without Wasm.
+	@for d in examples/plugins/*/go runtime/testdata/guests/hostile; do \
+		(cd $$d && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local $(GO) test -count=1 ./... >/dev/null) || { echo "sdk-check: $$d failed"; exit 1; }; \
+	done
 
 # The whole suite, what .ci/run runs: make check, the deployment manifests, and the
 # end-to-end suite on a real kube-apiserver (first run builds etcd, kube-apiserver and

@@ -26,6 +26,63 @@ type Toleration struct {
 	Effect   string `msgpack:"effect"`
 }
 
+// NodeSelectorRequirement is one requirement of a node selector term: a
+// label (matchExpressions) or a field (matchFields) compared with values.
+type NodeSelectorRequirement struct {
+	Key      string   `msgpack:"key"`
+	Operator string   `msgpack:"operator"`
+	Values   []string `msgpack:"values,omitempty"`
+}
+
+// NodeSelectorTerm is a node selector term: its requirements ANDed.
+// Invalid says kube-scheduler's parser rejects the term (an unknown operator,
+// a malformed label key or value, a non-integer Gt or Lt value, ...): it then
+// matches no node.
+type NodeSelectorTerm struct {
+	MatchExpressions []NodeSelectorRequirement `msgpack:"matchExpressions,omitempty"`
+	MatchFields      []NodeSelectorRequirement `msgpack:"matchFields,omitempty"`
+	Invalid          bool                      `msgpack:"invalid,omitempty"`
+}
+
+// NodeSelector is required node affinity: its terms ORed. An empty list
+// matches no node, unlike an absent selector.
+type NodeSelector struct {
+	Terms []NodeSelectorTerm `msgpack:"terms"`
+}
+
+// PreferredTerm is one preferred node affinity term and its weight.
+type PreferredTerm struct {
+	Weight int32            `msgpack:"weight"`
+	Term   NodeSelectorTerm `msgpack:"term"`
+}
+
+// NodeAffinity is a pod's spec.affinity.nodeAffinity.
+type NodeAffinity struct {
+	Required  *NodeSelector   `msgpack:"required,omitempty"`
+	Preferred []PreferredTerm `msgpack:"preferred,omitempty"`
+}
+
+// HostPort is a container's host port with kube-scheduler's defaults
+// filled in: IP "0.0.0.0" and protocol "TCP" when unset.
+type HostPort struct {
+	IP       string `msgpack:"ip"`
+	Port     int32  `msgpack:"port"`
+	Protocol string `msgpack:"protocol"`
+}
+
+// KubeRequest is what kube-scheduler's scoring counts of a pod's requests
+// (k8s.io/component-helpers PodRequests: init containers, overhead and
+// resize status included): milli-CPU, memory bytes and nvidia.com/gpu
+// devices as written, and milli-CPU and memory with kube-scheduler's
+// defaults (100m, 200Mi) for containers that request none.
+type KubeRequest struct {
+	MilliCPU        int64 `msgpack:"cpu,omitempty"`
+	Memory          int64 `msgpack:"memory,omitempty"`
+	GPU             int64 `msgpack:"gpu,omitempty"`
+	NonZeroMilliCPU int64 `msgpack:"nonZeroCpu,omitempty"`
+	NonZeroMemory   int64 `msgpack:"nonZeroMemory,omitempty"`
+}
+
 // Node is one node; its handle is its index in View.Nodes.
 type Node struct {
 	Name          string            `msgpack:"name"`
@@ -39,6 +96,12 @@ type Node struct {
 	Releasing     Resource          `msgpack:"releasing"`
 	Pipelined     Resource          `msgpack:"pipelined"`
 	Pods          int32             `msgpack:"pods"`
+	// KubeRequested sums KubeRequest over every pod on the node when the
+	// view is built (Pods of them), in the session or not.
+	KubeRequested KubeRequest `msgpack:"kubeRequested,omitempty"`
+	// HostPorts lists the host ports of those pods, one entry per container
+	// port (repeats kept).
+	HostPorts []HostPort `msgpack:"hostPorts,omitempty"`
 }
 
 // Queue is one queue.
@@ -49,6 +112,8 @@ type Queue struct {
 	Guarantee   Resource          `msgpack:"guarantee"`
 	State       string            `msgpack:"state"`
 	Annotations map[string]string `msgpack:"annotations,omitempty"`
+	// Priority is the queue's spec.priority (1.1).
+	Priority int32 `msgpack:"priority,omitempty"`
 }
 
 // Job is one PodGroup with its tasks.
@@ -64,7 +129,7 @@ type Job struct {
 	Annotations  map[string]string `msgpack:"annotations,omitempty"`
 	CreationTime int64             `msgpack:"creationTime"`
 	// MinTaskMember is the PodGroup's spec.minTaskMember.
-	MinTaskMember map[string]int32 `msgpack:"minTaskMember,omitempty"`
+	MinTaskMember RoleCounts `msgpack:"minTaskMember,omitempty"`
 }
 
 // Task is one pod.
@@ -88,6 +153,13 @@ type Task struct {
 	PriorityClassName string `msgpack:"priorityClassName,omitempty"`
 	// BestEffort: the task requests no resources (Volcano's BestEffort).
 	BestEffort bool `msgpack:"bestEffort,omitempty"`
+	// NodeAffinity is the pod's required and preferred node affinity.
+	NodeAffinity *NodeAffinity `msgpack:"nodeAffinity,omitempty"`
+	// HostPorts are the host ports of the pod's containers (init containers
+	// are not looked at, as in kube-scheduler).
+	HostPorts []HostPort `msgpack:"hostPorts,omitempty"`
+	// KubeRequest is the pod's requests as kube-scheduler's scoring counts them.
+	KubeRequest KubeRequest `msgpack:"kubeRequest,omitempty"`
 }
 
 // View is the whole session view sent with session_open.
@@ -96,6 +168,11 @@ type View struct {
 	Queues []Queue `msgpack:"queues,omitempty"`
 	Jobs   []Job   `msgpack:"jobs,omitempty"`
 	Tasks  []Task  `msgpack:"tasks,omitempty"`
+	// Plugins names the policy of each of the session's plugins, in
+	// configuration order: a native plugin's name, or the name a Wasm module
+	// declares (Descriptor.Name), whatever its file is called. It is sent
+	// whole with every session_open, whole view or delta.
+	Plugins []string `msgpack:"plugins,omitempty"`
 }
 
 // OpenArgs is the request of session_open.

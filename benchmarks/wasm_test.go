@@ -60,3 +60,65 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 	}
 	runSessions(b, w, plugins, acts, cfg)
 }
+
+// allPorts is Volcano's default configuration with every plugin replaced by
+// its Wasm port when `make plugins` has built it (build is "tinygo" or
+// "go"); native plugins stay where no port is built.
+func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
+	plugins, acts := hostplugins.Registry(), actions.Registry()
+	names := []string{"priority", "gang", "conformance", "overcommit", "drf", "predicates", "proportion", "nodeorder"}
+	entry := map[string]string{}
+	var ported []string
+	for _, n := range names {
+		entry[n] = n
+		impl := n + "." + build
+		path := "../build/plugins/" + impl + ".wasm"
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		p, err := runtime.Load(context.Background(), path, runtime.Options{Name: impl, Limits: runtime.DefaultLimits()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = p.Close(context.Background()) })
+		plugins[impl] = runtime.Factory(impl, p, runtime.Policy{})
+		entry[n] = impl
+		ported = append(ported, n)
+	}
+	text := fmt.Sprintf(`actions: "enqueue, allocate, backfill"
+tiers:
+- plugins: [{name: %s}, {name: %s}, {name: %s}]
+- plugins: [{name: %s}, {name: %s}, {name: %s}, {name: %s}, {name: %s}]
+`, entry["priority"], entry["gang"], entry["conformance"], entry["overcommit"], entry["drf"], entry["predicates"], entry["proportion"], entry["nodeorder"])
+	cfg, err := conf.Parse([]byte(text), "bench", framework.Validator{Plugins: plugins, Actions: acts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return plugins, acts, cfg, ported
+}
+
+// BenchmarkSessionPorts runs the session benchmark with Volcano's default
+// plugins as Wasm ports (sandbox limits on: 1 s deadline, 64 MiB), against
+// the native plugins. Sessions run back to back on the same cluster, so
+// from the second on each module gets a view delta.
+func BenchmarkSessionPorts(b *testing.B) {
+	for _, w := range []Workload{
+		{Nodes: 1000, Gangs: 200, GangSize: 10},
+		{Nodes: 5000, Gangs: 1000, GangSize: 10},
+	} {
+		for _, build := range []string{"native", "tinygo", "go"} {
+			b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, build), func(b *testing.B) {
+				if build == "native" {
+					benchSession(b, w)
+					return
+				}
+				plugins, acts, cfg, ported := allPorts(b, build)
+				if len(ported) == 0 {
+					b.Skip("no ports built (make plugins)")
+				}
+				b.Logf("ported: %v", ported)
+				runSessions(b, w, plugins, acts, cfg)
+			})
+		}
+	}
+}

@@ -89,6 +89,7 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 	if opts.Log == nil {
 		opts.Log = func(int, string) {}
 	}
+	opts.Log = rateLimited(opts.Log)
 	sum := sha256.Sum256(code)
 	digest := hex.EncodeToString(sum[:])
 	if opts.SHA256 != "" && opts.SHA256 != digest {
@@ -103,7 +104,7 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	p := &Plugin{opts: opts, rt: rt, digest: digest}
 	if err := p.load(ctx, code); err != nil {
-		_ = rt.Close(ctx)
+		_ = p.Close(ctx) // also the compiled code, which a shared cache would keep
 		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
 	}
 	return p, nil
@@ -200,7 +201,14 @@ func (p *Plugin) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.idle = nil
 	p.mu.Unlock()
-	return p.rt.Close(ctx)
+	err := p.rt.Close(ctx)
+	// With a shared compilation cache the engine outlives the runtime, and
+	// keeps the compiled module until it is closed explicitly: without this,
+	// every module a hot reload replaces would stay in memory.
+	if p.compiled != nil {
+		_ = p.compiled.Close(ctx)
+	}
+	return err
 }
 
 // Calls and Failures count the calls made into the module and those that

@@ -3,7 +3,12 @@ package runtime
 import (
 	"sort"
 
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
+	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -56,7 +61,11 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 				wn.Taints = append(wn.Taints, abi.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 			}
 		}
+		wireNodePods(&wn, n)
 		v.Nodes = append(v.Nodes, wn)
+	}
+	for _, p := range ssn.Plugins() {
+		v.Plugins = append(v.Plugins, policyName(p))
 	}
 	var queues []*api.QueueInfo
 	for _, q := range ssn.Queues {
@@ -66,7 +75,7 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 	h.queueList = queues
 	for i, q := range queues {
 		h.queues[q.UID] = int32(i)
-		wq := abi.Queue{Name: q.Name, Weight: q.Weight}
+		wq := abi.Queue{Name: q.Name, Weight: q.Weight, Priority: q.Priority}
 		if q.Queue != nil {
 			wq.Capability = wireResource(api.NewResource(q.Queue.Spec.Capability))
 			wq.Guarantee = wireResource(api.NewResource(q.Queue.Spec.Guarantee.Resource))
@@ -122,6 +131,117 @@ func wireTask(t *api.TaskInfo, job int32, h handles) abi.Task {
 		for _, tol := range p.Spec.Tolerations {
 			wt.Tolerations = append(wt.Tolerations, abi.Toleration{Key: tol.Key, Operator: string(tol.Operator), Value: tol.Value, Effect: string(tol.Effect)})
 		}
+		if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+			wt.NodeAffinity = wireNodeAffinity(a.NodeAffinity)
+		}
+		wt.HostPorts = appendHostPorts(nil, p)
+		wt.KubeRequest = kubeRequest(p)
 	}
 	return wt
+}
+
+// PolicyName is the name the module declares, which says what policy it
+// implements whatever file name the configuration gives it: the native
+// nodeorder plugin, asking whether predicates is configured, finds its port.
+func (a *adapter) PolicyName() string {
+	if n := a.mod.descriptor.Name; n != "" {
+		return n
+	}
+	return a.name
+}
+
+// policyName is the policy a plugin implements: a native plugin's name, a
+// module's declared name.
+func policyName(p framework.Plugin) string {
+	if a, ok := p.(*adapter); ok {
+		return a.PolicyName()
+	}
+	return p.Name()
+}
+
+// wireNodePods sums what kube-scheduler's NodeInfo holds of the node's
+// pods, those of jobs outside the session included: their scoring
+// requests and their host ports.
+func wireNodePods(wn *abi.Node, n *api.NodeInfo) {
+	for _, t := range n.Tasks {
+		if t.Pod == nil {
+			continue
+		}
+		r := kubeRequest(t.Pod)
+		sum := &wn.KubeRequested
+		sum.MilliCPU += r.MilliCPU
+		sum.Memory += r.Memory
+		sum.GPU += r.GPU
+		sum.NonZeroMilliCPU += r.NonZeroMilliCPU
+		sum.NonZeroMemory += r.NonZeroMemory
+		wn.HostPorts = appendHostPorts(wn.HostPorts, t.Pod)
+	}
+	// Tasks is a map: sort so that equal nodes give equal views.
+	sort.Slice(wn.HostPorts, func(i, j int) bool {
+		a, b := wn.HostPorts[i], wn.HostPorts[j]
+		if a.Port != b.Port {
+			return a.Port < b.Port
+		}
+		if a.Protocol != b.Protocol {
+			return a.Protocol < b.Protocol
+		}
+		return a.IP < b.IP
+	})
+}
+
+// kubeRequest is the pod's requests as the native nodeorder plugin counts
+// them, from the same helper.
+func kubeRequest(p *v1.Pod) abi.KubeRequest {
+	var r abi.KubeRequest
+	r.MilliCPU, r.Memory, r.GPU, r.NonZeroMilliCPU, r.NonZeroMemory = nodeorder.PodRequests(p)
+	return r
+}
+
+// appendHostPorts appends the pod's host ports as the native predicates
+// plugin sees them.
+func appendHostPorts(out []abi.HostPort, p *v1.Pod) []abi.HostPort {
+	predicates.EachHostPort(p, func(ip, protocol string, port int32) {
+		out = append(out, abi.HostPort{IP: ip, Port: port, Protocol: protocol})
+	})
+	return out
+}
+
+func wireNodeAffinity(na *v1.NodeAffinity) *abi.NodeAffinity {
+	out := &abi.NodeAffinity{}
+	if req := na.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+		out.Required = &abi.NodeSelector{Terms: make([]abi.NodeSelectorTerm, 0, len(req.NodeSelectorTerms))}
+		for i := range req.NodeSelectorTerms {
+			out.Required.Terms = append(out.Required.Terms, wireTerm(&req.NodeSelectorTerms[i]))
+		}
+	}
+	for i := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+		pt := &na.PreferredDuringSchedulingIgnoredDuringExecution[i]
+		out.Preferred = append(out.Preferred, abi.PreferredTerm{Weight: pt.Weight, Term: wireTerm(&pt.Preference)})
+	}
+	if out.Required == nil && out.Preferred == nil {
+		return nil
+	}
+	return out
+}
+
+// wireTerm copies a node selector term and says whether kube-scheduler's
+// parser accepts it, so that guests need not repeat Kubernetes' label
+// syntax rules.
+func wireTerm(t *v1.NodeSelectorTerm) abi.NodeSelectorTerm {
+	out := abi.NodeSelectorTerm{MatchExpressions: wireRequirements(t.MatchExpressions), MatchFields: wireRequirements(t.MatchFields)}
+	if _, err := nodeaffinity.NewNodeSelector(&v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{*t}}); err != nil {
+		out.Invalid = true
+	}
+	return out
+}
+
+func wireRequirements(rs []v1.NodeSelectorRequirement) []abi.NodeSelectorRequirement {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]abi.NodeSelectorRequirement, len(rs))
+	for i, r := range rs {
+		out[i] = abi.NodeSelectorRequirement{Key: r.Key, Operator: string(r.Operator), Values: r.Values}
+	}
+	return out
 }

@@ -5,8 +5,8 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -16,32 +16,52 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
-// Scheduler runs sessions. The configuration can be swapped between sessions
-// (hot reload); a session always runs with the one it started with.
+// Scheduler runs sessions. The policy (plugins and configuration) can be
+// swapped between sessions (hot reload); a session always runs start to
+// finish with the one it started with.
 type Scheduler struct {
-	cache   framework.Cache
-	plugins framework.Registry
-	actions framework.ActionRegistry
-	config  atomic.Pointer[conf.Config]
+	cache    framework.Cache
+	actions  framework.ActionRegistry
+	policies *PolicyStore
 }
 
-// New returns a scheduler over a cache with the given registries and
+// New returns a scheduler over a cache with fixed registries and
 // configuration.
 func New(cache framework.Cache, plugins framework.Registry, actions framework.ActionRegistry, cfg *conf.Config) *Scheduler {
-	s := &Scheduler{cache: cache, plugins: plugins, actions: actions}
-	s.config.Store(cfg)
-	return s
+	return NewWithPolicies(cache, actions, NewPolicyStore(&Policy{Plugins: plugins, Config: cfg}))
 }
 
-// SetConfig replaces the configuration from the next session on.
-func (s *Scheduler) SetConfig(cfg *conf.Config) { s.config.Store(cfg) }
+// NewWithPolicies returns a scheduler whose sessions each run with the
+// store's current policy.
+func NewWithPolicies(cache framework.Cache, actions framework.ActionRegistry, policies *PolicyStore) *Scheduler {
+	return &Scheduler{cache: cache, actions: actions, policies: policies}
+}
 
-// Config returns the configuration the next session will use.
-func (s *Scheduler) Config() *conf.Config { return s.config.Load() }
+// Policies returns the store the scheduler takes its policy from.
+func (s *Scheduler) Policies() *PolicyStore { return s.policies }
+
+// errNoPolicy is returned by sessions started after the store was closed.
+var errNoPolicy = errors.New("no scheduling policy: the policy store is closed")
 
 // RunOnce runs one session to completion.
 func (s *Scheduler) RunOnce() error {
-	cfg := s.config.Load()
+	_, err := s.RunSession()
+	return err
+}
+
+// RunSession runs one session to completion and returns the policy it ran
+// with. The policy may have been retired by the time RunSession returns:
+// read its Config and Versions, do not open sessions with its plugins.
+func (s *Scheduler) RunSession() (*Policy, error) {
+	p := s.policies.Acquire()
+	if p == nil {
+		return nil, errNoPolicy
+	}
+	defer p.Release()
+	return p, s.runSession(p.Plugins, p.Config)
+}
+
+func (s *Scheduler) runSession(plugins framework.Registry, cfg *conf.Config) error {
 	actions := make([]framework.Action, 0, len(cfg.Actions))
 	for _, name := range cfg.Actions {
 		f, ok := s.actions[name]
@@ -55,7 +75,7 @@ func (s *Scheduler) RunOnce() error {
 		actions = append(actions, a)
 	}
 	start := time.Now()
-	ssn, err := framework.OpenSession(s.cache, s.plugins, cfg)
+	ssn, err := framework.OpenSession(s.cache, plugins, cfg)
 	if err != nil {
 		return err
 	}

@@ -2,28 +2,59 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
-	"time"
 
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 	"github.com/tetratelabs/wazero"
 	"k8s.io/klog/v2"
 
-	"github.com/caldera-scheduler/caldera/runtime"
-	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/runtime/reload"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
 )
 
-// Tier-entry arguments that tune a Wasm plugin's sandbox; they are read by
-// the host, not passed on as policy arguments.
-const (
-	argMemoryLimitPages = "wasm.memoryLimitPages"
-	argCallTimeout      = "wasm.callTimeout"
-	argIgnorable        = "wasm.ignorable"
-	argSHA256           = "wasm.sha256"
-)
+// addPolicyFlags adds the flags that say where the policy comes from and
+// how changes to it are picked up. watch is the default of --watch.
+func addPolicyFlags(f *pflag.FlagSet, watch bool) {
+	f.String("scheduler-conf", "", "scheduler configuration file (default: Volcano's default configuration)")
+	f.String("plugin-dir", "", "directory of .wasm policy modules; a tier entry <name> loads <name>.wasm (default: the folder of --scheduler-conf)")
+	f.Bool("watch", watch, "reload the configuration and modules when their files change, keeping the running version when a new one is broken")
+	f.Duration("watch-debounce", reload.DefaultDebounce, "how long the watched directories must stay quiet before a change is read")
+	addWasmCacheFlag(f)
+}
+
+// addWasmCacheFlag adds --wasm-cache-dir, where compiled modules are kept
+// so that a restart or a module seen before does not compile again.
+func addWasmCacheFlag(f *pflag.FlagSet) {
+	f.String("wasm-cache-dir", defaultWasmCacheDir(), "directory of compiled Wasm modules kept between runs; empty compiles in memory only")
+}
+
+// defaultWasmCacheDir is under the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache on Linux), or "" when there is none.
+func defaultWasmCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "caldera", "wasm")
+}
+
+// compilationCache returns wazero's compilation cache, on disk in dir
+// when dir is set and usable. A cache directory that cannot be created (a
+// read-only file system) costs compile time, not the start.
+func compilationCache(dir string) wazero.CompilationCache {
+	if dir == "" {
+		return wazero.NewCompilationCache()
+	}
+	c, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		klog.InfoS("Warning: the Wasm compilation cache directory is not usable; modules are compiled at every start", "dir", dir, "err", err)
+		return wazero.NewCompilationCache()
+	}
+	return c
+}
 
 // pluginDirFor returns --plugin-dir, or the folder of the configuration
 // file, or "" when neither is given.
@@ -37,89 +68,39 @@ func pluginDirFor(flagDir, confPath string) string {
 	return ""
 }
 
-// addWasmPlugins registers every DIR/<name>.wasm as plugin <name>. A module
-// is loaded (compiled, checked, described) the first time the configuration
-// names it, so that a broken module that is named fails at configuration
-// load with the file and the cause, and one that is not named costs nothing.
-func addWasmPlugins(reg framework.Registry, dir string, cache wazero.CompilationCache) error {
-	if dir == "" {
-		return nil
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.wasm"))
+// newReloader loads the policy named by the flags: the native plugins, one
+// plugin per DIR/<name>.wasm, and --scheduler-conf (or Volcano's default
+// configuration) validated against them. report, if set, is told of every
+// later reload. oneShot loads the policy for one simulation, which
+// exercises its modules anyway: they are not self-tested first. The
+// returned function closes the policy and then the compilation cache.
+func newReloader(ctx context.Context, v *viper.Viper, oneShot bool, report func(reload.Outcome)) (*reload.Reloader, func(), error) {
+	path := v.GetString("scheduler-conf")
+	cache := compilationCache(v.GetString("wasm-cache-dir"))
+	rl, err := reload.New(ctx, reload.Options{
+		ConfigPath: path,
+		PluginDir:  pluginDirFor(v.GetString("plugin-dir"), path),
+		Native:     hostplugins.Registry,
+		Actions:    actions.Registry(),
+		Cache:      cache,
+		Debounce:   v.GetDuration("watch-debounce"),
+		Report:     report,
+
+		SkipInitialSelfTest: oneShot,
+	})
 	if err != nil {
-		return err
+		_ = cache.Close(context.Background())
+		return nil, nil, err
 	}
-	sort.Strings(files)
-	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".wasm")
-		if _, native := reg[name]; native {
-			return fmt.Errorf("plugin %q is both a native plugin and %s: rename the file", name, path)
-		}
-		reg[name] = wasmFactory(name, path, cache)
-	}
-	return nil
+	// The cache's engine holds compiled code until it is closed; in-process
+	// callers (tests) run many commands.
+	return rl, func() { rl.Close(); _ = cache.Close(context.Background()) }, nil
 }
 
-func wasmFactory(name, path string, cache wazero.CompilationCache) framework.Factory {
-	var (
-		once   sync.Once
-		loaded *runtime.Plugin
-		policy runtime.Policy
-		err    error
-	)
-	return func(args framework.Arguments) (framework.Plugin, error) {
-		once.Do(func() {
-			opts := runtime.Options{Name: name, Limits: runtime.DefaultLimits(), Cache: cache, Log: guestLog(name)}
-			var pages int
-			var timeout string
-			if err = args.Int(argMemoryLimitPages, &pages); err != nil {
-				return
-			}
-			if pages > 0 {
-				opts.Limits.MemoryLimitPages = uint32(pages)
-			}
-			if err = args.String(argCallTimeout, &timeout); err != nil {
-				return
-			}
-			if timeout != "" {
-				var d time.Duration
-				if d, err = time.ParseDuration(timeout); err != nil {
-					err = fmt.Errorf("%s: %w", argCallTimeout, err)
-					return
-				}
-				opts.Limits.CallTimeout = d
-			}
-			if err = args.Bool(argIgnorable, &policy.Ignorable); err != nil {
-				return
-			}
-			if err = args.String(argSHA256, &opts.SHA256); err != nil {
-				return
-			}
-			start := time.Now()
-			loaded, err = runtime.Load(context.Background(), path, opts)
-			if err == nil {
-				klog.InfoS("Loaded Wasm plugin", "plugin", name, "file", path, "sha256", loaded.SHA256(),
-					"abi", loaded.Version().String(), "hooks", loaded.Descriptor().Hooks, "took", time.Since(start))
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		return runtime.Factory(name, loaded, policy)(args)
-	}
-}
-
-// guestLog sends a module's log lines to klog, prefixed with its name.
-func guestLog(name string) func(int, string) {
-	return func(level int, msg string) {
-		msg = strings.TrimRight(msg, "\n")
-		switch {
-		case level <= 0:
-			klog.ErrorS(nil, msg, "plugin", name)
-		case level == 1:
-			klog.InfoS("Warning: "+msg, "plugin", name)
-		default:
-			klog.V(klog.Level(level-2)).InfoS(msg, "plugin", name)
-		}
+// watchPolicy runs the reloader's watch until ctx is done. Failing to
+// watch (no inotify instances left, say) leaves the loaded policy serving.
+func watchPolicy(ctx context.Context, rl *reload.Reloader) {
+	if err := rl.Watch(ctx); err != nil {
+		klog.ErrorS(err, "Hot reload is off: changes to the configuration and modules need a restart")
 	}
 }

@@ -7,13 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
-	"github.com/tetratelabs/wazero"
 	"k8s.io/klog/v2"
-
-	"github.com/caldera-scheduler/caldera/hostplugins"
-	"github.com/caldera-scheduler/caldera/scheduler/actions"
-	"github.com/caldera-scheduler/caldera/scheduler/conf"
-	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
 func newRootCommand() *cobra.Command {
@@ -42,32 +36,4 @@ func settings(flags *pflag.FlagSet) *viper.Viper {
 	v.AutomaticEnv()
 	_ = v.BindPFlags(flags)
 	return v
-}
-
-// policy is what a command schedules with: the plugins (native, plus one
-// per .wasm module in the plugin directory), the actions, and the
-// configuration validated against them.
-type policy struct {
-	plugins framework.Registry
-	actions framework.ActionRegistry
-	config  *conf.Config
-}
-
-// loadPolicy builds the registries and reads --scheduler-conf, or Volcano's
-// default configuration when it is empty. The plugin directory is
-// --plugin-dir, or the folder of the configuration file.
-func loadPolicy(v *viper.Viper) (policy, error) {
-	p := policy{plugins: hostplugins.Registry(), actions: actions.Registry()}
-	path := v.GetString("scheduler-conf")
-	if err := addWasmPlugins(p.plugins, pluginDirFor(v.GetString("plugin-dir"), path), wazero.NewCompilationCache()); err != nil {
-		return p, err
-	}
-	validator := framework.Validator{Plugins: p.plugins, Actions: p.actions}
-	var err error
-	if path == "" {
-		p.config, err = conf.Default(validator)
-	} else {
-		p.config, err = conf.Load(path, validator)
-	}
-	return p, err
 }

@@ -23,6 +23,7 @@ import (
 	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
 
 	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/cache"
 )
 
@@ -45,22 +46,24 @@ func newRunCommand() *cobra.Command {
 		Short: "Schedule a Kubernetes cluster",
 		Long: `Connects to the API server (from --kubeconfig, or in-cluster), waits until
 its informers have listed every object, and runs a scheduling session every
---schedule-period. SIGTERM or SIGINT finishes the running session, waits for
-the binds it sent, releases the leader lease and exits.`,
+--schedule-period. Changes to --scheduler-conf and to the modules of
+--plugin-dir are checked and put into service between two sessions, without
+a restart; a broken change is refused and the running version stays.
+SIGTERM or SIGINT finishes the running session, waits for the binds it sent,
+releases the leader lease and exits.`,
 		Args: cobra.NoArgs,
 	}
 	f := cmd.Flags()
 	f.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
 	f.String("master", "", "API server address, overriding the kubeconfig's")
 	f.StringArray("scheduler-name", []string{cache.DefaultSchedulerName}, "schedulerName values this scheduler is responsible for (repeatable)")
-	f.String("scheduler-conf", "", "scheduler configuration file (default: Volcano's default configuration)")
 	f.Duration("schedule-period", defaultSchedulePeriod, "time between the end of one session and the start of the next")
 	f.String("default-queue", cache.DefaultQueue, "queue for jobs that name none; created if missing")
 	f.Float32("kube-api-qps", defaultQPS, "queries per second to the API server")
 	f.Int("kube-api-burst", defaultBurst, "burst of queries to the API server")
 	f.String("listen-address", defaultListenAddress, "address of the /metrics endpoint; empty disables it")
 	f.String("healthz-address", defaultHealthzAddress, "address of the /healthz and /readyz endpoints; empty disables them")
-	f.String("plugin-dir", "", "directory of .wasm policy modules; a tier entry <name> loads <name>.wasm (default: the folder of --scheduler-conf)")
+	addPolicyFlags(f, true)
 	addLeaderElectionFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runScheduler(cmd.Context(), settings(cmd.Flags()))
@@ -69,10 +72,12 @@ the binds it sent, releases the leader lease and exits.`,
 }
 
 func runScheduler(parent context.Context, v *viper.Viper) error {
-	pol, err := loadPolicy(v)
+	events := &reloadEvents{}
+	policy, closePolicy, err := newReloader(parent, v, false, events.report)
 	if err != nil {
 		return err
 	}
+	defer closePolicy()
 	if v.GetDuration("schedule-period") <= 0 {
 		return fmt.Errorf("--schedule-period: expected a positive duration, got %s", v.GetDuration("schedule-period"))
 	}
@@ -101,10 +106,16 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 		return err
 	}
 
-	events := record.NewBroadcaster(record.WithContext(ctx))
-	defer events.Shutdown()
-	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
-	recorder := events.NewRecorder(eventScheme(), v1.EventSource{Component: "caldera"})
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	defer broadcaster.Shutdown()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(eventScheme(), v1.EventSource{Component: "caldera"})
+	events.attach(ctx, kube, recorder)
+	if v.GetBool("watch") {
+		// Standbys reload too, so that a takeover starts with the current
+		// policy.
+		go watchPolicy(ctx, policy)
+	}
 
 	schedCache, err := cache.New(cache.Options{
 		Client:         kube,
@@ -128,9 +139,9 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 		return fmt.Errorf("informers did not sync before shutdown")
 	}
 	health.setReady()
-	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", pol.config.Actions)
+	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", policy.Policies().Current().Config.Actions)
 
-	sched := scheduler.New(schedCache, pol.plugins, pol.actions, pol.config)
+	sched := scheduler.NewWithPolicies(schedCache, actions.Registry(), policy.Policies())
 	schedule := func(ctx context.Context) { sched.Run(ctx, v.GetDuration("schedule-period")) }
 	if le.enabled {
 		err = runAsLeader(ctx, kube, le, schedule)

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator"
 )
 
@@ -20,16 +24,21 @@ func newSimulateCommand() *cobra.Command {
 		Long: `Loads Nodes, Pods, Namespaces, PriorityClasses, PodGroups and Queues from a
 multi-document manifest file into an in-memory API server and runs the real
 informers, cache, sessions, actions and binder on it. Between sessions bound
-pods start running and evicted pods are gone.`,
+pods start running and evicted pods are gone.
+
+With --watch, sessions run every --schedule-period until interrupted, and
+changes to --scheduler-conf and the modules of --plugin-dir are reloaded
+between sessions as caldera run reloads them; each session prints a line
+(with --output json, one JSON object per session).`,
 		Args: cobra.NoArgs,
 	}
 	f := cmd.Flags()
 	f.String("cluster", "", "manifest file describing the cluster (required)")
-	f.String("scheduler-conf", "", "scheduler configuration file (default: Volcano's default configuration)")
 	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100)")
 	f.String("output", "table", "output format: table or json")
 	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable)")
-	f.String("plugin-dir", "", "directory of .wasm policy modules; a tier entry <name> loads <name>.wasm (default: the folder of --scheduler-conf)")
+	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
+	addPolicyFlags(f, false)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		v := settings(cmd.Flags())
 		clusterFile := v.GetString("cluster")
@@ -43,24 +52,43 @@ pods start running and evicted pods are gone.`,
 		if v.GetInt("cycles") < 0 {
 			return fmt.Errorf("--cycles: expected a positive number, got %d", v.GetInt("cycles"))
 		}
-		pol, err := loadPolicy(v)
+		watch := v.GetBool("watch")
+		if watch && v.GetDuration("schedule-period") <= 0 {
+			return fmt.Errorf("--schedule-period: expected a positive duration, got %s", v.GetDuration("schedule-period"))
+		}
+		ctx := cmd.Context()
+		if watch {
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+		}
+		policy, closePolicy, err := newReloader(ctx, v, !watch, nil)
 		if err != nil {
 			return err
 		}
+		defer closePolicy()
 		cluster, err := simulator.LoadCluster(clusterFile)
 		if err != nil {
 			return err
 		}
-		res, err := simulator.Run(cmd.Context(), simulator.Options{
+		opts := simulator.Options{
 			Cluster:        cluster,
-			Config:         pol.config,
-			Plugins:        pol.plugins,
-			Actions:        pol.actions,
+			Policies:       policy.Policies(),
+			Actions:        actions.Registry(),
 			Cycles:         v.GetInt("cycles"),
 			SchedulerNames: v.GetStringSlice("scheduler-name"),
-		})
+		}
+		if watch {
+			go watchPolicy(ctx, policy)
+			opts.Watch, opts.Period = true, v.GetDuration("schedule-period")
+			opts.OnSession = sessionWriter(cmd.OutOrStdout(), output)
+		}
+		res, err := simulator.Run(ctx, opts)
 		if err != nil {
 			return err
+		}
+		if watch && output == "json" {
+			return nil // every session has had its line
 		}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), res)
@@ -68,6 +96,36 @@ pods start running and evicted pods are gone.`,
 		return writeTable(cmd.OutOrStdout(), cluster, res)
 	}
 	return cmd
+}
+
+// sessionWriter prints one line per session of a watch: a JSON object
+// (SessionResult), or a summary.
+func sessionWriter(w io.Writer, output string) func(*simulator.SessionResult) error {
+	enc := json.NewEncoder(w)
+	return func(s *simulator.SessionResult) error {
+		if output == "json" {
+			return enc.Encode(s)
+		}
+		names := make([]string, 0, len(s.Plugins))
+		for name, digest := range s.Plugins {
+			names = append(names, name+"="+shortDigest(digest))
+		}
+		sort.Strings(names)
+		plugins := "none"
+		if len(names) > 0 {
+			plugins = strings.Join(names, ", ")
+		}
+		_, err := fmt.Fprintf(w, "session %d: %d bind(s), %d eviction(s), %d pod(s) unschedulable; Wasm plugins: %s\n",
+			s.Session, len(s.Binds), len(s.Evictions), len(s.Unschedulable), plugins)
+		return err
+	}
+}
+
+func shortDigest(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
 }
 
 func writeJSON(w io.Writer, res *simulator.Result) error {

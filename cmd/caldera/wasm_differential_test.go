@@ -44,7 +44,7 @@ func withPort(conf []byte, native, port string) []byte {
 // ported lists the native plugins that have Wasm ports in
 // examples/plugins, built by make plugins as <name>.go.wasm and
 // <name>.tinygo.wasm.
-var ported = []string{"binpack", "priority"}
+var ported = []string{"binpack", "priority", "gang", "conformance", "overcommit", "drf", "predicates", "nodeorder", "proportion"}
 
 // Every scenario folder, and random clusters, decide exactly the same with
 // each native plugin replaced by its Wasm port (Go and TinyGo builds), and

@@ -28,6 +28,64 @@ type Toleration struct {
 	Effect   string `msg:"effect"`
 }
 
+// NodeSelectorRequirement is one requirement of a node selector term: a
+// node label (in MatchExpressions) or field (in MatchFields; only
+// "metadata.name" has a value) compared with Values by Operator (In,
+// NotIn, Exists, DoesNotExist, Gt, Lt).
+type NodeSelectorRequirement struct {
+	Key      string   `msg:"key"`
+	Operator string   `msg:"operator"`
+	Values   []string `msg:"values"`
+}
+
+// NodeSelectorTerm is a node selector term: its requirements ANDed. A term
+// with no requirements matches no node; so does an Invalid one, which
+// kube-scheduler's parser rejects.
+type NodeSelectorTerm struct {
+	MatchExpressions []NodeSelectorRequirement `msg:"matchExpressions"`
+	MatchFields      []NodeSelectorRequirement `msg:"matchFields"`
+	Invalid          bool                      `msg:"invalid"`
+}
+
+// NodeSelector is required node affinity: its terms ORed; no terms match
+// no node.
+type NodeSelector struct {
+	Terms []NodeSelectorTerm `msg:"terms"`
+}
+
+// PreferredTerm is a preferred node affinity term and its weight.
+type PreferredTerm struct {
+	Weight int32            `msg:"weight"`
+	Term   NodeSelectorTerm `msg:"term"`
+}
+
+// NodeAffinity is a pod's node affinity. Required is nil when the pod has
+// none.
+type NodeAffinity struct {
+	Required  *NodeSelector   `msg:"required"`
+	Preferred []PreferredTerm `msg:"preferred"`
+}
+
+// HostPort is a container's host port; IP defaults to "0.0.0.0" and
+// Protocol to "TCP".
+type HostPort struct {
+	IP       string `msg:"ip"`
+	Port     int32  `msg:"port"`
+	Protocol string `msg:"protocol"`
+}
+
+// KubeRequest is a pod's requests as kube-scheduler's scoring counts them:
+// milli-CPU, memory bytes and nvidia.com/gpu devices as written, and
+// milli-CPU and memory with kube-scheduler's defaults (100m, 200Mi) for
+// containers that request none.
+type KubeRequest struct {
+	MilliCPU        int64 `msg:"cpu"`
+	Memory          int64 `msg:"memory"`
+	GPU             int64 `msg:"gpu"`
+	NonZeroMilliCPU int64 `msg:"nonZeroCpu"`
+	NonZeroMemory   int64 `msg:"nonZeroMemory"`
+}
+
 // Node is a node as the session sees it. Idle, Used, Releasing and
 // Pipelined change as the session places and evicts tasks; the SDK keeps
 // them current.
@@ -43,6 +101,13 @@ type Node struct {
 	Releasing     Resource          `msg:"releasing"`
 	Pipelined     Resource          `msg:"pipelined"`
 	Pods          int32             `msg:"pods"`
+	// KubeRequested sums KubeRequest over the Pods pods on the node when the
+	// session opened, those of jobs outside the view included. HostPorts
+	// lists their host ports, one entry per container port. Neither
+	// follows the session's placements: a plugin that needs them current
+	// follows the events (EventObserver).
+	KubeRequested KubeRequest `msg:"kubeRequested"`
+	HostPorts     []HostPort  `msg:"hostPorts"`
 
 	// Handle is the node's index in View.Nodes.
 	Handle int32 `msg:"-"`
@@ -56,6 +121,8 @@ type Queue struct {
 	Guarantee   Resource          `msg:"guarantee"`
 	State       string            `msg:"state"`
 	Annotations map[string]string `msg:"annotations"`
+	// Priority is the queue's spec.priority; a higher one goes first.
+	Priority int32 `msg:"priority"`
 
 	// Handle is the queue's index in View.Queues.
 	Handle int32 `msg:"-"`
@@ -127,6 +194,12 @@ type Task struct {
 	PriorityClassName string `msg:"priorityClassName"`
 	// BestEffort: the task requests no resources (Volcano's BestEffort).
 	BestEffort bool `msg:"bestEffort"`
+	// NodeAffinity is the pod's node affinity, nil when it has none.
+	NodeAffinity *NodeAffinity `msg:"nodeAffinity"`
+	// HostPorts are the host ports of the pod's containers.
+	HostPorts []HostPort `msg:"hostPorts"`
+	// KubeRequest is the pod's requests as kube-scheduler's scoring counts them.
+	KubeRequest KubeRequest `msg:"kubeRequest"`
 
 	// Handle is the task's index in View.Tasks.
 	Handle int32 `msg:"-"`
@@ -139,6 +212,10 @@ type View struct {
 	Queues []Queue `msg:"queues"`
 	Jobs   []Job   `msg:"jobs"`
 	Tasks  []Task  `msg:"tasks"`
+	// Plugins names the policy of each of the session's plugins, in
+	// configuration order: a native plugin's name, or the name a Wasm
+	// module declares (its Plugin.Name), whatever its file is called.
+	Plugins []string `msg:"plugins"`
 }
 
 // OpenArgs is the request of session_open.

@@ -465,6 +465,159 @@ func (z *Args) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *HostPort) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "ip":
+			z.IP, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "IP")
+				return
+			}
+		case "port":
+			z.Port, err = dc.ReadInt32()
+			if err != nil {
+				err = msgp.WrapError(err, "Port")
+				return
+			}
+		case "protocol":
+			z.Protocol, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Protocol")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z HostPort) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 3
+	// write "ip"
+	err = en.Append(0x83, 0xa2, 0x69, 0x70)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.IP)
+	if err != nil {
+		err = msgp.WrapError(err, "IP")
+		return
+	}
+	// write "port"
+	err = en.Append(0xa4, 0x70, 0x6f, 0x72, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.Port)
+	if err != nil {
+		err = msgp.WrapError(err, "Port")
+		return
+	}
+	// write "protocol"
+	err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Protocol)
+	if err != nil {
+		err = msgp.WrapError(err, "Protocol")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z HostPort) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "ip"
+	o = append(o, 0x83, 0xa2, 0x69, 0x70)
+	o = msgp.AppendString(o, z.IP)
+	// string "port"
+	o = append(o, 0xa4, 0x70, 0x6f, 0x72, 0x74)
+	o = msgp.AppendInt32(o, z.Port)
+	// string "protocol"
+	o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
+	o = msgp.AppendString(o, z.Protocol)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *HostPort) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "ip":
+			z.IP, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "IP")
+				return
+			}
+		case "port":
+			z.Port, bts, err = msgp.ReadInt32Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Port")
+				return
+			}
+		case "protocol":
+			z.Protocol, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Protocol")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z HostPort) Msgsize() (s int) {
+	s = 1 + 3 + msgp.StringPrefixSize + len(z.IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.Protocol)
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
@@ -1022,6 +1175,209 @@ func (z *Job) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *KubeRequest) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "cpu":
+			z.MilliCPU, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "MilliCPU")
+				return
+			}
+		case "memory":
+			z.Memory, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "Memory")
+				return
+			}
+		case "gpu":
+			z.GPU, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "GPU")
+				return
+			}
+		case "nonZeroCpu":
+			z.NonZeroMilliCPU, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "NonZeroMilliCPU")
+				return
+			}
+		case "nonZeroMemory":
+			z.NonZeroMemory, err = dc.ReadInt64()
+			if err != nil {
+				err = msgp.WrapError(err, "NonZeroMemory")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *KubeRequest) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 5
+	// write "cpu"
+	err = en.Append(0x85, 0xa3, 0x63, 0x70, 0x75)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Memory")
+		return
+	}
+	// write "gpu"
+	err = en.Append(0xa3, 0x67, 0x70, 0x75)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.GPU)
+	if err != nil {
+		err = msgp.WrapError(err, "GPU")
+		return
+	}
+	// write "nonZeroCpu"
+	err = en.Append(0xaa, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x43, 0x70, 0x75)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.NonZeroMilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "NonZeroMilliCPU")
+		return
+	}
+	// write "nonZeroMemory"
+	err = en.Append(0xad, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x4d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.NonZeroMemory)
+	if err != nil {
+		err = msgp.WrapError(err, "NonZeroMemory")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *KubeRequest) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 5
+	// string "cpu"
+	o = append(o, 0x85, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Memory)
+	// string "gpu"
+	o = append(o, 0xa3, 0x67, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.GPU)
+	// string "nonZeroCpu"
+	o = append(o, 0xaa, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x43, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.NonZeroMilliCPU)
+	// string "nonZeroMemory"
+	o = append(o, 0xad, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x4d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.NonZeroMemory)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *KubeRequest) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "cpu":
+			z.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "MilliCPU")
+				return
+			}
+		case "memory":
+			z.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Memory")
+				return
+			}
+		case "gpu":
+			z.GPU, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "GPU")
+				return
+			}
+		case "nonZeroCpu":
+			z.NonZeroMilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "NonZeroMilliCPU")
+				return
+			}
+		case "nonZeroMemory":
+			z.NonZeroMemory, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "NonZeroMemory")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *KubeRequest) Msgsize() (s int) {
+	s = 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 4 + msgp.Int64Size + 11 + msgp.Int64Size + 14 + msgp.Int64Size
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
@@ -1197,6 +1553,66 @@ func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "Pods")
 				return
 			}
+		case "kubeRequested":
+			err = z.KubeRequested.DecodeMsg(dc)
+			if err != nil {
+				err = msgp.WrapError(err, "KubeRequested")
+				return
+			}
+		case "hostPorts":
+			var zb0006 uint32
+			zb0006, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "HostPorts")
+				return
+			}
+			if cap(z.HostPorts) >= int(zb0006) {
+				z.HostPorts = (z.HostPorts)[:zb0006]
+			} else {
+				z.HostPorts = make([]HostPort, zb0006)
+			}
+			for za0006 := range z.HostPorts {
+				var zb0007 uint32
+				zb0007, err = dc.ReadMapHeader()
+				if err != nil {
+					err = msgp.WrapError(err, "HostPorts", za0006)
+					return
+				}
+				for zb0007 > 0 {
+					zb0007--
+					field, err = dc.ReadMapKeyPtr()
+					if err != nil {
+						err = msgp.WrapError(err, "HostPorts", za0006)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "ip":
+						z.HostPorts[za0006].IP, err = dc.ReadString()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006, "IP")
+							return
+						}
+					case "port":
+						z.HostPorts[za0006].Port, err = dc.ReadInt32()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006, "Port")
+							return
+						}
+					case "protocol":
+						z.HostPorts[za0006].Protocol, err = dc.ReadString()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
+							return
+						}
+					default:
+						err = dc.Skip()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006)
+							return
+						}
+					}
+				}
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -1210,9 +1626,9 @@ func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 11
+	// map header, size 13
 	// write "name"
-	err = en.Append(0x8b, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	err = en.Append(0x8d, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	if err != nil {
 		return
 	}
@@ -1378,15 +1794,68 @@ func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "Pods")
 		return
 	}
+	// write "kubeRequested"
+	err = en.Append(0xad, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x65, 0x64)
+	if err != nil {
+		return
+	}
+	err = z.KubeRequested.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "KubeRequested")
+		return
+	}
+	// write "hostPorts"
+	err = en.Append(0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.HostPorts)))
+	if err != nil {
+		err = msgp.WrapError(err, "HostPorts")
+		return
+	}
+	for za0006 := range z.HostPorts {
+		// map header, size 3
+		// write "ip"
+		err = en.Append(0x83, 0xa2, 0x69, 0x70)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.HostPorts[za0006].IP)
+		if err != nil {
+			err = msgp.WrapError(err, "HostPorts", za0006, "IP")
+			return
+		}
+		// write "port"
+		err = en.Append(0xa4, 0x70, 0x6f, 0x72, 0x74)
+		if err != nil {
+			return
+		}
+		err = en.WriteInt32(z.HostPorts[za0006].Port)
+		if err != nil {
+			err = msgp.WrapError(err, "HostPorts", za0006, "Port")
+			return
+		}
+		// write "protocol"
+		err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.HostPorts[za0006].Protocol)
+		if err != nil {
+			err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
+			return
+		}
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 11
+	// map header, size 13
 	// string "name"
-	o = append(o, 0x8b, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = append(o, 0x8d, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	o = msgp.AppendString(o, z.Name)
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
@@ -1458,6 +1927,28 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "pods"
 	o = append(o, 0xa4, 0x70, 0x6f, 0x64, 0x73)
 	o = msgp.AppendInt32(o, z.Pods)
+	// string "kubeRequested"
+	o = append(o, 0xad, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x65, 0x64)
+	o, err = z.KubeRequested.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "KubeRequested")
+		return
+	}
+	// string "hostPorts"
+	o = append(o, 0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.HostPorts)))
+	for za0006 := range z.HostPorts {
+		// map header, size 3
+		// string "ip"
+		o = append(o, 0x83, 0xa2, 0x69, 0x70)
+		o = msgp.AppendString(o, z.HostPorts[za0006].IP)
+		// string "port"
+		o = append(o, 0xa4, 0x70, 0x6f, 0x72, 0x74)
+		o = msgp.AppendInt32(o, z.HostPorts[za0006].Port)
+		// string "protocol"
+		o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
+		o = msgp.AppendString(o, z.HostPorts[za0006].Protocol)
+	}
 	return
 }
 
@@ -1637,6 +2128,66 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Pods")
 				return
 			}
+		case "kubeRequested":
+			bts, err = z.KubeRequested.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "KubeRequested")
+				return
+			}
+		case "hostPorts":
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "HostPorts")
+				return
+			}
+			if cap(z.HostPorts) >= int(zb0006) {
+				z.HostPorts = (z.HostPorts)[:zb0006]
+			} else {
+				z.HostPorts = make([]HostPort, zb0006)
+			}
+			for za0006 := range z.HostPorts {
+				var zb0007 uint32
+				zb0007, bts, err = msgp.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "HostPorts", za0006)
+					return
+				}
+				for zb0007 > 0 {
+					zb0007--
+					field, bts, err = msgp.ReadMapKeyZC(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "HostPorts", za0006)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "ip":
+						z.HostPorts[za0006].IP, bts, err = msgp.ReadStringBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006, "IP")
+							return
+						}
+					case "port":
+						z.HostPorts[za0006].Port, bts, err = msgp.ReadInt32Bytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006, "Port")
+							return
+						}
+					case "protocol":
+						z.HostPorts[za0006].Protocol, bts, err = msgp.ReadStringBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
+							return
+						}
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0006)
+							return
+						}
+					}
+				}
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -1669,7 +2220,978 @@ func (z *Node) Msgsize() (s int) {
 	for za0005 := range z.Taints {
 		s += 1 + 4 + msgp.StringPrefixSize + len(z.Taints[za0005].Key) + 6 + msgp.StringPrefixSize + len(z.Taints[za0005].Value) + 7 + msgp.StringPrefixSize + len(z.Taints[za0005].Effect)
 	}
-	s += 14 + msgp.BoolSize + 12 + z.Allocatable.Msgsize() + 5 + z.Idle.Msgsize() + 5 + z.Used.Msgsize() + 10 + z.Releasing.Msgsize() + 10 + z.Pipelined.Msgsize() + 5 + msgp.Int32Size
+	s += 14 + msgp.BoolSize + 12 + z.Allocatable.Msgsize() + 5 + z.Idle.Msgsize() + 5 + z.Used.Msgsize() + 10 + z.Releasing.Msgsize() + 10 + z.Pipelined.Msgsize() + 5 + msgp.Int32Size + 14 + z.KubeRequested.Msgsize() + 10 + msgp.ArrayHeaderSize
+	for za0006 := range z.HostPorts {
+		s += 1 + 3 + msgp.StringPrefixSize + len(z.HostPorts[za0006].IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.HostPorts[za0006].Protocol)
+	}
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *NodeAffinity) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "required":
+			if dc.IsNil() {
+				err = dc.ReadNil()
+				if err != nil {
+					err = msgp.WrapError(err, "Required")
+					return
+				}
+				z.Required = nil
+			} else {
+				if z.Required == nil {
+					z.Required = new(NodeSelector)
+				}
+				var zb0002 uint32
+				zb0002, err = dc.ReadMapHeader()
+				if err != nil {
+					err = msgp.WrapError(err, "Required")
+					return
+				}
+				for zb0002 > 0 {
+					zb0002--
+					field, err = dc.ReadMapKeyPtr()
+					if err != nil {
+						err = msgp.WrapError(err, "Required")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "terms":
+						var zb0003 uint32
+						zb0003, err = dc.ReadArrayHeader()
+						if err != nil {
+							err = msgp.WrapError(err, "Required", "Terms")
+							return
+						}
+						if cap(z.Required.Terms) >= int(zb0003) {
+							z.Required.Terms = (z.Required.Terms)[:zb0003]
+						} else {
+							z.Required.Terms = make([]NodeSelectorTerm, zb0003)
+						}
+						for za0001 := range z.Required.Terms {
+							err = z.Required.Terms[za0001].DecodeMsg(dc)
+							if err != nil {
+								err = msgp.WrapError(err, "Required", "Terms", za0001)
+								return
+							}
+						}
+					default:
+						err = dc.Skip()
+						if err != nil {
+							err = msgp.WrapError(err, "Required")
+							return
+						}
+					}
+				}
+			}
+		case "preferred":
+			var zb0004 uint32
+			zb0004, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Preferred")
+				return
+			}
+			if cap(z.Preferred) >= int(zb0004) {
+				z.Preferred = (z.Preferred)[:zb0004]
+			} else {
+				z.Preferred = make([]PreferredTerm, zb0004)
+			}
+			for za0002 := range z.Preferred {
+				var zb0005 uint32
+				zb0005, err = dc.ReadMapHeader()
+				if err != nil {
+					err = msgp.WrapError(err, "Preferred", za0002)
+					return
+				}
+				for zb0005 > 0 {
+					zb0005--
+					field, err = dc.ReadMapKeyPtr()
+					if err != nil {
+						err = msgp.WrapError(err, "Preferred", za0002)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "weight":
+						z.Preferred[za0002].Weight, err = dc.ReadInt32()
+						if err != nil {
+							err = msgp.WrapError(err, "Preferred", za0002, "Weight")
+							return
+						}
+					case "term":
+						err = z.Preferred[za0002].Term.DecodeMsg(dc)
+						if err != nil {
+							err = msgp.WrapError(err, "Preferred", za0002, "Term")
+							return
+						}
+					default:
+						err = dc.Skip()
+						if err != nil {
+							err = msgp.WrapError(err, "Preferred", za0002)
+							return
+						}
+					}
+				}
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *NodeAffinity) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 2
+	// write "required"
+	err = en.Append(0x82, 0xa8, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x64)
+	if err != nil {
+		return
+	}
+	if z.Required == nil {
+		err = en.WriteNil()
+		if err != nil {
+			return
+		}
+	} else {
+		// map header, size 1
+		// write "terms"
+		err = en.Append(0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
+		if err != nil {
+			return
+		}
+		err = en.WriteArrayHeader(uint32(len(z.Required.Terms)))
+		if err != nil {
+			err = msgp.WrapError(err, "Required", "Terms")
+			return
+		}
+		for za0001 := range z.Required.Terms {
+			err = z.Required.Terms[za0001].EncodeMsg(en)
+			if err != nil {
+				err = msgp.WrapError(err, "Required", "Terms", za0001)
+				return
+			}
+		}
+	}
+	// write "preferred"
+	err = en.Append(0xa9, 0x70, 0x72, 0x65, 0x66, 0x65, 0x72, 0x72, 0x65, 0x64)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Preferred)))
+	if err != nil {
+		err = msgp.WrapError(err, "Preferred")
+		return
+	}
+	for za0002 := range z.Preferred {
+		// map header, size 2
+		// write "weight"
+		err = en.Append(0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
+		if err != nil {
+			return
+		}
+		err = en.WriteInt32(z.Preferred[za0002].Weight)
+		if err != nil {
+			err = msgp.WrapError(err, "Preferred", za0002, "Weight")
+			return
+		}
+		// write "term"
+		err = en.Append(0xa4, 0x74, 0x65, 0x72, 0x6d)
+		if err != nil {
+			return
+		}
+		err = z.Preferred[za0002].Term.EncodeMsg(en)
+		if err != nil {
+			err = msgp.WrapError(err, "Preferred", za0002, "Term")
+			return
+		}
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *NodeAffinity) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "required"
+	o = append(o, 0x82, 0xa8, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x64)
+	if z.Required == nil {
+		o = msgp.AppendNil(o)
+	} else {
+		// map header, size 1
+		// string "terms"
+		o = append(o, 0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
+		o = msgp.AppendArrayHeader(o, uint32(len(z.Required.Terms)))
+		for za0001 := range z.Required.Terms {
+			o, err = z.Required.Terms[za0001].MarshalMsg(o)
+			if err != nil {
+				err = msgp.WrapError(err, "Required", "Terms", za0001)
+				return
+			}
+		}
+	}
+	// string "preferred"
+	o = append(o, 0xa9, 0x70, 0x72, 0x65, 0x66, 0x65, 0x72, 0x72, 0x65, 0x64)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Preferred)))
+	for za0002 := range z.Preferred {
+		// map header, size 2
+		// string "weight"
+		o = append(o, 0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
+		o = msgp.AppendInt32(o, z.Preferred[za0002].Weight)
+		// string "term"
+		o = append(o, 0xa4, 0x74, 0x65, 0x72, 0x6d)
+		o, err = z.Preferred[za0002].Term.MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "Preferred", za0002, "Term")
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "required":
+			if msgp.IsNil(bts) {
+				bts, err = msgp.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Required = nil
+			} else {
+				if z.Required == nil {
+					z.Required = new(NodeSelector)
+				}
+				var zb0002 uint32
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Required")
+					return
+				}
+				for zb0002 > 0 {
+					zb0002--
+					field, bts, err = msgp.ReadMapKeyZC(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Required")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "terms":
+						var zb0003 uint32
+						zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Required", "Terms")
+							return
+						}
+						if cap(z.Required.Terms) >= int(zb0003) {
+							z.Required.Terms = (z.Required.Terms)[:zb0003]
+						} else {
+							z.Required.Terms = make([]NodeSelectorTerm, zb0003)
+						}
+						for za0001 := range z.Required.Terms {
+							bts, err = z.Required.Terms[za0001].UnmarshalMsg(bts)
+							if err != nil {
+								err = msgp.WrapError(err, "Required", "Terms", za0001)
+								return
+							}
+						}
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Required")
+							return
+						}
+					}
+				}
+			}
+		case "preferred":
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Preferred")
+				return
+			}
+			if cap(z.Preferred) >= int(zb0004) {
+				z.Preferred = (z.Preferred)[:zb0004]
+			} else {
+				z.Preferred = make([]PreferredTerm, zb0004)
+			}
+			for za0002 := range z.Preferred {
+				var zb0005 uint32
+				zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Preferred", za0002)
+					return
+				}
+				for zb0005 > 0 {
+					zb0005--
+					field, bts, err = msgp.ReadMapKeyZC(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Preferred", za0002)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "weight":
+						z.Preferred[za0002].Weight, bts, err = msgp.ReadInt32Bytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Preferred", za0002, "Weight")
+							return
+						}
+					case "term":
+						bts, err = z.Preferred[za0002].Term.UnmarshalMsg(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Preferred", za0002, "Term")
+							return
+						}
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Preferred", za0002)
+							return
+						}
+					}
+				}
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NodeAffinity) Msgsize() (s int) {
+	s = 1 + 9
+	if z.Required == nil {
+		s += msgp.NilSize
+	} else {
+		s += 1 + 6 + msgp.ArrayHeaderSize
+		for za0001 := range z.Required.Terms {
+			s += z.Required.Terms[za0001].Msgsize()
+		}
+	}
+	s += 10 + msgp.ArrayHeaderSize
+	for za0002 := range z.Preferred {
+		s += 1 + 7 + msgp.Int32Size + 5 + z.Preferred[za0002].Term.Msgsize()
+	}
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *NodeSelector) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "terms":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Terms")
+				return
+			}
+			if cap(z.Terms) >= int(zb0002) {
+				z.Terms = (z.Terms)[:zb0002]
+			} else {
+				z.Terms = make([]NodeSelectorTerm, zb0002)
+			}
+			for za0001 := range z.Terms {
+				err = z.Terms[za0001].DecodeMsg(dc)
+				if err != nil {
+					err = msgp.WrapError(err, "Terms", za0001)
+					return
+				}
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *NodeSelector) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 1
+	// write "terms"
+	err = en.Append(0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Terms)))
+	if err != nil {
+		err = msgp.WrapError(err, "Terms")
+		return
+	}
+	for za0001 := range z.Terms {
+		err = z.Terms[za0001].EncodeMsg(en)
+		if err != nil {
+			err = msgp.WrapError(err, "Terms", za0001)
+			return
+		}
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *NodeSelector) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 1
+	// string "terms"
+	o = append(o, 0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Terms)))
+	for za0001 := range z.Terms {
+		o, err = z.Terms[za0001].MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "Terms", za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *NodeSelector) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "terms":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Terms")
+				return
+			}
+			if cap(z.Terms) >= int(zb0002) {
+				z.Terms = (z.Terms)[:zb0002]
+			} else {
+				z.Terms = make([]NodeSelectorTerm, zb0002)
+			}
+			for za0001 := range z.Terms {
+				bts, err = z.Terms[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Terms", za0001)
+					return
+				}
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NodeSelector) Msgsize() (s int) {
+	s = 1 + 6 + msgp.ArrayHeaderSize
+	for za0001 := range z.Terms {
+		s += z.Terms[za0001].Msgsize()
+	}
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *NodeSelectorRequirement) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "key":
+			z.Key, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Key")
+				return
+			}
+		case "operator":
+			z.Operator, err = dc.ReadString()
+			if err != nil {
+				err = msgp.WrapError(err, "Operator")
+				return
+			}
+		case "values":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Values")
+				return
+			}
+			if cap(z.Values) >= int(zb0002) {
+				z.Values = (z.Values)[:zb0002]
+			} else {
+				z.Values = make([]string, zb0002)
+			}
+			for za0001 := range z.Values {
+				z.Values[za0001], err = dc.ReadString()
+				if err != nil {
+					err = msgp.WrapError(err, "Values", za0001)
+					return
+				}
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *NodeSelectorRequirement) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 3
+	// write "key"
+	err = en.Append(0x83, 0xa3, 0x6b, 0x65, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Key)
+	if err != nil {
+		err = msgp.WrapError(err, "Key")
+		return
+	}
+	// write "operator"
+	err = en.Append(0xa8, 0x6f, 0x70, 0x65, 0x72, 0x61, 0x74, 0x6f, 0x72)
+	if err != nil {
+		return
+	}
+	err = en.WriteString(z.Operator)
+	if err != nil {
+		err = msgp.WrapError(err, "Operator")
+		return
+	}
+	// write "values"
+	err = en.Append(0xa6, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Values)))
+	if err != nil {
+		err = msgp.WrapError(err, "Values")
+		return
+	}
+	for za0001 := range z.Values {
+		err = en.WriteString(z.Values[za0001])
+		if err != nil {
+			err = msgp.WrapError(err, "Values", za0001)
+			return
+		}
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *NodeSelectorRequirement) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "key"
+	o = append(o, 0x83, 0xa3, 0x6b, 0x65, 0x79)
+	o = msgp.AppendString(o, z.Key)
+	// string "operator"
+	o = append(o, 0xa8, 0x6f, 0x70, 0x65, 0x72, 0x61, 0x74, 0x6f, 0x72)
+	o = msgp.AppendString(o, z.Operator)
+	// string "values"
+	o = append(o, 0xa6, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Values)))
+	for za0001 := range z.Values {
+		o = msgp.AppendString(o, z.Values[za0001])
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *NodeSelectorRequirement) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "key":
+			z.Key, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Key")
+				return
+			}
+		case "operator":
+			z.Operator, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Operator")
+				return
+			}
+		case "values":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Values")
+				return
+			}
+			if cap(z.Values) >= int(zb0002) {
+				z.Values = (z.Values)[:zb0002]
+			} else {
+				z.Values = make([]string, zb0002)
+			}
+			for za0001 := range z.Values {
+				z.Values[za0001], bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Values", za0001)
+					return
+				}
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NodeSelectorRequirement) Msgsize() (s int) {
+	s = 1 + 4 + msgp.StringPrefixSize + len(z.Key) + 9 + msgp.StringPrefixSize + len(z.Operator) + 7 + msgp.ArrayHeaderSize
+	for za0001 := range z.Values {
+		s += msgp.StringPrefixSize + len(z.Values[za0001])
+	}
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *NodeSelectorTerm) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "matchExpressions":
+			var zb0002 uint32
+			zb0002, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "MatchExpressions")
+				return
+			}
+			if cap(z.MatchExpressions) >= int(zb0002) {
+				z.MatchExpressions = (z.MatchExpressions)[:zb0002]
+			} else {
+				z.MatchExpressions = make([]NodeSelectorRequirement, zb0002)
+			}
+			for za0001 := range z.MatchExpressions {
+				err = z.MatchExpressions[za0001].DecodeMsg(dc)
+				if err != nil {
+					err = msgp.WrapError(err, "MatchExpressions", za0001)
+					return
+				}
+			}
+		case "matchFields":
+			var zb0003 uint32
+			zb0003, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "MatchFields")
+				return
+			}
+			if cap(z.MatchFields) >= int(zb0003) {
+				z.MatchFields = (z.MatchFields)[:zb0003]
+			} else {
+				z.MatchFields = make([]NodeSelectorRequirement, zb0003)
+			}
+			for za0002 := range z.MatchFields {
+				err = z.MatchFields[za0002].DecodeMsg(dc)
+				if err != nil {
+					err = msgp.WrapError(err, "MatchFields", za0002)
+					return
+				}
+			}
+		case "invalid":
+			z.Invalid, err = dc.ReadBool()
+			if err != nil {
+				err = msgp.WrapError(err, "Invalid")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *NodeSelectorTerm) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 3
+	// write "matchExpressions"
+	err = en.Append(0x83, 0xb0, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x45, 0x78, 0x70, 0x72, 0x65, 0x73, 0x73, 0x69, 0x6f, 0x6e, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.MatchExpressions)))
+	if err != nil {
+		err = msgp.WrapError(err, "MatchExpressions")
+		return
+	}
+	for za0001 := range z.MatchExpressions {
+		err = z.MatchExpressions[za0001].EncodeMsg(en)
+		if err != nil {
+			err = msgp.WrapError(err, "MatchExpressions", za0001)
+			return
+		}
+	}
+	// write "matchFields"
+	err = en.Append(0xab, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x46, 0x69, 0x65, 0x6c, 0x64, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.MatchFields)))
+	if err != nil {
+		err = msgp.WrapError(err, "MatchFields")
+		return
+	}
+	for za0002 := range z.MatchFields {
+		err = z.MatchFields[za0002].EncodeMsg(en)
+		if err != nil {
+			err = msgp.WrapError(err, "MatchFields", za0002)
+			return
+		}
+	}
+	// write "invalid"
+	err = en.Append(0xa7, 0x69, 0x6e, 0x76, 0x61, 0x6c, 0x69, 0x64)
+	if err != nil {
+		return
+	}
+	err = en.WriteBool(z.Invalid)
+	if err != nil {
+		err = msgp.WrapError(err, "Invalid")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *NodeSelectorTerm) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "matchExpressions"
+	o = append(o, 0x83, 0xb0, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x45, 0x78, 0x70, 0x72, 0x65, 0x73, 0x73, 0x69, 0x6f, 0x6e, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.MatchExpressions)))
+	for za0001 := range z.MatchExpressions {
+		o, err = z.MatchExpressions[za0001].MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "MatchExpressions", za0001)
+			return
+		}
+	}
+	// string "matchFields"
+	o = append(o, 0xab, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x46, 0x69, 0x65, 0x6c, 0x64, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.MatchFields)))
+	for za0002 := range z.MatchFields {
+		o, err = z.MatchFields[za0002].MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "MatchFields", za0002)
+			return
+		}
+	}
+	// string "invalid"
+	o = append(o, 0xa7, 0x69, 0x6e, 0x76, 0x61, 0x6c, 0x69, 0x64)
+	o = msgp.AppendBool(o, z.Invalid)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *NodeSelectorTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "matchExpressions":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "MatchExpressions")
+				return
+			}
+			if cap(z.MatchExpressions) >= int(zb0002) {
+				z.MatchExpressions = (z.MatchExpressions)[:zb0002]
+			} else {
+				z.MatchExpressions = make([]NodeSelectorRequirement, zb0002)
+			}
+			for za0001 := range z.MatchExpressions {
+				bts, err = z.MatchExpressions[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "MatchExpressions", za0001)
+					return
+				}
+			}
+		case "matchFields":
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "MatchFields")
+				return
+			}
+			if cap(z.MatchFields) >= int(zb0003) {
+				z.MatchFields = (z.MatchFields)[:zb0003]
+			} else {
+				z.MatchFields = make([]NodeSelectorRequirement, zb0003)
+			}
+			for za0002 := range z.MatchFields {
+				bts, err = z.MatchFields[za0002].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "MatchFields", za0002)
+					return
+				}
+			}
+		case "invalid":
+			z.Invalid, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Invalid")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NodeSelectorTerm) Msgsize() (s int) {
+	s = 1 + 17 + msgp.ArrayHeaderSize
+	for za0001 := range z.MatchExpressions {
+		s += z.MatchExpressions[za0001].Msgsize()
+	}
+	s += 12 + msgp.ArrayHeaderSize
+	for za0002 := range z.MatchFields {
+		s += z.MatchFields[za0002].Msgsize()
+	}
+	s += 8 + msgp.BoolSize
 	return
 }
 
@@ -1876,6 +3398,138 @@ func (z *OpenArgs) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *PreferredTerm) DecodeMsg(dc *msgp.Reader) (err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, err = dc.ReadMapHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, err = dc.ReadMapKeyPtr()
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "weight":
+			z.Weight, err = dc.ReadInt32()
+			if err != nil {
+				err = msgp.WrapError(err, "Weight")
+				return
+			}
+		case "term":
+			err = z.Term.DecodeMsg(dc)
+			if err != nil {
+				err = msgp.WrapError(err, "Term")
+				return
+			}
+		default:
+			err = dc.Skip()
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *PreferredTerm) EncodeMsg(en *msgp.Writer) (err error) {
+	// map header, size 2
+	// write "weight"
+	err = en.Append(0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.Weight)
+	if err != nil {
+		err = msgp.WrapError(err, "Weight")
+		return
+	}
+	// write "term"
+	err = en.Append(0xa4, 0x74, 0x65, 0x72, 0x6d)
+	if err != nil {
+		return
+	}
+	err = z.Term.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Term")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *PreferredTerm) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "weight"
+	o = append(o, 0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
+	o = msgp.AppendInt32(o, z.Weight)
+	// string "term"
+	o = append(o, 0xa4, 0x74, 0x65, 0x72, 0x6d)
+	o, err = z.Term.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "Term")
+		return
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *PreferredTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "weight":
+			z.Weight, bts, err = msgp.ReadInt32Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Weight")
+				return
+			}
+		case "term":
+			bts, err = z.Term.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Term")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *PreferredTerm) Msgsize() (s int) {
+	s = 1 + 7 + msgp.Int32Size + 5 + z.Term.Msgsize()
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field
@@ -1951,6 +3605,12 @@ func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
 				}
 				z.Annotations[za0001] = za0002
 			}
+		case "priority":
+			z.Priority, err = dc.ReadInt32()
+			if err != nil {
+				err = msgp.WrapError(err, "Priority")
+				return
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -1964,9 +3624,9 @@ func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Queue) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 6
+	// map header, size 7
 	// write "name"
-	err = en.Append(0x86, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	err = en.Append(0x87, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	if err != nil {
 		return
 	}
@@ -2037,15 +3697,25 @@ func (z *Queue) EncodeMsg(en *msgp.Writer) (err error) {
 			return
 		}
 	}
+	// write "priority"
+	err = en.Append(0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.Priority)
+	if err != nil {
+		err = msgp.WrapError(err, "Priority")
+		return
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 6
+	// map header, size 7
 	// string "name"
-	o = append(o, 0x86, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = append(o, 0x87, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	o = msgp.AppendString(o, z.Name)
 	// string "weight"
 	o = append(o, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
@@ -2074,6 +3744,9 @@ func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
 		o = msgp.AppendString(o, za0001)
 		o = msgp.AppendString(o, za0002)
 	}
+	// string "priority"
+	o = append(o, 0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
+	o = msgp.AppendInt32(o, z.Priority)
 	return
 }
 
@@ -2153,6 +3826,12 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				z.Annotations[za0001] = za0002
 			}
+		case "priority":
+			z.Priority, bts, err = msgp.ReadInt32Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Priority")
+				return
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -2174,6 +3853,7 @@ func (z *Queue) Msgsize() (s int) {
 			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
 		}
 	}
+	s += 9 + msgp.Int32Size
 	return
 }
 
@@ -2748,6 +4428,84 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				err = msgp.WrapError(err, "BestEffort")
 				return
 			}
+		case "nodeAffinity":
+			if dc.IsNil() {
+				err = dc.ReadNil()
+				if err != nil {
+					err = msgp.WrapError(err, "NodeAffinity")
+					return
+				}
+				z.NodeAffinity = nil
+			} else {
+				if z.NodeAffinity == nil {
+					z.NodeAffinity = new(NodeAffinity)
+				}
+				err = z.NodeAffinity.DecodeMsg(dc)
+				if err != nil {
+					err = msgp.WrapError(err, "NodeAffinity")
+					return
+				}
+			}
+		case "hostPorts":
+			var zb0006 uint32
+			zb0006, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "HostPorts")
+				return
+			}
+			if cap(z.HostPorts) >= int(zb0006) {
+				z.HostPorts = (z.HostPorts)[:zb0006]
+			} else {
+				z.HostPorts = make([]HostPort, zb0006)
+			}
+			for za0008 := range z.HostPorts {
+				var zb0007 uint32
+				zb0007, err = dc.ReadMapHeader()
+				if err != nil {
+					err = msgp.WrapError(err, "HostPorts", za0008)
+					return
+				}
+				for zb0007 > 0 {
+					zb0007--
+					field, err = dc.ReadMapKeyPtr()
+					if err != nil {
+						err = msgp.WrapError(err, "HostPorts", za0008)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "ip":
+						z.HostPorts[za0008].IP, err = dc.ReadString()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008, "IP")
+							return
+						}
+					case "port":
+						z.HostPorts[za0008].Port, err = dc.ReadInt32()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008, "Port")
+							return
+						}
+					case "protocol":
+						z.HostPorts[za0008].Protocol, err = dc.ReadString()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
+							return
+						}
+					default:
+						err = dc.Skip()
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008)
+							return
+						}
+					}
+				}
+			}
+		case "kubeRequest":
+			err = z.KubeRequest.DecodeMsg(dc)
+			if err != nil {
+				err = msgp.WrapError(err, "KubeRequest")
+				return
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -2761,9 +4519,9 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 17
+	// map header, size 20
 	// write "namespace"
-	err = en.Append(0xde, 0x0, 0x11, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	err = en.Append(0xde, 0x0, 0x14, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	if err != nil {
 		return
 	}
@@ -2975,15 +4733,85 @@ func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
 		err = msgp.WrapError(err, "BestEffort")
 		return
 	}
+	// write "nodeAffinity"
+	err = en.Append(0xac, 0x6e, 0x6f, 0x64, 0x65, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
+	if err != nil {
+		return
+	}
+	if z.NodeAffinity == nil {
+		err = en.WriteNil()
+		if err != nil {
+			return
+		}
+	} else {
+		err = z.NodeAffinity.EncodeMsg(en)
+		if err != nil {
+			err = msgp.WrapError(err, "NodeAffinity")
+			return
+		}
+	}
+	// write "hostPorts"
+	err = en.Append(0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.HostPorts)))
+	if err != nil {
+		err = msgp.WrapError(err, "HostPorts")
+		return
+	}
+	for za0008 := range z.HostPorts {
+		// map header, size 3
+		// write "ip"
+		err = en.Append(0x83, 0xa2, 0x69, 0x70)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.HostPorts[za0008].IP)
+		if err != nil {
+			err = msgp.WrapError(err, "HostPorts", za0008, "IP")
+			return
+		}
+		// write "port"
+		err = en.Append(0xa4, 0x70, 0x6f, 0x72, 0x74)
+		if err != nil {
+			return
+		}
+		err = en.WriteInt32(z.HostPorts[za0008].Port)
+		if err != nil {
+			err = msgp.WrapError(err, "HostPorts", za0008, "Port")
+			return
+		}
+		// write "protocol"
+		err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
+		if err != nil {
+			return
+		}
+		err = en.WriteString(z.HostPorts[za0008].Protocol)
+		if err != nil {
+			err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
+			return
+		}
+	}
+	// write "kubeRequest"
+	err = en.Append(0xab, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
+	if err != nil {
+		return
+	}
+	err = z.KubeRequest.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "KubeRequest")
+		return
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 17
+	// map header, size 20
 	// string "namespace"
-	o = append(o, 0xde, 0x0, 0x11, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0xde, 0x0, 0x14, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = msgp.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -3060,6 +4888,39 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "bestEffort"
 	o = append(o, 0xaa, 0x62, 0x65, 0x73, 0x74, 0x45, 0x66, 0x66, 0x6f, 0x72, 0x74)
 	o = msgp.AppendBool(o, z.BestEffort)
+	// string "nodeAffinity"
+	o = append(o, 0xac, 0x6e, 0x6f, 0x64, 0x65, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
+	if z.NodeAffinity == nil {
+		o = msgp.AppendNil(o)
+	} else {
+		o, err = z.NodeAffinity.MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "NodeAffinity")
+			return
+		}
+	}
+	// string "hostPorts"
+	o = append(o, 0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.HostPorts)))
+	for za0008 := range z.HostPorts {
+		// map header, size 3
+		// string "ip"
+		o = append(o, 0x83, 0xa2, 0x69, 0x70)
+		o = msgp.AppendString(o, z.HostPorts[za0008].IP)
+		// string "port"
+		o = append(o, 0xa4, 0x70, 0x6f, 0x72, 0x74)
+		o = msgp.AppendInt32(o, z.HostPorts[za0008].Port)
+		// string "protocol"
+		o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
+		o = msgp.AppendString(o, z.HostPorts[za0008].Protocol)
+	}
+	// string "kubeRequest"
+	o = append(o, 0xab, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
+	o, err = z.KubeRequest.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "KubeRequest")
+		return
+	}
 	return
 }
 
@@ -3262,6 +5123,83 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "BestEffort")
 				return
 			}
+		case "nodeAffinity":
+			if msgp.IsNil(bts) {
+				bts, err = msgp.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.NodeAffinity = nil
+			} else {
+				if z.NodeAffinity == nil {
+					z.NodeAffinity = new(NodeAffinity)
+				}
+				bts, err = z.NodeAffinity.UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "NodeAffinity")
+					return
+				}
+			}
+		case "hostPorts":
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "HostPorts")
+				return
+			}
+			if cap(z.HostPorts) >= int(zb0006) {
+				z.HostPorts = (z.HostPorts)[:zb0006]
+			} else {
+				z.HostPorts = make([]HostPort, zb0006)
+			}
+			for za0008 := range z.HostPorts {
+				var zb0007 uint32
+				zb0007, bts, err = msgp.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "HostPorts", za0008)
+					return
+				}
+				for zb0007 > 0 {
+					zb0007--
+					field, bts, err = msgp.ReadMapKeyZC(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "HostPorts", za0008)
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "ip":
+						z.HostPorts[za0008].IP, bts, err = msgp.ReadStringBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008, "IP")
+							return
+						}
+					case "port":
+						z.HostPorts[za0008].Port, bts, err = msgp.ReadInt32Bytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008, "Port")
+							return
+						}
+					case "protocol":
+						z.HostPorts[za0008].Protocol, bts, err = msgp.ReadStringBytes(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
+							return
+						}
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "HostPorts", za0008)
+							return
+						}
+					}
+				}
+			}
+		case "kubeRequest":
+			bts, err = z.KubeRequest.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "KubeRequest")
+				return
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -3301,7 +5239,17 @@ func (z *Task) Msgsize() (s int) {
 	for za0007 := range z.Tolerations {
 		s += z.Tolerations[za0007].Msgsize()
 	}
-	s += 12 + msgp.BoolSize + 5 + msgp.StringPrefixSize + len(z.Role) + 13 + msgp.Int64Size + 18 + msgp.StringPrefixSize + len(z.PriorityClassName) + 11 + msgp.BoolSize
+	s += 12 + msgp.BoolSize + 5 + msgp.StringPrefixSize + len(z.Role) + 13 + msgp.Int64Size + 18 + msgp.StringPrefixSize + len(z.PriorityClassName) + 11 + msgp.BoolSize + 13
+	if z.NodeAffinity == nil {
+		s += msgp.NilSize
+	} else {
+		s += z.NodeAffinity.Msgsize()
+	}
+	s += 10 + msgp.ArrayHeaderSize
+	for za0008 := range z.HostPorts {
+		s += 1 + 3 + msgp.StringPrefixSize + len(z.HostPorts[za0008].IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.HostPorts[za0008].Protocol)
+	}
+	s += 12 + z.KubeRequest.Msgsize()
 	return
 }
 
@@ -3577,6 +5525,25 @@ func (z *View) DecodeMsg(dc *msgp.Reader) (err error) {
 					return
 				}
 			}
+		case "plugins":
+			var zb0006 uint32
+			zb0006, err = dc.ReadArrayHeader()
+			if err != nil {
+				err = msgp.WrapError(err, "Plugins")
+				return
+			}
+			if cap(z.Plugins) >= int(zb0006) {
+				z.Plugins = (z.Plugins)[:zb0006]
+			} else {
+				z.Plugins = make([]string, zb0006)
+			}
+			for za0005 := range z.Plugins {
+				z.Plugins[za0005], err = dc.ReadString()
+				if err != nil {
+					err = msgp.WrapError(err, "Plugins", za0005)
+					return
+				}
+			}
 		default:
 			err = dc.Skip()
 			if err != nil {
@@ -3590,9 +5557,9 @@ func (z *View) DecodeMsg(dc *msgp.Reader) (err error) {
 
 // EncodeMsg implements msgp.Encodable
 func (z *View) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 4
+	// map header, size 5
 	// write "nodes"
-	err = en.Append(0x84, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	err = en.Append(0x85, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	if err != nil {
 		return
 	}
@@ -3659,15 +5626,32 @@ func (z *View) EncodeMsg(en *msgp.Writer) (err error) {
 			return
 		}
 	}
+	// write "plugins"
+	err = en.Append(0xa7, 0x70, 0x6c, 0x75, 0x67, 0x69, 0x6e, 0x73)
+	if err != nil {
+		return
+	}
+	err = en.WriteArrayHeader(uint32(len(z.Plugins)))
+	if err != nil {
+		err = msgp.WrapError(err, "Plugins")
+		return
+	}
+	for za0005 := range z.Plugins {
+		err = en.WriteString(z.Plugins[za0005])
+		if err != nil {
+			err = msgp.WrapError(err, "Plugins", za0005)
+			return
+		}
+	}
 	return
 }
 
 // MarshalMsg implements msgp.Marshaler
 func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 4
+	// map header, size 5
 	// string "nodes"
-	o = append(o, 0x84, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	o = append(o, 0x85, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	o = msgp.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o, err = z.Nodes[za0001].MarshalMsg(o)
@@ -3705,6 +5689,12 @@ func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 			err = msgp.WrapError(err, "Tasks", za0004)
 			return
 		}
+	}
+	// string "plugins"
+	o = append(o, 0xa7, 0x70, 0x6c, 0x75, 0x67, 0x69, 0x6e, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Plugins)))
+	for za0005 := range z.Plugins {
+		o = msgp.AppendString(o, z.Plugins[za0005])
 	}
 	return
 }
@@ -3803,6 +5793,25 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "plugins":
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Plugins")
+				return
+			}
+			if cap(z.Plugins) >= int(zb0006) {
+				z.Plugins = (z.Plugins)[:zb0006]
+			} else {
+				z.Plugins = make([]string, zb0006)
+			}
+			for za0005 := range z.Plugins {
+				z.Plugins[za0005], bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Plugins", za0005)
+					return
+				}
+			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -3832,6 +5841,10 @@ func (z *View) Msgsize() (s int) {
 	s += 6 + msgp.ArrayHeaderSize
 	for za0004 := range z.Tasks {
 		s += z.Tasks[za0004].Msgsize()
+	}
+	s += 8 + msgp.ArrayHeaderSize
+	for za0005 := range z.Plugins {
+		s += msgp.StringPrefixSize + len(z.Plugins[za0005])
 	}
 	return
 }

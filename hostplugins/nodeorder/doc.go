@@ -29,7 +29,9 @@
 // every task on the node at session open, plus tasks placed in the session and
 // minus tasks evicted in it. Volcano updates that NodeInfo from the predicates
 // plugin's event handlers, so when no plugin named predicates is configured the
-// usage stays as it was at session open; this plugin does the same.
+// usage stays as it was at session open; this plugin does the same. A Wasm
+// module that declares the name predicates (its port) counts as configured,
+// whatever file name the configuration gives it.
 //
 // Affinity and taint scores depend only on the pod's preferred terms and
 // tolerations and on the node, so they are computed once per (pod template,

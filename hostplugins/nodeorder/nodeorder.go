@@ -31,6 +31,20 @@ const maxNodeScore int64 = 100
 // current during a session.
 const predicatesName = "predicates"
 
+// policyNamer is implemented by a plugin that serves a policy under another
+// name: a Wasm module configured as "predicates.tinygo" declares that it is
+// "predicates" (runtime's adapter), and keeps node usage current as the
+// native plugin does.
+type policyNamer interface{ PolicyName() string }
+
+// policyName is the policy a plugin implements.
+func policyName(p framework.Plugin) string {
+	if n, ok := p.(policyNamer); ok {
+		return n.PolicyName()
+	}
+	return p.Name()
+}
+
 // Weights are the plugin's arguments.
 type Weights struct {
 	LeastRequested    int
@@ -115,7 +129,7 @@ func (p *Plugin) Name() string { return Name }
 // the first time a node is scored.
 func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	for _, other := range ssn.Plugins() {
-		if other.Name() == predicatesName {
+		if policyName(other) == predicatesName {
 			p.live = true
 		}
 	}

@@ -133,3 +133,12 @@ func (p *Plugin) requestsOfCached(pod *v1.Pod) podRequests {
 	}
 	return requestsOf(pod)
 }
+
+// PodRequests returns a pod's requests as the strategies count them:
+// milli-CPU, memory bytes and nvidia.com/gpu devices as written, and
+// milli-CPU and memory with kube-scheduler's defaults for containers that
+// request none. The Wasm runtime sends them to the nodeorder port.
+func PodRequests(pod *v1.Pod) (cpu, mem, gpu, nonZeroCPU, nonZeroMem int64) {
+	r := requestsOf(pod)
+	return r.cpu, r.mem, r.gpu, r.nonZeroCPU, r.nonZeroMem
+}

@@ -66,3 +66,12 @@ func (p *Plugin) portsTaken(want []hostPort, node *api.NodeInfo) bool {
 	}
 	return false
 }
+
+// EachHostPort calls f for every host port of a pod's containers, as the
+// NodePorts filter sees them (defaults filled in). The Wasm runtime sends
+// them to the predicates port.
+func EachHostPort(pod *v1.Pod, f func(ip, protocol string, port int32)) {
+	for _, hp := range wantedPorts(pod) {
+		f(hp.ip, hp.protocol, hp.port)
+	}
+}

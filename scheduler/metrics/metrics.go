@@ -71,11 +71,31 @@ var (
 	QueueDeservedMilliCPU  = queueGauge("queue_deserved_milli_cpu", "Deserved CPU of the queue in milli-cores")
 	QueueDeservedMemory    = queueGauge("queue_deserved_memory_bytes", "Deserved memory of the queue in bytes")
 	QueueShare             = queueGauge("queue_share", "Dominant share of the queue: allocated over deserved")
-	// ConfigReloads counts configuration and module reloads by result.
+	// ConfigReloads counts attempts to reload the policy (configuration
+	// and modules) after a change, by result: "succeeded" or "failed".
 	ConfigReloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "config_reloads_total",
 		Help: "Reloads of the scheduler configuration and plugin modules, by result",
 	}, []string{"result"})
+	// PluginReloads counts new versions of a plugin's module taken into
+	// service ("succeeded") or refused ("failed"), by plugin.
+	PluginReloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "plugin_reloads_total",
+		Help: "New versions of a plugin module taken into service or refused, by plugin and result",
+	}, []string{"plugin", "result"})
+	// PluginModule is 1 for the module serving each Wasm plugin, labelled
+	// with its sha256; a replaced module's series is removed.
+	PluginModule = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: namespace, Name: "plugin_module_info",
+		Help: "The module serving each Wasm plugin (value 1), by plugin and sha256",
+	}, []string{"plugin", "sha256"})
+	// ReloadLatency is the time from the first change seen in a watched
+	// directory to the new policy being published for the next session.
+	ReloadLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "reload_latency_milliseconds",
+		Help:    "Time from a change in the configuration directory to the new policy serving, in milliseconds",
+		Buckets: prometheus.ExponentialBuckets(5, 2, 15),
+	})
 )
 
 func queueGauge(name, help string) *prometheus.GaugeVec {
@@ -88,7 +108,7 @@ func All() []prometheus.Collector {
 		E2ESchedulingLatency, ActionLatency, PluginLatency, PluginCalls, PluginCallFailures,
 		ScheduleAttempts, BindFailures, PreemptionVictims,
 		QueueAllocatedMilliCPU, QueueAllocatedMemory, QueueDeservedMilliCPU, QueueDeservedMemory, QueueShare,
-		ConfigReloads,
+		ConfigReloads, PluginReloads, PluginModule, ReloadLatency,
 	}
 }
 

@@ -32,6 +32,18 @@ type Options struct {
 	// changes nothing, at most DefaultMaxCycles.
 	Cycles         int
 	SchedulerNames []string
+	// Policies, when set, replaces Config and Plugins: each session runs
+	// with the store's policy at its start, so that a reloader can swap
+	// plugins and configuration between sessions.
+	Policies *scheduler.PolicyStore
+	// Watch runs sessions Period apart until ctx is done, whether or not
+	// they change anything; Cycles is ignored, and the end of ctx ends the
+	// run without an error.
+	Watch  bool
+	Period time.Duration
+	// OnSession, when set, is called after each session with what that
+	// session decided; an error it returns ends the run.
+	OnSession func(*SessionResult) error
 }
 
 // Condition is the part of a PodGroup condition that does not change from
@@ -69,6 +81,9 @@ type recorder struct {
 	binds     map[string]string
 	evictions []string
 	changed   bool
+	// The decisions since the last takeSession.
+	sessionBinds     map[string]string
+	sessionEvictions []string
 }
 
 func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
@@ -78,6 +93,7 @@ func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.binds[pod.Namespace+"/"+pod.Name] = node
+	r.sessionBinds[pod.Namespace+"/"+pod.Name] = node
 	r.changed = true
 	return nil
 }
@@ -89,6 +105,7 @@ func (r *recorder) Evict(ctx context.Context, pod *v1.Pod, reason string) error 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evictions = append(r.evictions, pod.Namespace+"/"+pod.Name)
+	r.sessionEvictions = append(r.sessionEvictions, pod.Namespace+"/"+pod.Name)
 	r.changed = true
 	return nil
 }
@@ -114,6 +131,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		binder:  cache.APIBinder{Client: cluster.kube},
 		evictor: cache.APIEvictor{Client: cluster.kube},
 		binds:   map[string]string{},
+
+		sessionBinds: map[string]string{},
 	}
 	c, err := cache.New(cache.Options{
 		Client:         cluster.kube,
@@ -134,19 +153,27 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := waitForPods(ctx, c, cluster); err != nil {
 		return nil, err
 	}
-	sched := scheduler.New(c, opts.Plugins, opts.Actions, opts.Config)
+	policies := opts.Policies
+	if policies == nil {
+		policies = scheduler.NewPolicyStore(&scheduler.Policy{Plugins: opts.Plugins, Config: opts.Config})
+	}
+	sched := scheduler.NewWithPolicies(c, opts.Actions, policies)
 
 	limit, untilQuiet := opts.Cycles, opts.Cycles <= 0
 	if untilQuiet {
 		limit = DefaultMaxCycles
 	}
 	res := &Result{}
-	for res.Cycles < limit {
+	for opts.Watch || res.Cycles < limit {
+		if opts.Watch && ctx.Err() != nil {
+			break
+		}
 		before, err := podGroupPhases(ctx, cluster)
 		if err != nil {
 			return nil, err
 		}
-		if err := sched.RunOnce(); err != nil {
+		policy, err := sched.RunSession()
+		if err != nil {
 			return nil, fmt.Errorf("session %d: %w", res.Cycles+1, err)
 		}
 		res.Cycles++
@@ -155,6 +182,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		if err := waitForPods(ctx, c, cluster); err != nil {
+			if opts.Watch && ctx.Err() != nil {
+				break
+			}
 			return nil, err
 		}
 		after, err := podGroupPhases(ctx, cluster)
@@ -162,11 +192,29 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		changed := rec.takeChanged() || !maps.Equal(before, after)
+		binds, evictions := rec.takeSession()
+		if opts.OnSession != nil {
+			sr, err := sessionResult(ctx, cluster, c, res.Cycles, policy, binds, evictions)
+			if err != nil {
+				return nil, err
+			}
+			if err := opts.OnSession(sr); err != nil {
+				return nil, err
+			}
+		}
+		if opts.Watch {
+			select {
+			case <-ctx.Done():
+			case <-time.After(opts.Period):
+			}
+			continue
+		}
 		if untilQuiet && !changed {
 			break
 		}
 	}
-	return collect(ctx, cluster, c, rec, res)
+	// A watch ends when ctx does; what it did is still listed.
+	return collect(context.WithoutCancel(ctx), cluster, c, rec, res)
 }
 
 // waitForPods blocks until the cache shows every pod of ours where the

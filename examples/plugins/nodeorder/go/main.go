@@ -1,0 +1,189 @@
+// Command nodeorder is the Wasm port of Caldera's native nodeorder plugin
+// (hostplugins/nodeorder, Volcano's nodeorder): it scores nodes for a task
+// with kube-scheduler's scoring rules and integer arithmetic, each strategy
+// in 0..100, normalised over the candidates where kube-scheduler normalises
+// it, times its weight:
+//
+//	leastrequested.weight    1  cpu and memory left free, weighing 50 each
+//	mostrequested.weight     0  cpu and memory in use
+//	balancedresource.weight  1  balance of cpu, memory and nvidia.com/gpu
+//	nodeaffinity.weight      2  preferred node affinity, best candidate 100
+//	tainttoleration.weight   3  fewest untolerated PreferNoSchedule taints 100
+//
+// podaffinity.weight, podtopologyspread.weight and imagelocality.weight are
+// accepted and add nothing, as in the native plugin.
+//
+// Node usage is what Volcano's kube-scheduler NodeInfo holds: the requests
+// of every pod on the node at session open (the view's KubeRequested), plus
+// tasks placed in the session, minus tasks evicted in it; when no plugin
+// named predicates is configured it stays as it was at session open
+// (usage.go).
+package main
+
+import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+
+func main() {}
+
+func init() { caldera.Register(&plugin{}) }
+
+// maxNodeScore is kube-scheduler's framework.MaxNodeScore.
+const maxNodeScore int64 = 100
+
+// plugin is the nodeorder policy for one session.
+type plugin struct {
+	w weights
+
+	// live says whether node usage follows the session's placements.
+	live  bool
+	nodes []nodeState
+	// entries holds each task's requests, template and score table, by
+	// task handle.
+	entries []entry
+
+	// Scratch space reused by every NodeOrderBatch call.
+	raw, least, most, balanced []int64
+}
+
+var (
+	_ caldera.SessionOpener    = (*plugin)(nil)
+	_ caldera.NodeOrderBatcher = (*plugin)(nil)
+	_ caldera.EventObserver    = (*plugin)(nil)
+)
+
+func (*plugin) Name() string { return "nodeorder" }
+
+// predicatesName is the plugin whose event handlers keep Volcano's node
+// usage current during a session.
+const predicatesName = "predicates"
+
+// OnSessionOpen reads the weights and indexes the session's nodes and the
+// templates and requests of its tasks.
+func (p *plugin) OnSessionOpen(s *caldera.Session) error {
+	w, err := parseWeights(s.Arguments)
+	if err != nil {
+		return err
+	}
+	p.w = w
+	p.live = false
+	for _, name := range s.View.Plugins {
+		if name == predicatesName {
+			p.live = true
+		}
+	}
+	v := &s.View
+	p.nodes = make([]nodeState, len(v.Nodes))
+	for i := range v.Nodes {
+		p.nodes[i].init(&v.Nodes[i])
+	}
+	p.entries = make([]entry, len(v.Tasks))
+	templates := map[string]*template{}
+	tables := map[caldera.KubeRequest]*resourceScores{}
+	var key []byte
+	for i := range v.Tasks {
+		t := &v.Tasks[i]
+		key = templateKey(key[:0], t)
+		tpl := templates[string(key)]
+		if tpl == nil {
+			tpl = newTemplate(t, len(v.Nodes))
+			templates[string(key)] = tpl
+		}
+		scores := tables[t.KubeRequest]
+		if scores == nil {
+			scores = newResourceScores(len(v.Nodes))
+			tables[t.KubeRequest] = scores
+		}
+		p.entries[i] = entry{tpl: tpl, scores: scores, placedOn: -1}
+		// A session reopened after a failure sees its own placements in the
+		// view.
+		if (t.Status == caldera.Allocated || t.Status == caldera.Pipelined) && t.Node >= 0 {
+			p.entries[i].placedOn = t.Node
+		}
+	}
+	return nil
+}
+
+// NodeOrderBatch scores the candidate nodes; each strategy is normalised
+// over exactly these nodes. It allocates nothing once its scratch space has
+// grown to the number of candidates.
+func (p *plugin) NodeOrderBatch(_ *caldera.Session, task *caldera.Task, nodes []*caldera.Node, scores []float64) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	e := &p.entries[task.Handle]
+	if e.tpl.err != nil {
+		return e.tpl.err
+	}
+	req := &task.KubeRequest
+	raw := grow(&p.raw, len(nodes))
+	least, most, balanced := grow(&p.least, len(nodes)), grow(&p.most, len(nodes)), grow(&p.balanced, len(nodes))
+	useBalanced := p.w.balancedResource != 0 && !bestEffortForBalance(req)
+	if p.w.leastRequested != 0 || p.w.mostRequested != 0 || useBalanced {
+		for i, n := range nodes {
+			least[i], most[i], balanced[i] = e.scores.of(req, &p.nodes[n.Handle], n.Handle, p.live)
+		}
+	}
+	if w := p.w.leastRequested; w != 0 {
+		addWeighted(scores, least, w)
+	}
+	if w := p.w.mostRequested; w != 0 {
+		addWeighted(scores, most, w)
+	}
+	if w := p.w.balancedResource; useBalanced {
+		addWeighted(scores, balanced, w)
+	}
+	if w := p.w.nodeAffinity; w != 0 && e.tpl.preferred != nil {
+		for i, n := range nodes {
+			raw[i] = e.tpl.affinityScore(n)
+		}
+		normalize(raw, false)
+		addWeighted(scores, raw, w)
+	}
+	if w := p.w.taintToleration; w != 0 {
+		for i, n := range nodes {
+			raw[i] = e.tpl.taintScore(n)
+		}
+		normalize(raw, true)
+		addWeighted(scores, raw, w)
+	}
+	return nil
+}
+
+// addWeighted adds one strategy's weighted scores. Each is an integer;
+// strategies are added one by one, as the native plugin adds them.
+func addWeighted(scores []float64, raw []int64, weight int64) {
+	for i := range scores {
+		scores[i] += float64(raw[i] * weight)
+	}
+}
+
+// normalize is kube-scheduler's DefaultNormalizeScore: scale to 0..100 by the
+// highest score, optionally reversed; all zeros stay 0, or become 100 when
+// reversed.
+func normalize(scores []int64, reverse bool) {
+	var highest int64
+	for _, s := range scores {
+		highest = max(highest, s)
+	}
+	for i, s := range scores {
+		if highest == 0 {
+			if reverse {
+				scores[i] = maxNodeScore
+			}
+			continue
+		}
+		s = maxNodeScore * s / highest
+		if reverse {
+			s = maxNodeScore - s
+		}
+		scores[i] = s
+	}
+}
+
+// grow returns (*buf)[:n], reallocating when it is too small.
+func grow(buf *[]int64, n int) []int64 {
+	if cap(*buf) < n {
+		*buf = make([]int64, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
+}

@@ -1,0 +1,125 @@
+// Command predicates is the Wasm port of Caldera's native predicates plugin
+// (hostplugins/predicates, Volcano's predicates): it decides whether a task
+// may go on a node with kube-scheduler's rules and reason strings, filter by
+// filter in Volcano's order:
+//
+//	NodeUnschedulable, NodeAffinity, TaintToleration  (stable: cached per
+//	    pod template and node; UnschedulableAndUnresolvable)
+//	resource fit   InitRequest against idle + releasing - pipelined
+//	pod count      the node's allocatable "pods"
+//	NodePorts      host ports in use on the node
+//
+// and PrePredicate rejects a pod whose required node affinity names nodes by
+// metadata.name in a way no node can satisfy. The arguments are the native
+// plugin's, with its defaults (args.go).
+package main
+
+import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+
+func main() {}
+
+func init() { caldera.Register(&plugin{}) }
+
+// Reasons, as kube-scheduler and Volcano word them.
+const (
+	reasonUnschedulable     = "node(s) were unschedulable"
+	reasonNodeAffinity      = "node(s) didn't match Pod's node affinity/selector"
+	reasonPodNumberExceeded = "node(s) pod number exceeded"
+	reasonNodePorts         = "node(s) didn't have free ports for the requested pod ports"
+	reasonAffinityConflict  = "plugin NodeAffinity pre-predicates failed pod affinity terms conflict"
+	insufficientPrefix      = "Insufficient "
+
+	// The scheduler joins a status's reasons with ", "; a verdict carries
+	// one string, so combined reasons are sent joined.
+	reasonTooManyAndPorts = reasonPodNumberExceeded + ", " + reasonNodePorts
+	tooManyPrefix         = reasonPodNumberExceeded + ", "
+)
+
+// plugin is the predicates policy for one session.
+type plugin struct {
+	args args
+
+	nodes []nodeState
+	// entries holds each task's template and request, by task handle.
+	entries []entry
+}
+
+var (
+	_ caldera.SessionOpener    = (*plugin)(nil)
+	_ caldera.PrePredicater    = (*plugin)(nil)
+	_ caldera.PredicateBatcher = (*plugin)(nil)
+	_ caldera.EventObserver    = (*plugin)(nil)
+)
+
+func (*plugin) Name() string { return "predicates" }
+
+// OnSessionOpen reads the arguments and indexes the nodes and the templates
+// of the session's tasks.
+func (p *plugin) OnSessionOpen(s *caldera.Session) error {
+	a, err := parseArgs(s.Arguments)
+	if err != nil {
+		return err
+	}
+	p.args = a
+	v := &s.View
+	p.nodes = make([]nodeState, len(v.Nodes))
+	for i := range v.Nodes {
+		p.nodes[i].init(&v.Nodes[i])
+	}
+	p.entries = make([]entry, len(v.Tasks))
+	templates := map[string]*template{}
+	var key []byte
+	for i := range v.Tasks {
+		t := &v.Tasks[i]
+		key = templateKey(key[:0], t)
+		tpl := templates[string(key)]
+		if tpl == nil {
+			tpl = newTemplate(t, len(v.Nodes))
+			templates[string(key)] = tpl
+		}
+		p.entries[i] = entry{tpl: tpl, fit: newFit(&t.InitRequest), placedOn: -1, evictedFrom: -1}
+		// A session reopened after a failure sees its own placements in the
+		// view; they count as placed here.
+		if (t.Status == caldera.Allocated || t.Status == caldera.Pipelined) && t.Node >= 0 {
+			p.entries[i].placedOn = t.Node
+		}
+	}
+	return nil
+}
+
+// PrePredicate rejects a pod whose required node affinity can match no node.
+func (p *plugin) PrePredicate(_ *caldera.Session, task *caldera.Task) caldera.Verdict {
+	if !p.args.nodeAffinity || !p.entries[task.Handle].tpl.conflict {
+		return caldera.Pass
+	}
+	return caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: reasonAffinityConflict}
+}
+
+// PredicateBatch runs the filters on every node. It allocates nothing: the
+// reasons are constants or prepared at session open.
+func (p *plugin) PredicateBatch(_ *caldera.Session, task *caldera.Task, nodes []*caldera.Node, verdicts []caldera.Verdict) {
+	e := &p.entries[task.Handle]
+	tpl := e.tpl
+	for i, n := range nodes {
+		ns := &p.nodes[n.Handle]
+		v := tpl.verdict(n, &p.args)
+		tooMany := ns.pods >= ns.maxPods
+		if v != pass {
+			verdicts[i] = caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: ns.reason(v, tooMany)}
+			continue
+		}
+		if r := e.fit.shortfall(n); r != "" {
+			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: r}
+			continue
+		}
+		portsTaken := p.args.nodePorts && len(tpl.ports) > 0 && ns.portsTaken(tpl.ports)
+		switch {
+		case tooMany && portsTaken:
+			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reasonTooManyAndPorts}
+		case tooMany:
+			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reasonPodNumberExceeded}
+		case portsTaken:
+			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reasonNodePorts}
+		}
+	}
+}

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"math"
+	"strings"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+)
+
+// resource is the scheduler's api.Resource: float quantities, and scalars in
+// a map whose keys matter, because several operations treat an absent
+// dimension differently from a zero one. The methods below follow
+// api.Resource and hostplugins/internal/resutil operation for operation, so
+// that deserved shares come out bit for bit the same.
+type resource struct {
+	milliCPU, memory float64
+	scalars          map[string]float64
+}
+
+// minResource is the scheduler's tolerance: quantities closer than this are
+// equal, and a quantity below it is zero.
+const minResource = 0.1
+
+// dimDefault says what a scalar dimension the right-hand side lacks is
+// worth in a comparison.
+type dimDefault int
+
+const (
+	zero     dimDefault = 0
+	infinity dimDefault = -1
+)
+
+func fromView(d *caldera.Resource) *resource {
+	r := &resource{}
+	r.addView(d)
+	return r
+}
+
+func (r *resource) clone() *resource {
+	c := &resource{milliCPU: r.milliCPU, memory: r.memory}
+	if r.scalars != nil {
+		c.scalars = make(map[string]float64, len(r.scalars))
+		for n, q := range r.scalars {
+			c.scalars[n] = q
+		}
+	}
+	return c
+}
+
+// copyFrom makes r equal to d, reusing r's map.
+func (r *resource) copyFrom(d *resource) {
+	r.milliCPU, r.memory = d.milliCPU, d.memory
+	if d.scalars == nil {
+		r.scalars = nil
+		return
+	}
+	if r.scalars == nil {
+		r.scalars = make(map[string]float64, len(d.scalars))
+	}
+	clear(r.scalars)
+	for n, q := range d.scalars {
+		r.scalars[n] = q
+	}
+}
+
+func (r *resource) get(dim int, name string) float64 {
+	switch dim {
+	case dimCPU:
+		return r.milliCPU
+	case dimMemory:
+		return r.memory
+	}
+	return r.scalars[name]
+}
+
+const (
+	dimCPU = iota
+	dimMemory
+	dimScalar
+)
+
+func (r *resource) add(d *resource) *resource {
+	r.milliCPU += d.milliCPU
+	r.memory += d.memory
+	for n, q := range d.scalars {
+		if r.scalars == nil {
+			r.scalars = map[string]float64{}
+		}
+		r.scalars[n] += q
+	}
+	return r
+}
+
+func (r *resource) addView(d *caldera.Resource) *resource {
+	r.milliCPU += float64(d.MilliCPU)
+	r.memory += float64(d.Memory)
+	for n, q := range d.Scalars {
+		if r.scalars == nil {
+			r.scalars = map[string]float64{}
+		}
+		r.scalars[n] += float64(q)
+	}
+	return r
+}
+
+// sub subtracts d; like api.Resource.Sub it leaves scalars alone when r has
+// none.
+func (r *resource) sub(d *resource) *resource {
+	r.milliCPU -= d.milliCPU
+	r.memory -= d.memory
+	if r.scalars == nil {
+		return r
+	}
+	for n, q := range d.scalars {
+		r.scalars[n] -= q
+	}
+	return r
+}
+
+func (r *resource) subView(d *caldera.Resource) *resource {
+	r.milliCPU -= float64(d.MilliCPU)
+	r.memory -= float64(d.Memory)
+	if r.scalars == nil {
+		return r
+	}
+	for n, q := range d.Scalars {
+		r.scalars[n] -= float64(q)
+	}
+	return r
+}
+
+func (r *resource) multi(ratio float64) *resource {
+	r.milliCPU *= ratio
+	r.memory *= ratio
+	for n, q := range r.scalars {
+		r.scalars[n] = q * ratio
+	}
+	return r
+}
+
+// minDimension lowers each dimension of r to d's where d's is smaller; a
+// scalar d lacks is left as is (infinity) or becomes 0 (zero).
+func (r *resource) minDimension(d *resource, def dimDefault) *resource {
+	r.milliCPU = math.Min(r.milliCPU, d.milliCPU)
+	r.memory = math.Min(r.memory, d.memory)
+	for n, q := range r.scalars {
+		dq, ok := d.scalars[n]
+		if !ok {
+			if def == zero {
+				r.scalars[n] = 0
+			}
+			continue
+		}
+		r.scalars[n] = math.Min(q, dq)
+	}
+	return r
+}
+
+func lessEqualTol(l, r float64) bool { return l < r || math.Abs(l-r) < minResource }
+
+// lessEqual reports whether every dimension of r is at most d's, within the
+// tolerance.
+func (r *resource) lessEqual(d *resource, def dimDefault) bool {
+	if !lessEqualTol(r.milliCPU, d.milliCPU) || !lessEqualTol(r.memory, d.memory) {
+		return false
+	}
+	if def == infinity {
+		for n := range d.scalars {
+			if _, ok := r.scalars[n]; !ok {
+				return false
+			}
+		}
+	}
+	for n, l := range r.scalars {
+		dq, ok := d.scalars[n]
+		if !ok && def == infinity {
+			continue
+		}
+		if !lessEqualTol(l, dq) {
+			return false
+		}
+	}
+	return true
+}
+
+// isEmpty: every dimension but "pods" is below the tolerance.
+func (r *resource) isEmpty() bool {
+	if r.milliCPU >= minResource || r.memory >= minResource {
+		return false
+	}
+	for n, q := range r.scalars {
+		if n != "pods" && q >= minResource {
+			return false
+		}
+	}
+	return true
+}
+
+// exceededPart returns the part of l that exceeds r, per dimension.
+func exceededPart(l, r *resource) *resource {
+	out := &resource{}
+	out.milliCPU = math.Max(0, l.milliCPU-r.milliCPU)
+	out.memory = math.Max(0, l.memory-r.memory)
+	for n, q := range l.scalars {
+		if d := q - r.scalars[n]; d > 0 {
+			out.set(n, d)
+		}
+	}
+	return out
+}
+
+func (r *resource) set(n string, q float64) {
+	if r.scalars == nil {
+		r.scalars = map[string]float64{}
+	}
+	r.scalars[n] = q
+}
+
+// maxOf returns the larger of l and r in every dimension, dropping negative
+// scalars.
+func maxOf(l, r *resource) *resource {
+	out := &resource{}
+	out.milliCPU = max(l.milliCPU, r.milliCPU)
+	out.memory = max(l.memory, r.memory)
+	if l.scalars == nil && r.scalars == nil {
+		return out
+	}
+	out.scalars = map[string]float64{}
+	for n, q := range l.scalars {
+		if q >= 0 {
+			out.scalars[n] = q
+		}
+	}
+	for n, q := range r.scalars {
+		if q >= 0 {
+			out.scalars[n] = max(q, out.scalars[n])
+		}
+	}
+	return out
+}
+
+// diff splits cur-prev into what grew and what shrank, a dimension missing
+// on one side counting as zero.
+func diff(cur, prev *resource) (grown, shrunk *resource) {
+	grown = &resource{scalars: map[string]float64{}}
+	shrunk = &resource{scalars: map[string]float64{}}
+	split := func(c, p float64) (float64, float64) {
+		if c > p {
+			return c - p, 0
+		}
+		return 0, p - c
+	}
+	grown.milliCPU, shrunk.milliCPU = split(cur.milliCPU, prev.milliCPU)
+	grown.memory, shrunk.memory = split(cur.memory, prev.memory)
+	for n := range cur.scalars {
+		diffScalar(grown, shrunk, n, cur.scalars[n], prev.scalars[n])
+	}
+	for n := range prev.scalars {
+		if _, done := cur.scalars[n]; !done {
+			diffScalar(grown, shrunk, n, 0, prev.scalars[n])
+		}
+	}
+	return grown, shrunk
+}
+
+func diffScalar(grown, shrunk *resource, n string, c, p float64) {
+	if c > p {
+		grown.scalars[n] = c - p
+	} else {
+		shrunk.scalars[n] = p - c
+	}
+}
+
+// identical reports exact equality, an absent scalar map equal to an empty
+// one but an absent dimension not equal to a zero one.
+func identical(a, b *resource) bool {
+	if a.milliCPU != b.milliCPU || a.memory != b.memory {
+		return false
+	}
+	if len(a.scalars) != len(b.scalars) {
+		return false
+	}
+	for n, q := range a.scalars {
+		if bq, ok := b.scalars[n]; !ok || bq != q {
+			return false
+		}
+	}
+	return true
+}
+
+// share is used/total, nothing of nothing counting as 0 and something of
+// nothing as 1.
+func share(used, total float64) float64 {
+	if total == 0 {
+		if used == 0 {
+			return 0
+		}
+		return 1
+	}
+	return used / total
+}
+
+// fitsRequested reports whether l stays within limit in the dimensions req
+// asks for (cpu, memory, positive scalars other than pods), with a strict
+// comparison and no tolerance; when l has no scalars only cpu and memory
+// are compared.
+func fitsRequested(l, req, limit *resource) bool {
+	if req.milliCPU > 0 && l.milliCPU > limit.milliCPU {
+		return false
+	}
+	if req.memory > 0 && l.memory > limit.memory {
+		return false
+	}
+	if l.scalars == nil {
+		return true
+	}
+	for n, q := range req.scalars {
+		if n == "pods" || q <= 0 {
+			continue
+		}
+		if l.scalars[n] > limit.scalars[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// reset makes r zero, keeping its map (emptied) for reuse.
+func (r *resource) reset() {
+	r.milliCPU, r.memory = 0, 0
+	clear(r.scalars)
+}
+
+// unmetMinResources is the part of minResources that allocated does not
+// cover yet: what an admitted job still has a claim on. Quota-style
+// "count/..." names and ephemeral storage are skipped; a scalar dimension
+// that nothing allocated reserves all of its minimum.
+func unmetMinResources(need *caldera.Resource, allocated *resource) *resource {
+	out := &resource{}
+	if d := float64(need.MilliCPU) - allocated.milliCPU; d > 0 {
+		out.milliCPU = d
+	}
+	if d := float64(need.Memory) - allocated.memory; d > 0 {
+		out.memory = d
+	}
+	for n, q := range need.Scalars {
+		want := float64(q)
+		switch {
+		case n == "pods":
+			if d := want - allocated.scalars[n]; d > 0 {
+				out.set(n, d)
+			}
+		case strings.HasPrefix(n, "count/") || n == "ephemeral-storage":
+		default:
+			got, ok := allocated.scalars[n]
+			if !ok {
+				out.set(n, want)
+			} else if d := want - got; d > 0 {
+				out.set(n, d)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+package reload
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/runtime"
+	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// candidate is a policy being built from a snapshot. It holds a reference
+// on every module it resolves; discard gives them back, and so does the
+// published policy's Retire.
+type candidate struct {
+	r    *Reloader
+	ctx  context.Context
+	snap *snapshot
+	// selfTest runs the self-test session on every module loaded.
+	selfTest bool
+
+	mu   sync.Mutex
+	mods map[string]*module
+	// loadTimes holds, for modules loaded (not reused) by this candidate,
+	// the time to compile, instantiate and self-test them.
+	loadTimes map[string]time.Duration
+	// fault is the first module that failed, so that the failure names
+	// the module's file rather than the configuration line naming it.
+	fault *Outcome
+}
+
+// build makes a policy from the snapshot: native plugins, one plugin per
+// module file (plus the modules in service whose file is gone), and the
+// configuration validated against them.
+func (r *Reloader) build(ctx context.Context, snap *snapshot, selfTest bool) (*candidate, *scheduler.Policy, error) {
+	c := &candidate{r: r, ctx: ctx, snap: snap, selfTest: selfTest, mods: map[string]*module{}, loadTimes: map[string]time.Duration{}}
+	if snap.err != nil {
+		return c, nil, snap.err
+	}
+	reg := r.opts.Native()
+	names := make([]string, 0, len(snap.modules))
+	for name := range snap.modules {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, native := reg[name]; native {
+			err := fmt.Errorf("plugin %q is both a native plugin and %s: rename the file", name, snap.modules[name].path)
+			c.fault = &Outcome{Err: err, Plugin: name, File: snap.modules[name].path}
+			return c, nil, err
+		}
+		reg[name] = c.factory(name)
+	}
+	for name := range r.modules {
+		if _, ok := reg[name]; !ok {
+			reg[name] = c.factory(name) // the file is gone: see resolve
+		}
+	}
+	v := framework.Validator{Plugins: reg, Actions: r.opts.Actions}
+	var cfg *conf.Config
+	var err error
+	if r.opts.ConfigPath == "" {
+		cfg, err = conf.Default(v)
+	} else {
+		cfg, err = conf.Parse(snap.config, r.opts.ConfigPath, v)
+	}
+	if err != nil {
+		return c, nil, err
+	}
+	// The policy's factories outlive the build: let go of the files' bytes.
+	c.snap = nil
+	mods := c.modules()
+	versions := make(map[string]string, len(mods))
+	for _, m := range mods {
+		versions[m.name] = m.digest
+	}
+	p := &scheduler.Policy{Plugins: reg, Config: cfg, Versions: versions, Retire: func() { r.release(mods) }}
+	return c, p, nil
+}
+
+// factory serves plugin name from the module resolve picks, resolved on
+// the first call: configuration validation, on the reloader's goroutine.
+// Sessions only call factories of validated policies, which never load.
+func (c *candidate) factory(name string) framework.Factory {
+	var (
+		once   sync.Once
+		mod    *module
+		policy runtime.Policy
+		err    error
+	)
+	return func(args framework.Arguments) (framework.Plugin, error) {
+		once.Do(func() {
+			if c.snap == nil {
+				err = fmt.Errorf("plugin %q was not named by the configuration this policy was validated with", name)
+				return
+			}
+			var opts runtime.Options
+			// Bad wasm.* arguments are the configuration's fault, which
+			// the parser reports with its file and line.
+			if opts, policy, err = sandbox(name, args); err != nil {
+				return
+			}
+			if mod, err = c.resolve(name, opts, args); err != nil {
+				c.mu.Lock()
+				if c.fault == nil {
+					c.fault = &Outcome{Err: err, Plugin: name, File: c.path(name)}
+				}
+				c.mu.Unlock()
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return runtime.Factory(name, mod.plugin, policy)(args)
+	}
+}
+
+func (c *candidate) path(name string) string {
+	if f, ok := c.snap.modules[name]; ok {
+		return f.path
+	}
+	if m := c.r.modules[name]; m != nil {
+		return m.path
+	}
+	return ""
+}
+
+// resolve picks the module serving plugin name: the one in service when
+// its file and sandbox limits are unchanged, or when its file is gone while
+// the configuration still names it; otherwise the file, loaded, checked and
+// self-tested with the tier entry's arguments.
+func (c *candidate) resolve(name string, opts runtime.Options, args framework.Arguments) (*module, error) {
+	opts.Cache = c.r.opts.Cache
+	cur := c.r.modules[name]
+	f, present := c.snap.modules[name]
+	switch {
+	case !present && cur == nil:
+		return nil, fmt.Errorf("no module for plugin %s", name)
+	case !present:
+		if opts.SHA256 != "" && opts.SHA256 != cur.digest {
+			return nil, fmt.Errorf("%s is gone, and the module in service, sha256:%s, is not the one the configuration pins, sha256:%s", cur.path, cur.digest, opts.SHA256)
+		}
+		klog.InfoS("Warning: the module file is gone but the configuration still names the plugin; the last good version keeps serving",
+			"plugin", name, "file", cur.path, "sha256", cur.digest)
+		c.use(cur)
+		return cur, nil
+	case f.err != nil:
+		return nil, fmt.Errorf("%s: %w", f.path, f.err)
+	case opts.SHA256 != "" && opts.SHA256 != f.digest:
+		return nil, fmt.Errorf("%s: module digest is sha256:%s, the configuration pins sha256:%s", f.path, f.digest, opts.SHA256)
+	case cur != nil && cur.digest == f.digest && cur.limits == opts.Limits:
+		c.use(cur)
+		return cur, nil
+	}
+	start := time.Now()
+	p, err := runtime.LoadBytes(c.ctx, f.code, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	m := &module{name: name, path: f.path, digest: p.SHA256(), plugin: p, limits: opts.Limits}
+	c.r.mu.Lock()
+	c.r.live++
+	c.r.mu.Unlock()
+	c.use(m) // from here on, discard closes it
+	if err := checkHooks(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	if c.selfTest {
+		if _, err := SelfTest(name, p, args, c.r.opts.Native(), c.r.opts.Actions); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.path, err)
+		}
+	}
+	c.mu.Lock()
+	c.loadTimes[name] = time.Since(start)
+	c.mu.Unlock()
+	return m, nil
+}
+
+func (c *candidate) use(m *module) {
+	c.r.hold(m)
+	c.mu.Lock()
+	c.mods[m.name] = m
+	c.mu.Unlock()
+}
+
+// modules lists the resolved modules.
+func (c *candidate) modules() []*module {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*module, 0, len(c.mods))
+	for _, m := range c.mods {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// discard gives back the candidate's references: modules it loaded are
+// closed, modules in service are untouched.
+func (c *candidate) discard() { c.r.release(c.modules()) }
+
+// configDigest identifies the configuration's content.
+func configDigest(data []byte) [32]byte { return sha256.Sum256(data) }

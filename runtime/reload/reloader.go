@@ -1,0 +1,256 @@
+package reload
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/scheduler"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Defaults of Options.
+const (
+	// DefaultDebounce waits out the bursts of events one save makes (an
+	// editor's write and rename, a ConfigMap's link swap, a copy of a large
+	// module) without making a dropped module wait noticeably.
+	DefaultDebounce = 200 * time.Millisecond
+	// DefaultResync re-reads the files although no event came: a safety
+	// net for file systems whose events are lost or never sent.
+	DefaultResync = time.Minute
+)
+
+// Options configure a Reloader.
+type Options struct {
+	// ConfigPath is the scheduler configuration file; empty means
+	// Volcano's default configuration, which never changes.
+	ConfigPath string
+	// PluginDir holds the .wasm modules, one plugin per DIR/<name>.wasm;
+	// empty means no Wasm plugins.
+	PluginDir string
+	// Native returns a new registry of the native plugins; each policy
+	// gets its own.
+	Native func() framework.Registry
+	// Actions is the action registry.
+	Actions framework.ActionRegistry
+	// Cache is shared by every module load; nil compiles without one.
+	Cache wazero.CompilationCache
+	// Debounce is how long the watched directories must stay quiet before
+	// a change is read (DefaultDebounce when zero).
+	Debounce time.Duration
+	// Resync is the period of a re-read without events (DefaultResync
+	// when zero).
+	Resync time.Duration
+	// Report, if set, receives every reload that changed the policy or
+	// failed, after it has been logged and counted in the metrics.
+	Report func(Outcome)
+	// SkipInitialSelfTest loads the first policy without self-testing its
+	// modules, for a one-shot simulation, which exercises them anyway and
+	// reports their failures itself. Reloads always self-test.
+	SkipInitialSelfTest bool
+}
+
+// Reloader builds the scheduler's policy from its files and publishes a
+// new one whenever they change and the change passes every check.
+type Reloader struct {
+	opts  Options
+	store *scheduler.PolicyStore
+
+	// mu guards the modules' reference counts and live.
+	mu   sync.Mutex
+	live int
+
+	// reloading serializes reloads; it guards the fields below.
+	reloading sync.Mutex
+	// modules are the modules of the published policy, by plugin name.
+	modules map[string]*module
+	// config is the digest of the published configuration's text.
+	config [32]byte
+	// tried is the fingerprint of the last snapshot built, published or
+	// refused: the same files are not tried twice.
+	tried string
+}
+
+// New loads the policy from the files. A broken configuration or module is
+// an error here: at start there is no previous version to keep serving.
+func New(ctx context.Context, opts Options) (*Reloader, error) {
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.Resync <= 0 {
+		opts.Resync = DefaultResync
+	}
+	// Events name files by the path that was watched: compare clean,
+	// absolute paths.
+	for _, p := range []*string{&opts.ConfigPath, &opts.PluginDir} {
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return nil, err
+			}
+			*p = abs
+		}
+	}
+	r := &Reloader{opts: opts, modules: map[string]*module{}}
+	snap := r.readSnapshot()
+	c, p, err := r.build(ctx, snap, !opts.SkipInitialSelfTest)
+	if err != nil {
+		c.discard()
+		if c.fault != nil && c.fault.Err != nil {
+			err = c.fault.Err
+		}
+		return nil, err
+	}
+	r.store = scheduler.NewPolicyStore(p)
+	r.adopt(c, snap)
+	for _, m := range c.modules() {
+		klog.InfoS("Loaded Wasm plugin", "plugin", m.name, "file", m.path, "sha256", m.digest,
+			"abi", m.plugin.Version().String(), "hooks", m.plugin.Descriptor().Hooks, "took", c.loadTimes[m.name])
+		setModuleGauge(m.name, "", m.digest)
+	}
+	return r, nil
+}
+
+// Policies returns the store the scheduler's sessions take the policy
+// from.
+func (r *Reloader) Policies() *scheduler.PolicyStore { return r.store }
+
+// Close retires the policy in service: its modules are closed once its
+// last session, if one is running, ends.
+func (r *Reloader) Close() {
+	r.reloading.Lock()
+	defer r.reloading.Unlock()
+	r.store.Close()
+	for name, m := range r.modules {
+		setModuleGauge(name, m.digest, "")
+	}
+	r.modules = map[string]*module{}
+}
+
+// adopt records a published candidate as the policy in service.
+func (r *Reloader) adopt(c *candidate, snap *snapshot) {
+	r.modules = map[string]*module{}
+	for _, m := range c.modules() {
+		m.served = true
+		r.modules[m.name] = m
+	}
+	r.config = configDigest(snap.config)
+	r.tried = snap.fingerprint
+}
+
+// Reload reads the files now and publishes the policy they make if it
+// differs from the one in service and passes every check. Watch calls it
+// after each quiet period; tests and tools may call it directly.
+func (r *Reloader) Reload(ctx context.Context) Outcome { return r.reload(ctx, time.Now()) }
+
+// reload is Reload for a change first seen at since.
+func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
+	r.reloading.Lock()
+	defer r.reloading.Unlock()
+	if r.store.Current() == nil {
+		return Outcome{Err: fmt.Errorf("the reloader is closed")}
+	}
+	start := time.Now()
+	snap := r.readSnapshot()
+	if snap.fingerprint == r.tried {
+		return Outcome{}
+	}
+	out := r.apply(ctx, snap)
+	out.Took = time.Since(start)
+	if out.Err != nil && r.readSnapshot().fingerprint != snap.fingerprint {
+		// The files changed while this version was checked: a module still
+		// being copied, the second half of a save. Judge the newer files
+		// instead of reporting a state that no longer exists.
+		out.Superseded = true
+		klog.V(2).InfoS("Policy files changed while being checked; checking them again", "cause", out.Err)
+		return out
+	}
+	r.tried = snap.fingerprint
+	r.record(out, since)
+	return out
+}
+
+// apply builds a candidate from the snapshot and publishes it if it
+// changes anything.
+func (r *Reloader) apply(ctx context.Context, snap *snapshot) Outcome {
+	c, p, err := r.build(ctx, snap, true)
+	if err != nil {
+		c.discard()
+		out := Outcome{Err: err, File: r.opts.ConfigPath}
+		if snap.err != nil {
+			out.File = snap.errPath
+		}
+		if c.fault != nil {
+			out.Plugin, out.File = c.fault.Plugin, c.fault.File
+			if c.fault.Err != nil {
+				out.Err = c.fault.Err
+			}
+		}
+		return out
+	}
+	changes := r.changes(c, snap)
+	if len(changes) == 0 {
+		c.discard()
+		return Outcome{}
+	}
+	// Said before the swap: the swap may unload the replaced modules at
+	// once, and their log lines should follow.
+	logChanges(changes)
+	old := r.modules
+	r.store.Publish(p)
+	r.adopt(c, snap)
+	for name, m := range r.modules {
+		if o := old[name]; o != m {
+			setModuleGauge(name, digestOf(o), m.digest)
+		}
+	}
+	for name, o := range old {
+		if r.modules[name] == nil {
+			setModuleGauge(name, o.digest, "")
+		}
+	}
+	return Outcome{Changes: changes}
+}
+
+// changes lists what the candidate changes against the policy in service.
+func (r *Reloader) changes(c *candidate, snap *snapshot) []Change {
+	var out []Change
+	if configDigest(snap.config) != r.config {
+		out = append(out, Change{File: r.opts.ConfigPath})
+	}
+	mods := c.modules()
+	seen := map[string]bool{}
+	for _, m := range mods {
+		seen[m.name] = true
+		o := r.modules[m.name]
+		if o == m {
+			continue
+		}
+		out = append(out, Change{Plugin: m.name, File: m.path, OldSHA256: digestOf(o), NewSHA256: m.digest, LoadTime: c.loadTimes[m.name]})
+	}
+	var removed []string
+	for name := range r.modules {
+		if !seen[name] {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(removed)
+	for _, name := range removed {
+		o := r.modules[name]
+		out = append(out, Change{Plugin: name, File: o.path, OldSHA256: o.digest})
+	}
+	return out
+}
+
+func digestOf(m *module) string {
+	if m == nil {
+		return ""
+	}
+	return m.digest
+}

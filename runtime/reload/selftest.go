@@ -1,0 +1,95 @@
+package reload
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/caldera-scheduler/caldera/runtime"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// SelfTestPods is how many pods the self-test cluster has to place.
+const SelfTestPods = 3
+
+// SelfTest runs one session on a small built-in cluster (two nodes, one
+// tainted and with GPUs; a gang of two; a GPU pod) with the module as
+// plugin name after the native priority, gang and predicates plugins, and
+// with args as its arguments. It fails if any call into the module fails:
+// a trap, a missed deadline, exhausted memory or a malformed reply.
+// `caldera plugin validate` runs it, and so does every module before a
+// reload puts it into service. It returns how many of the SelfTestPods
+// pods the session bound.
+//
+// The session runs on a snapshot made in memory, not through informers:
+// the module sees the same hooks and view, and a reload is not slowed by
+// an informer sync nor counted in the scheduler's binding metrics.
+//
+// native must be a registry of the native plugins that SelfTest may add
+// to.
+func SelfTest(name string, p *runtime.Plugin, args map[string]any, native framework.Registry, actions framework.ActionRegistry) (int, error) {
+	if _, clash := native[name]; clash {
+		name += ".module"
+	}
+	native[name] = runtime.Factory(name, p, runtime.Policy{})
+	entry := map[string]any{"name": name}
+	if len(args) > 0 {
+		entry["arguments"] = args
+	}
+	tiers := []any{map[string]any{"plugins": []any{
+		map[string]any{"name": "priority"}, map[string]any{"name": "gang"}, map[string]any{"name": "predicates"}, entry,
+	}}}
+	text, err := yaml.Marshal(map[string]any{"actions": "enqueue, allocate, backfill", "tiers": tiers})
+	if err != nil {
+		return 0, fmt.Errorf("self-test configuration: %w", err)
+	}
+	cfg, err := conf.Parse(text, "self-test configuration", framework.Validator{Plugins: native, Actions: actions})
+	if err != nil {
+		return 0, err
+	}
+	calls, failed := p.Calls(), p.Failures()
+	cluster := &selfTestCluster{snapshot: newSelfTestSnapshot()}
+	if err := selfTestSession(cluster, native, actions, cfg); err != nil {
+		return 0, fmt.Errorf("self-test session: %w", err)
+	}
+	if n := p.Failures() - failed; n > 0 {
+		return 0, fmt.Errorf("self-test session: %d of %d calls into the module failed (the log names each)", n, p.Calls()-calls)
+	}
+	return int(cluster.binds.Load()), nil
+}
+
+// selfTestSession opens a session, runs the configured actions and closes
+// it, as a scheduler session does, without the scheduler's metrics.
+func selfTestSession(cache framework.Cache, plugins framework.Registry, actions framework.ActionRegistry, cfg *conf.Config) error {
+	var run []framework.Action
+	for _, name := range cfg.Actions {
+		a, err := actions[name](conf.ActionArguments(cfg.Configurations, name))
+		if err != nil {
+			return fmt.Errorf("action %q: %w", name, err)
+		}
+		run = append(run, a)
+	}
+	ssn, err := framework.OpenSession(cache, plugins, cfg)
+	if err != nil {
+		return err
+	}
+	for _, a := range run {
+		a.Execute(ssn)
+	}
+	ssn.Close()
+	return nil
+}
+
+// selfTestCluster serves one snapshot and counts the binds made on it.
+type selfTestCluster struct {
+	snapshot *api.ClusterInfo
+	binds    atomic.Int64
+}
+
+func (c *selfTestCluster) Snapshot() *api.ClusterInfo         { return c.snapshot }
+func (c *selfTestCluster) Bind(*api.TaskInfo, string) error   { c.binds.Add(1); return nil }
+func (c *selfTestCluster) Evict(*api.TaskInfo, string) error  { return nil }
+func (c *selfTestCluster) UpdateJobStatus(*api.JobInfo, bool) {}

@@ -1,0 +1,82 @@
+package reload
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// snapshot is the policy's files as read at one moment: each is read once,
+// and the candidate is built from these bytes only, so that a file
+// rewritten during the build cannot mix two versions.
+type snapshot struct {
+	// config is the configuration file's content; nil when no file is
+	// configured (Volcano's default).
+	config []byte
+	// err is why the configuration or the plugin directory, errPath,
+	// could not be read; the snapshot is then not built.
+	err     error
+	errPath string
+	// modules holds DIR/<name>.wasm by plugin name.
+	modules map[string]moduleFile
+	// fingerprint identifies the whole set: equal fingerprints, same
+	// policy.
+	fingerprint string
+}
+
+type moduleFile struct {
+	path, digest string
+	code         []byte
+	// err is why the file could not be read; it fails the policy only if
+	// the configuration names the plugin.
+	err error
+}
+
+// readSnapshot reads the configuration file and every module of the plugin
+// directory. Hidden files are skipped: editors' temporary copies, and the
+// ..data folders of a Kubernetes ConfigMap volume, whose files are also
+// reachable through the top-level links.
+func (r *Reloader) readSnapshot() *snapshot {
+	s := &snapshot{modules: map[string]moduleFile{}}
+	h := sha256.New()
+	if path := r.opts.ConfigPath; path != "" {
+		s.config, s.err = os.ReadFile(path)
+		if s.err != nil {
+			s.err, s.errPath = fmt.Errorf("scheduler configuration: %w", s.err), path
+		}
+		fmt.Fprintf(h, "config %x %v\n", sha256.Sum256(s.config), s.err)
+	}
+	if dir := r.opts.PluginDir; dir != "" && s.err == nil {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			s.err, s.errPath = fmt.Errorf("plugin directory: %w", err), dir
+		}
+		for _, e := range entries {
+			base := e.Name()
+			if !strings.HasSuffix(base, ".wasm") || strings.HasPrefix(base, ".") {
+				continue
+			}
+			f := moduleFile{path: filepath.Join(dir, base)}
+			f.code, f.err = os.ReadFile(f.path)
+			if errors.Is(f.err, fs.ErrNotExist) {
+				// A dangling link, in the middle of a ConfigMap update: the
+				// module is going away.
+				continue
+			}
+			if f.err == nil {
+				sum := sha256.Sum256(f.code)
+				f.digest = hex.EncodeToString(sum[:])
+			}
+			s.modules[strings.TrimSuffix(base, ".wasm")] = f
+			fmt.Fprintf(h, "module %s %s %v\n", base, f.digest, f.err)
+		}
+	}
+	fmt.Fprintf(h, "error %v\n", s.err)
+	s.fingerprint = hex.EncodeToString(h.Sum(nil))
+	return s
+}

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/testutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -189,6 +190,35 @@ func TestUsageFollowsPlacementsOnlyWithPredicates(t *testing.T) {
 		})
 	}
 }
+
+// A Wasm port of predicates, configured under its file name, declares the
+// policy it implements; node usage then follows placements as with the
+// native plugin.
+func TestPortOfPredicatesCounts(t *testing.T) {
+	reg := framework.NewRegistry()
+	if err := reg.Register(Name, New); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Register("predicates.tinygo", func(framework.Arguments) (framework.Plugin, error) { return portedPredicates{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "actions: allocate\ntiers:\n- plugins:\n  - name: predicates.tinygo\n  - name: nodeorder\n    arguments:\n" +
+		onlyWeights(LeastRequestedWeightKey, "1")
+	n := node("n1", rl("cpu", "4", "memory", "8Gi", "pods", "10"))
+	ssn := testutil.OneJobSession(t, reg, cfg, []*v1.Node{n},
+		[]*v1.Pod{pod("a", "", rl("cpu", "2", "memory", "4Gi")), pod("b", "", rl("cpu", "1", "memory", "2Gi"))})
+	if err := framework.NewStatement(ssn).Allocate(taskByName(ssn, "a"), ssn.Nodes["n1"]); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := scoresByName(ssn, taskByName(ssn, "b")); got["n1"] != 25 {
+		t.Fatalf("score %v, want 25: a's placement must count", got["n1"])
+	}
+}
+
+type portedPredicates struct{ stubPredicates }
+
+func (portedPredicates) Name() string       { return "predicates.tinygo" }
+func (portedPredicates) PolicyName() string { return "predicates" }
 
 func TestArguments(t *testing.T) {
 	w, err := ParseWeights(nil)

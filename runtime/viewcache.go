@@ -24,6 +24,8 @@ const (
 // shared by every Wasm plugin of the session: nine plugins cost one
 // encoding, and each instance's delta is found by comparing digests.
 type encodedView struct {
+	// plugins is View.plugins, sent whole with every open.
+	plugins []string
 	keys    [numLists][]string
 	objs    [numLists][]msgpack.RawMessage
 	sums    [numLists][]uint64
@@ -37,7 +39,7 @@ func encodeView(ssn *framework.Session) (*encodedView, error) {
 
 // encodeWire encodes a view object by object.
 func encodeWire(view abi.View, h handles) (*encodedView, error) {
-	ev := &encodedView{handles: h}
+	ev := &encodedView{handles: h, plugins: view.Plugins}
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	// Map keys in order: the same object always encodes to the same bytes,
@@ -128,16 +130,18 @@ type (
 		Arguments map[string]any `msgpack:"arguments,omitempty"`
 	}
 	rawView struct {
-		Nodes  []msgpack.RawMessage `msgpack:"nodes,omitempty"`
-		Queues []msgpack.RawMessage `msgpack:"queues,omitempty"`
-		Jobs   []msgpack.RawMessage `msgpack:"jobs,omitempty"`
-		Tasks  []msgpack.RawMessage `msgpack:"tasks,omitempty"`
+		Nodes   []msgpack.RawMessage `msgpack:"nodes,omitempty"`
+		Queues  []msgpack.RawMessage `msgpack:"queues,omitempty"`
+		Jobs    []msgpack.RawMessage `msgpack:"jobs,omitempty"`
+		Tasks   []msgpack.RawMessage `msgpack:"tasks,omitempty"`
+		Plugins []string             `msgpack:"plugins,omitempty"`
 	}
 	viewDelta struct {
-		Nodes  listDelta `msgpack:"nodes"`
-		Queues listDelta `msgpack:"queues"`
-		Jobs   listDelta `msgpack:"jobs"`
-		Tasks  listDelta `msgpack:"tasks"`
+		Nodes   listDelta `msgpack:"nodes"`
+		Queues  listDelta `msgpack:"queues"`
+		Jobs    listDelta `msgpack:"jobs"`
+		Tasks   listDelta `msgpack:"tasks"`
+		Plugins []string  `msgpack:"plugins,omitempty"`
 	}
 	listDelta struct {
 		Len  int32          `msgpack:"len"`
@@ -162,13 +166,13 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any) (req openRe
 		next.dirty[l] = make([]bool, len(ev.keys[l]))
 	}
 	if held == nil {
-		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks]}
+		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins}
 		for l := range ev.objs {
 			full += len(ev.objs[l])
 		}
 		return openRequest{View: v, Arguments: args}, next, full, 0, 0
 	}
-	d := &viewDelta{}
+	d := &viewDelta{Plugins: ev.plugins}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
 		out.Len = int32(len(ev.keys[l]))
 		same := equalKeys(held.keys[l], ev.keys[l])

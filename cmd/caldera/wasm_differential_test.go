@@ -71,7 +71,7 @@ func TestPortsDecideAsNative(t *testing.T) {
 	full := `actions: "enqueue, allocate, preempt, reclaim, backfill"
 tiers:
 - plugins: [{name: priority}, {name: gang}, {name: conformance}]
-- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: binpack, arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 5}}]
+- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}, {name: binpack, arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 5}}]
 `
 	for seed := int64(1); seed <= 8; seed++ {
 		cluster := filepath.Join(dir, fmt.Sprintf("random-%d.yaml", seed))

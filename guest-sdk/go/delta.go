@@ -58,6 +58,8 @@ func (v *View) applyDelta(b []byte) error {
 	if err != nil {
 		return err
 	}
+	// The plugin list comes whole with every open; absent means none.
+	v.Plugins = v.Plugins[:0]
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
@@ -72,6 +74,17 @@ func (v *View) applyDelta(b []byte) error {
 			b, err = applyList(b, &v.Jobs, func(o *Job, raw []byte) ([]byte, error) { *o = Job{}; return o.UnmarshalMsg(raw) })
 		case "tasks":
 			b, err = applyList(b, &v.Tasks, func(o *Task, raw []byte) ([]byte, error) { *o = Task{}; return o.UnmarshalMsg(raw) })
+		case "plugins":
+			var m uint32
+			if m, b, err = msgp.ReadArrayHeaderBytes(b); err != nil {
+				break
+			}
+			for j := uint32(0); j < m && err == nil; j++ {
+				var name string
+				if name, b, err = msgp.ReadStringBytes(b); err == nil {
+					v.Plugins = append(v.Plugins, name)
+				}
+			}
 		default:
 			b, err = msgp.Skip(b)
 		}

@@ -38,6 +38,9 @@ const (
 	// EventEnqueue: [6, job, -1], the job was admitted (its PodGroup is
 	// Inqueue). It replaces a job_enqueued call.
 	EventEnqueue = 6
+	// EventBind: [7, task, node], a committed task is being bound (its
+	// status becomes Binding).
+	EventBind = 7
 )
 
 // Request is the envelope of every caldera_call request.

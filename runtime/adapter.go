@@ -350,6 +350,14 @@ func (a *adapter) nodeHandle(n *api.NodeInfo) (int32, bool) {
 	return int32(n.Index), true
 }
 
+// OnDispatch tells a 1.1 module that a committed task is being bound.
+func (a *adapter) OnDispatch(task *api.TaskInfo) {
+	if a.mod.version.Minor < 1 {
+		return
+	}
+	a.event(abi.EventBind, task)
+}
+
 // JobEnqueued tells the guest that the job was admitted; it rides on the
 // next call like placement events.
 func (a *adapter) JobEnqueued(job *api.JobInfo) {

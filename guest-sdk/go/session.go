@@ -104,6 +104,7 @@ const (
 	eventEvict      = 4
 	eventUnevict    = 5
 	eventEnqueue    = 6
+	eventBind       = 7
 )
 
 // apply brings the view up to date with one placement change, accounting
@@ -145,6 +146,8 @@ func (s *Session) apply(kind, task, node int32) error {
 		n := &s.View.Nodes[node]
 		add(&n.Releasing, &t.Request)
 		t.Status = Releasing
+	case eventBind:
+		t.Status = Binding
 	case eventUnevict:
 		n := &s.View.Nodes[node]
 		sub(&n.Releasing, &t.Request)

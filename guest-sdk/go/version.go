@@ -15,4 +15,4 @@ func declared(hooks []string) []string { return hooks }
 
 // lastEvent is the newest event kind this minor knows; newer ones are
 // ignored.
-const lastEvent = eventEnqueue
+const lastEvent = eventBind

@@ -8,4 +8,4 @@ const abiMinor = 2
 
 func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_2") }
 
-const lastEvent = eventEnqueue
+const lastEvent = eventBind

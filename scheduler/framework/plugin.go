@@ -271,3 +271,10 @@ type EventHandler interface {
 	OnAllocate(task *api.TaskInfo)
 	OnDeallocate(task *api.TaskInfo)
 }
+
+// DispatchObserver is an EventHandler that is also told when a committed
+// task is handed to the cache for binding (its status becomes Binding).
+// The Wasm adapter uses it to keep a module's view of task statuses exact.
+type DispatchObserver interface {
+	OnDispatch(task *api.TaskInfo)
+}

@@ -343,6 +343,11 @@ func (ssn *Session) dispatch(task *api.TaskInfo) error {
 	if job, ok := ssn.Jobs[task.Job]; ok {
 		job.UpdateTaskStatus(task, api.Binding)
 	}
+	each(ssn.hooks.eventHandlers, func(h EventHandler) {
+		if d, ok := h.(DispatchObserver); ok {
+			d.OnDispatch(task)
+		}
+	})
 	return nil
 }
 

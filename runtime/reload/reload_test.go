@@ -272,8 +272,10 @@ func TestWatchWaitsForSlowWrites(t *testing.T) {
 			t.Errorf("reported failure %v; the files were only ever complete when quiet", o.Err)
 		}
 	}
-	if len(reports) != 2 {
-		t.Errorf("%d reloads reported, want 2 (module, configuration): %+v", len(reports), reports)
+	// Two reloads (module, then configuration), or one when the rename
+	// lands while a loaded machine is still checking the module.
+	if len(reports) < 1 || len(reports) > 2 {
+		t.Errorf("%d reloads reported, want 1 or 2 (module, configuration): %+v", len(reports), reports)
 	}
 }
 

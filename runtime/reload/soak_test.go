@@ -155,7 +155,9 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 	}
 	settle := func(step int, what string) {
 		t.Helper()
-		eventually(t, 30*time.Second, fmt.Sprintf("step %d (%s): the reloader to take the files in", step, what), r.settled)
+		// Generous: under a full parallel test run a Go-toolchain module
+		// compiles for several seconds.
+		eventually(t, 120*time.Second, fmt.Sprintf("step %d (%s): the reloader to take the files in", step, what), r.settled)
 		if got := policyKey(r.Policies().Current()); got != want() {
 			t.Fatalf("step %d (%s): serving %q, want %q", step, what, got, want())
 		}

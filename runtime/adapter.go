@@ -52,8 +52,6 @@ type adapter struct {
 	reopens int
 	nodes   []int32
 	scores  []float64
-	// allNodes holds every node handle of the session, for predicate_batch.
-	allNodes []int32
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -160,10 +158,6 @@ func (a *adapter) open(reopen bool) error {
 		return fmt.Errorf("plugin %s: encoding the session view: %w", a.name, err)
 	}
 	a.handles = ev.handles
-	a.allNodes = a.allNodes[:0]
-	for i := range a.ssn.NodeList {
-		a.allNodes = append(a.allNodes, int32(i))
-	}
 	a.taskNode = a.taskNode[:0]
 	for _, t := range a.handles.taskList {
 		n, ok := a.handles.nodes[t.NodeName]
@@ -435,12 +429,12 @@ func (a *adapter) predicateAll(task *api.TaskInfo) error {
 	}
 	c := &a.verdicts
 	c.all = c.all[:0]
-	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.allNodes}, &c.all); err != nil {
+	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.handles.allNodes}, &c.all); err != nil {
 		a.failed(abi.HookPredicateBatch, err)
 		return err
 	}
-	if len(c.all) != len(a.allNodes) {
-		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(c.all), len(a.allNodes))
+	if len(c.all) != len(a.handles.allNodes) {
+		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(c.all), len(a.handles.allNodes))
 	}
 	return nil
 }

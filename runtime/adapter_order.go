@@ -87,21 +87,24 @@ func compare(l, r abi.Key) int {
 	return 0
 }
 
+// stale reports whether the keys of l or r must be fetched, sizing k for a
+// list of n objects first.
+func (a *adapter) stale(k *keyList, n int, l, r int32) bool {
+	if len(k.epochs) != n {
+		k.reset(n)
+	}
+	return !a.fresh(k.epochs[l]) || !a.fresh(k.epochs[r])
+}
+
 func (a *adapter) JobOrder(l, r *api.JobInfo) int {
 	lh, lok := a.handles.jobs[l.UID]
 	rh, rok := a.handles.jobs[r.UID]
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k := &a.keys.jobs
-	if len(k.epochs) != len(a.ssn.JobList) {
-		k.reset(len(a.ssn.JobList))
-	}
-	if !a.fresh(k.epochs[lh]) || !a.fresh(k.epochs[rh]) {
-		all := sequence(len(a.ssn.JobList))
-		if !a.fetch(abi.HookJobOrderKeys, abi.JobsArgs{Jobs: all}, all, k) {
-			return 0
-		}
+	k, all := &a.keys.jobs, a.handles.allJobs
+	if a.stale(k, len(all), lh, rh) && !a.fetch(abi.HookJobOrderKeys, abi.JobsArgs{Jobs: all}, all, k) {
+		return 0
 	}
 	return compare(k.keys[lh], k.keys[rh])
 }
@@ -112,15 +115,9 @@ func (a *adapter) QueueOrder(l, r *api.QueueInfo) int {
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k := &a.keys.queues
-	if len(k.epochs) != len(a.handles.queueList) {
-		k.reset(len(a.handles.queueList))
-	}
-	if !a.fresh(k.epochs[lh]) || !a.fresh(k.epochs[rh]) {
-		all := sequence(len(a.handles.queueList))
-		if !a.fetch(abi.HookQueueOrderKeys, abi.QueuesArgs{Queue: -1, Queues: all}, all, k) {
-			return 0
-		}
+	k, all := &a.keys.queues, a.handles.allQueues
+	if a.stale(k, len(all), lh, rh) && !a.fetch(abi.HookQueueOrderKeys, abi.QueuesArgs{Queue: -1, Queues: all}, all, k) {
+		return 0
 	}
 	return compare(k.keys[lh], k.keys[rh])
 }
@@ -135,14 +132,11 @@ func (a *adapter) VictimQueueOrder(l, r, preemptor *api.QueueInfo) int {
 	k := a.keys.victimQueues[ph]
 	if k == nil {
 		k = &keyList{}
-		k.reset(len(a.handles.queueList))
 		a.keys.victimQueues[ph] = k
 	}
-	if !a.fresh(k.epochs[lh]) || !a.fresh(k.epochs[rh]) {
-		all := sequence(len(a.handles.queueList))
-		if !a.fetch(abi.HookVictimQueueOrderKeys, abi.QueuesArgs{Queue: ph, Queues: all}, all, k) {
-			return 0
-		}
+	all := a.handles.allQueues
+	if a.stale(k, len(all), lh, rh) && !a.fetch(abi.HookVictimQueueOrderKeys, abi.QueuesArgs{Queue: ph, Queues: all}, all, k) {
+		return 0
 	}
 	return compare(k.keys[lh], k.keys[rh])
 }
@@ -156,8 +150,8 @@ func (a *adapter) TaskOrder(l, r *api.TaskInfo) int {
 		return 0
 	}
 	k := &a.keys.tasks
-	if len(k.epochs) != len(a.handles.taskList) {
-		k.reset(len(a.handles.taskList))
+	if !a.stale(k, len(a.handles.taskList), lh, rh) {
+		return compare(k.keys[lh], k.keys[rh])
 	}
 	for _, t := range []*api.TaskInfo{l, r} {
 		h := a.handles.tasks[t.UID]
@@ -174,13 +168,4 @@ func (a *adapter) TaskOrder(l, r *api.TaskInfo) int {
 		}
 	}
 	return compare(k.keys[lh], k.keys[rh])
-}
-
-// sequence returns 0..n-1.
-func sequence(n int) []int32 {
-	out := make([]int32, n)
-	for i := range out {
-		out[i] = int32(i)
-	}
-	return out
 }

@@ -51,14 +51,11 @@ func (l *Lease) held() *heldView {
 // Call makes one call on the leased instance. After an error the instance
 // is gone and Lost reports true.
 func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
-	if l.in == nil {
-		in, err := l.p.get(ctx)
-		if err != nil {
-			return l.p.count(hook, 0, "", err)
-		}
-		l.in = in
+	in, err := l.instance(ctx)
+	if err != nil {
+		return l.p.count(hook, 0, "", err)
 	}
-	code, msg, err := l.p.callOn(ctx, l.in, hook, req, out)
+	code, msg, err := l.p.callOn(ctx, in, hook, req, out)
 	if err != nil {
 		l.in = nil
 		l.lost = true

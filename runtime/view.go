@@ -25,6 +25,9 @@ type handles struct {
 	queueList []*api.QueueInfo
 	// jobTasks lists each job's task handles, for task_order_keys.
 	jobTasks [][]int32
+	// allNodes, allJobs and allQueues are every handle of their list, the
+	// requests of predicate_batch and the order-key hooks.
+	allNodes, allJobs, allQueues []int32
 }
 
 func wireResource(r *api.Resource) abi.Resource {
@@ -114,7 +117,17 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 		}
 		h.jobTasks = append(h.jobTasks, mine)
 	}
+	h.allNodes, h.allJobs, h.allQueues = sequence(len(v.Nodes)), sequence(len(v.Jobs)), sequence(len(v.Queues))
 	return v, h
+}
+
+// sequence returns 0..n-1.
+func sequence(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
 }
 
 func wireTask(t *api.TaskInfo, job int32, h handles) abi.Task {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -16,11 +15,8 @@ import (
 // minor (build tag caldera_abi_1_0 or caldera_abi_next) into dir/file.
 func buildPortAs(t *testing.T, port, tag, dir, file string) {
 	t.Helper()
-	cmd := exec.Command("go", "build", "-tags", tag, "-buildmode=c-shared", "-o", filepath.Join(dir, file), ".")
-	cmd.Dir = filepath.Join("..", "..", "examples", "plugins", port, "go")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building %s with -tags %s: %v\n%s", port, tag, err, out)
+	if err := buildWasm(filepath.Join("..", "..", "examples", "plugins", port, "go"), filepath.Join(dir, file), tag); err != nil {
+		t.Fatalf("-tags %s: %v", tag, err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -33,12 +32,7 @@ func hostileModule(t *testing.T) string {
 		if hostileErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(hostileDir, "hostile.wasm"), ".")
-		cmd.Dir = "../../runtime/testdata/guests/hostile"
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			hostileErr = fmt.Errorf("%v\n%s", err, out)
-		}
+		hostileErr = buildWasm("../../runtime/testdata/guests/hostile", filepath.Join(hostileDir, "hostile.wasm"))
 	})
 	if hostileErr != nil {
 		t.Fatalf("building the hostile module: %v", hostileErr)

@@ -55,6 +55,7 @@ type host struct {
 	nodes   []*Node
 	tasks   []*Task
 	jobs    []*Job
+	queues  []*Queue
 	scores  []float64
 	verdict []Verdict
 }

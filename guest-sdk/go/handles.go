@@ -71,15 +71,15 @@ func (h *host) jobList(hs []int32) ([]*Job, error) {
 }
 
 func (h *host) queueList(hs []int32) ([]*Queue, error) {
-	out := make([]*Queue, 0, len(hs))
+	h.queues = h.queues[:0]
 	for _, i := range hs {
 		q, err := h.queue(i)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, q)
+		h.queues = append(h.queues, q)
 	}
-	return out, nil
+	return h.queues, nil
 }
 
 // taskOnNodes reads the task and node handles of the batched task-on-nodes

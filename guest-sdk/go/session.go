@@ -14,6 +14,19 @@ type Session struct {
 	conditions []condition
 }
 
+// NewSession returns a session over a view as the SDK prepares one when it
+// arrives from the scheduler: every object's Handle set and each job's
+// Tasks listed. A plugin's unit tests build their sessions with it; nil
+// arguments are an empty map.
+func NewSession(v View, args map[string]any) *Session {
+	if args == nil {
+		args = map[string]any{}
+	}
+	s := &Session{View: v, Arguments: args}
+	s.index()
+	return s
+}
+
 // condition is a PodGroup condition to set when the session closes.
 type condition struct {
 	job                           int32

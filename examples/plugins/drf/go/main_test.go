@@ -17,7 +17,7 @@ func cluster(t *testing.T) (*caldera.Session, *drf) {
 		Jobs:  []caldera.Job{{Name: "a"}, {Name: "b"}, {Name: "c"}},
 		Tasks: []caldera.Task{task(0, caldera.Running, 0, 4000, gi), task(1, caldera.Running, 0, 1000, 5*gi), task(2, caldera.Pending, -1, 1000, gi)},
 	}
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	d := &drf{}
 	if err := d.OnSessionOpen(s); err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestPreemptable(t *testing.T) {
 	v := s.View
 	v.Tasks = append(v.Tasks[:len(v.Tasks):len(v.Tasks)], task(0, caldera.Running, 0, 4000, gi))
 	v.Jobs = []caldera.Job{{Name: "a"}, {Name: "b"}, {Name: "c"}}
-	s = session(v)
+	s = caldera.NewSession(v, nil)
 	if err := d.OnSessionOpen(s); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestReadyPipelinedStarving(t *testing.T) {
 			for _, st := range tc.statuses {
 				v.Tasks = append(v.Tasks, task(0, st, -1, 1000, 1<<30))
 			}
-			s := session(v)
+			s := caldera.NewSession(v, nil)
 			g := &gang{}
 			if err := g.OnSessionOpen(s); err != nil {
 				t.Fatal(err)
@@ -59,7 +59,7 @@ func TestJobValid(t *testing.T) {
 		task(1, caldera.Pending, -1, 1, 1), task(1, caldera.Failed, -1, 1, 1),
 		task(2, caldera.Pending, -1, 1, 1), task(2, caldera.Pending, -1, 1, 1))
 	v.Tasks[4].Role, v.Tasks[5].Role = "worker", "ps"
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	g := &gang{}
 	if r := g.JobValid(s, s.Job(0)); r != nil {
 		t.Errorf("enough: %+v", r)
@@ -78,7 +78,7 @@ func TestVictimsKeepMinAvailable(t *testing.T) {
 		v.Tasks = append(v.Tasks, task(0, caldera.Running, 0, 1, 1))
 	}
 	v.Tasks = append(v.Tasks, task(1, caldera.Running, 0, 1, 1))
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	g := &gang{}
 	if err := g.OnSessionOpen(s); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestVictimsKeepMinAvailable(t *testing.T) {
 func TestSessionCloseMessage(t *testing.T) {
 	v := caldera.View{Jobs: []caldera.Job{{Name: "pg", MinAvailable: 3}}}
 	v.Tasks = append(v.Tasks, task(0, caldera.Running, 0, 1, 1), task(0, caldera.Pending, -1, 1, 1), task(0, caldera.Pending, -1, 1, 1))
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	g := &gang{}
 	if err := g.OnSessionOpen(s); err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestSessionCloseMessage(t *testing.T) {
 func TestShortOnlyByReleasing(t *testing.T) {
 	v := caldera.View{Jobs: []caldera.Job{{Name: "pg", MinAvailable: 2}}}
 	v.Tasks = append(v.Tasks, task(0, caldera.Running, 0, 1, 1), task(0, caldera.Releasing, 0, 1, 1))
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	if !shortOnlyByReleasing(s.Job(0)) {
 		t.Error("a job short only by a releasing pod is flagged")
 	}

@@ -69,7 +69,7 @@ func (t *template) affinityScore(n *caldera.Node) int64 {
 	if *slot == 0 {
 		var score int64
 		for i := range t.preferred {
-			if termMatches(&t.preferred[i].Term, n) {
+			if t.preferred[i].Term.Matches(n) {
 				score += int64(t.preferred[i].Weight)
 			}
 		}
@@ -90,7 +90,7 @@ func (t *template) taintScore(n *caldera.Node) int64 {
 		var count int64
 		for i := range n.Taints {
 			taint := &n.Taints[i]
-			if taint.Effect == "PreferNoSchedule" && !toleratesAny(t.tolerations, taint) {
+			if taint.Effect == "PreferNoSchedule" && !caldera.ToleratesAny(t.tolerations, taint) {
 				count++
 			}
 		}

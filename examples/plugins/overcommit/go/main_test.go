@@ -20,7 +20,7 @@ func TestFactorArgument(t *testing.T) {
 		{"lots", 0, true},
 	}
 	for _, tc := range tests {
-		s := session(caldera.View{})
+		s := caldera.NewSession(caldera.View{}, nil)
 		if tc.arg != nil {
 			s.Arguments[factorArgument] = tc.arg
 		}
@@ -44,7 +44,7 @@ func TestJobEnqueueable(t *testing.T) {
 			{Name: "no minimum", Phase: caldera.PodGroupPending},
 		},
 	}
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	o := &overcommit{}
 	if err := o.OnSessionOpen(s); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestRunningJobClaimsWhatItLacks(t *testing.T) {
 			MinResources: caldera.Resource{MilliCPU: 3000, Scalars: map[string]int64{"nvidia.com/gpu": 2000, "count/pods": 4}}}},
 		Tasks: []caldera.Task{task(0, caldera.Running, 0, 1000, 0)},
 	}
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	o := &overcommit{}
 	if err := o.OnSessionOpen(s); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
@@ -55,7 +56,7 @@ func newTemplate(t *caldera.Task, nodeCount int) *template {
 		tpl.required = t.NodeAffinity.Required
 		tpl.conflict = nodeNamesConflict(tpl.required.Terms)
 	}
-	tpl.toleratesUnschedulable = toleratesAny(t.Tolerations, &unschedulableTaint)
+	tpl.toleratesUnschedulable = caldera.ToleratesAny(t.Tolerations, &unschedulableTaint)
 	return tpl
 }
 
@@ -70,7 +71,7 @@ func nodeNamesConflict(terms []caldera.NodeSelectorTerm) bool {
 	for i := range terms {
 		var names map[string]bool // nil until the term restricts the name
 		for _, r := range terms[i].MatchFields {
-			if r.Key != nodeNameField || r.Operator != "In" {
+			if r.Key != caldera.NodeNameField || r.Operator != "In" {
 				continue
 			}
 			if names == nil {
@@ -81,7 +82,7 @@ func nodeNamesConflict(terms []caldera.NodeSelectorTerm) bool {
 				continue
 			}
 			for name := range names {
-				if !contains(r.Values, name) {
+				if !slices.Contains(r.Values, name) {
 					delete(names, name)
 				}
 			}
@@ -121,7 +122,7 @@ func (t *template) evaluate(n *caldera.Node, a *args) verdict {
 	if a.taintToleration {
 		for i := range n.Taints {
 			taint := &n.Taints[i]
-			if doNotSchedule(taint) && !toleratesAny(t.tolerations, taint) {
+			if doNotSchedule(taint) && !caldera.ToleratesAny(t.tolerations, taint) {
 				return taintBase + verdict(i)
 			}
 		}
@@ -140,7 +141,7 @@ func (t *template) affinityMatches(n *caldera.Node) bool {
 		return true
 	}
 	for i := range t.required.Terms {
-		if termMatches(&t.required.Terms[i], n) {
+		if t.required.Terms[i].Matches(n) {
 			return true
 		}
 	}

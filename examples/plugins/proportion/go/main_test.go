@@ -22,7 +22,7 @@ func tasks(job int32, n int, status string, node int32) []caldera.Task {
 
 func open(t *testing.T, v caldera.View) (*caldera.Session, *proportion) {
 	t.Helper()
-	s := session(v)
+	s := caldera.NewSession(v, nil)
 	p := &proportion{}
 	if err := p.OnSessionOpen(s); err != nil {
 		t.Fatal(err)

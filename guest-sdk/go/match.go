@@ -1,20 +1,22 @@
-package main
+package caldera
 
 import (
+	"slices"
 	"strconv"
-
-	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
 
-// Node selector matching as k8s.io/component-helpers' nodeaffinity does it.
-// The scheduler marks the terms its parser rejects (Invalid); such a term,
-// and one without requirements, matches no node.
+// Node selection as Kubernetes defines it (k8s.io/component-helpers'
+// nodeaffinity and the core API's Toleration.ToleratesTaint), for policies
+// that filter or score by affinity and taints. The scheduler marks the terms
+// its own parser rejects (NodeSelectorTerm.Invalid), so the rules of label
+// syntax need not be repeated here.
 
-// nodeNameField is the one node field a term can name.
-const nodeNameField = "metadata.name"
+// NodeNameField is the one node field a term's MatchFields can name.
+const NodeNameField = "metadata.name"
 
-// termMatches reports whether the node satisfies every requirement of the term.
-func termMatches(t *caldera.NodeSelectorTerm, n *caldera.Node) bool {
+// Matches reports whether the node satisfies every requirement of the term.
+// An invalid term, and one without requirements, matches no node.
+func (t *NodeSelectorTerm) Matches(n *Node) bool {
 	if t.Invalid || (len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0) {
 		return false
 	}
@@ -34,13 +36,13 @@ func termMatches(t *caldera.NodeSelectorTerm, n *caldera.Node) bool {
 	return true
 }
 
-func labelMatches(r *caldera.NodeSelectorRequirement, labels map[string]string) bool {
+func labelMatches(r *NodeSelectorRequirement, labels map[string]string) bool {
 	val, exists := labels[r.Key]
 	switch r.Operator {
 	case "In":
-		return exists && contains(r.Values, val)
+		return exists && slices.Contains(r.Values, val)
 	case "NotIn":
-		return !exists || !contains(r.Values, val)
+		return !exists || !slices.Contains(r.Values, val)
 	case "Exists":
 		return exists
 	case "DoesNotExist":
@@ -68,12 +70,12 @@ func labelMatches(r *caldera.NodeSelectorRequirement, labels map[string]string) 
 // fieldMatches compares a field requirement (In or NotIn with one value,
 // as the parser demands) with the node's fields, of which only
 // metadata.name has a value.
-func fieldMatches(r *caldera.NodeSelectorRequirement, nodeName string) bool {
+func fieldMatches(r *NodeSelectorRequirement, nodeName string) bool {
 	if len(r.Values) != 1 {
 		return false
 	}
 	val := ""
-	if r.Key == nodeNameField {
+	if r.Key == NodeNameField {
 		val = nodeName
 	}
 	switch r.Operator {
@@ -85,17 +87,8 @@ func fieldMatches(r *caldera.NodeSelectorRequirement, nodeName string) bool {
 	return false
 }
 
-func contains(values []string, v string) bool {
-	for _, s := range values {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// tolerates is Kubernetes' Toleration.ToleratesTaint.
-func tolerates(t *caldera.Toleration, taint *caldera.Taint) bool {
+// Tolerates is Kubernetes' Toleration.ToleratesTaint.
+func (t *Toleration) Tolerates(taint *Taint) bool {
 	if t.Effect != "" && t.Effect != taint.Effect {
 		return false
 	}
@@ -111,9 +104,10 @@ func tolerates(t *caldera.Toleration, taint *caldera.Taint) bool {
 	return false
 }
 
-func toleratesAny(ts []caldera.Toleration, taint *caldera.Taint) bool {
+// ToleratesAny reports whether one of the tolerations tolerates the taint.
+func ToleratesAny(ts []Toleration, taint *Taint) bool {
 	for i := range ts {
-		if tolerates(&ts[i], taint) {
+		if ts[i].Tolerates(taint) {
 			return true
 		}
 	}

@@ -160,3 +160,34 @@ func abiHooks() []string {
 	}
 	return out
 }
+
+// A failure destroys the instance holding the session's view; the next
+// call reopens the session on a fresh instance, at most 3 times a session
+// (docs/abi.md, section 5). A module that traps in every job_order_keys
+// call traps exactly 4 times in one session (on the first instance and on
+// 3 reopened ones) and is then not called again.
+func TestFailedInstanceReopensSession(t *testing.T) {
+	dir := hostileModule(t)
+	cluster := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(cluster, randomcluster.Generate(5), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "scheduler.yaml")
+	if err := os.WriteFile(path, []byte(hostileBase+"- plugins: [{name: hostile, arguments: {hostile.hook: job_order_keys, hostile.mode: trap, hostile.minNodes: 3}}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	traps := func() float64 {
+		return testutil.ToFloat64(metrics.PluginCallFailures.WithLabelValues("hostile", "job_order_keys", "trap"))
+	}
+	opens := func() float64 {
+		return testutil.ToFloat64(metrics.PluginCalls.WithLabelValues("hostile", "session_open"))
+	}
+	trapsBefore, opensBefore := traps(), opens()
+	runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", dir, "--cycles", "1")
+	if got := traps() - trapsBefore; got != 4 {
+		t.Errorf("%.0f traps in job_order_keys, want 4 (first instance and 3 reopened)", got)
+	}
+	if got := opens() - opensBefore; got < 4 {
+		t.Errorf("%.0f session_open calls, want at least 4 (the session and 3 reopens)", got)
+	}
+}

@@ -64,6 +64,12 @@ const (
 	// in flight to the extender at once, across the sessions sharing its
 	// client.
 	MaxConcurrentRequestsKey = "extender.maxConcurrentRequests"
+	// FailFastKey is Caldera's: an ignorable extender's first failed call
+	// takes it out of the rest of the session.
+	FailFastKey = "extender.failFast"
+	// FailClosedKey is Caldera's: a required extender that cannot answer
+	// lets nothing through, where Volcano lets some of it through.
+	FailClosedKey = "extender.failClosed"
 )
 
 // Defaults. The timeout is Volcano's; the concurrency limit is ours.
@@ -86,6 +92,15 @@ type Config struct {
 	// these resources.
 	ManagedResources      map[string]bool
 	MaxConcurrentRequests int
+	// FailFast (only with Ignorable): the first failed call makes the
+	// extender sit out the rest of the session, every hook answering as
+	// if it were not configured. Volcano asks it again on every call.
+	FailFast bool
+	// FailClosed (only without Ignorable): a failed jobReady says "not
+	// ready" and a failed onSessionOpen fails every decision of the
+	// session closed. Volcano says "ready", and leaves the extender out of
+	// the session after a failed open.
+	FailClosed bool
 }
 
 // Verb returns the call's configured verb, empty when the call is off.
@@ -97,7 +112,7 @@ func (c *Config) Verb(call Call) string { return c.Verbs[call] }
 // not quietly leave a hook out.
 func ParseConfig(args framework.Arguments) (Config, error) {
 	cfg := Config{HTTPTimeout: DefaultHTTPTimeout, MaxConcurrentRequests: DefaultMaxConcurrentRequests}
-	known := []string{URLPrefixKey, HTTPTimeoutKey, IgnorableKey, ManagedResourcesKey, MaxConcurrentRequestsKey}
+	known := []string{URLPrefixKey, HTTPTimeoutKey, IgnorableKey, ManagedResourcesKey, MaxConcurrentRequestsKey, FailFastKey, FailClosedKey}
 	for c := Call(0); c < numCalls; c++ {
 		known = append(known, c.VerbKey())
 		if err := args.String(c.VerbKey(), &cfg.Verbs[c]); err != nil {
@@ -120,6 +135,20 @@ func ParseConfig(args framework.Arguments) (Config, error) {
 	}
 	if err := args.Bool(IgnorableKey, &cfg.Ignorable); err != nil {
 		return cfg, err
+	}
+	if err := args.Bool(FailFastKey, &cfg.FailFast); err != nil {
+		return cfg, err
+	}
+	if err := args.Bool(FailClosedKey, &cfg.FailClosed); err != nil {
+		return cfg, err
+	}
+	if cfg.FailFast && !cfg.Ignorable {
+		return cfg, fmt.Errorf("argument %q: only an ignorable extender can be taken out of a session; set %q to true, or drop %q",
+			FailFastKey, IgnorableKey, FailFastKey)
+	}
+	if cfg.FailClosed && cfg.Ignorable {
+		return cfg, fmt.Errorf("argument %q: an ignorable extender does not fail closed; set %q to false, or drop %q",
+			FailClosedKey, IgnorableKey, FailClosedKey)
 	}
 	if err := args.Int(MaxConcurrentRequestsKey, &cfg.MaxConcurrentRequests); err != nil {
 		return cfg, err

@@ -67,7 +67,7 @@ func TestArguments(t *testing.T) {
 		name: "no verb: the plugin is inert and needs no address",
 		args: nil,
 		check: func(t *testing.T, c Config) {
-			if c.HTTPTimeout != time.Second || c.MaxConcurrentRequests != 16 || c.Ignorable || c.anyVerb() {
+			if c.HTTPTimeout != time.Second || c.MaxConcurrentRequests != 16 || c.Ignorable || c.FailFast || c.FailClosed || c.anyVerb() {
 				t.Errorf("defaults %+v", c)
 			}
 		},
@@ -119,6 +119,26 @@ func TestArguments(t *testing.T) {
 		name:    "managed resources of the wrong type",
 		args:    framework.Arguments{ManagedResourcesKey: []any{"nvidia.com/gpu", 3}},
 		wantErr: `argument "extender.managedResources": expected a list of resource names`,
+	}, {
+		name: "Caldera's failure options",
+		args: framework.Arguments{IgnorableKey: true, FailFastKey: true},
+		check: func(t *testing.T, c Config) {
+			if !c.Ignorable || !c.FailFast || c.FailClosed {
+				t.Errorf("got %+v, want an ignorable extender with failFast", c)
+			}
+		},
+	}, {
+		name:    "failFast needs an ignorable extender",
+		args:    framework.Arguments{FailFastKey: true},
+		wantErr: `argument "extender.failFast": only an ignorable extender can be taken out of a session`,
+	}, {
+		name:    "failClosed needs a required extender",
+		args:    framework.Arguments{IgnorableKey: true, FailClosedKey: true},
+		wantErr: `argument "extender.failClosed": an ignorable extender does not fail closed`,
+	}, {
+		name:    "failClosed must be a boolean",
+		args:    framework.Arguments{FailClosedKey: "yes"},
+		wantErr: `argument "extender.failClosed": expected true or false`,
 	}, {
 		name:    "a verb of the wrong type",
 		args:    framework.Arguments{Prioritize.VerbKey(): true},

@@ -4,55 +4,62 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// outcome is how a decision call ended.
+// outcome is how a call ended, which decides the hook's answer.
 type outcome int
 
 const (
 	// answered: the answer was decoded into the call's result.
 	answered outcome = iota
-	// skipped: the extender sits out (ignorable, and this or an earlier
-	// call failed); the hook answers as if the extender were not configured.
-	skipped
-	// failedClosed: the extender is required and could not decide; the
-	// hook gives the answer that lets nothing through.
-	failedClosed
+	// absent: the extender sits this session out (a required extender
+	// whose onSessionOpen failed, as in Volcano, or an ignorable one with
+	// extender.failFast after a failure); the hook answers as if the
+	// extender were not configured, and it is not asked.
+	absent
+	// failedIgnorable: an ignorable extender's call failed; the hook gives
+	// Volcano's answer for that call on an ignorable failure.
+	failedIgnorable
+	// failedRequired: a required extender's call failed, or with
+	// extender.failClosed its onSessionOpen did; the hook gives Volcano's
+	// answer for that call on a required failure.
+	failedRequired
 )
 
-// ask makes one decision call, building its body only when the call is
-// made. The error accompanies failedClosed (and, for the log, skipped).
+// ask makes one call, building its body only when the call is made. The
+// error accompanies failedRequired and failedIgnorable.
 func (p *Plugin) ask(call Call, body func(*encoder) any, out any) (outcome, error) {
-	if p.skipped.Load() {
-		return skipped, nil
+	if p.absent.Load() {
+		return absent, nil
 	}
 	if p.openErr != nil {
-		return failedClosed, p.openErr
+		return failedRequired, p.openErr
 	}
 	err := p.ep.post(call, p.cfg.Verbs[call], body(newEncoder()), out)
 	if err == nil {
 		return answered, nil
 	}
-	p.warn(call, err)
-	if p.cfg.Ignorable {
-		if !p.skipped.Swap(true) {
-			klog.InfoS("Extender is ignorable: it sits out the rest of the session", "call", call, "session", p.sessionUID())
-		}
-		return skipped, err
-	}
-	return failedClosed, err
+	return p.failed(call, err), err
 }
 
-// notify makes a call whose answer decides nothing (jobEnqueued) or can only
-// be reported (the event handlers); a skipped or failed-open extender is
-// not told.
-func (p *Plugin) notify(call Call, body func(*encoder) any, out any) error {
-	if p.skipped.Load() || p.openErr != nil {
-		return nil
+// failed logs a failed call and says what it means for the hook: with
+// extender.failFast, an ignorable extender leaves the session there and then.
+func (p *Plugin) failed(call Call, err error) outcome {
+	p.warn(call, err)
+	switch {
+	case !p.cfg.Ignorable:
+		return failedRequired
+	case p.cfg.FailFast:
+		p.leave(call)
+		return absent
 	}
-	err := p.ep.post(call, p.cfg.Verbs[call], body(newEncoder()), out)
-	if err != nil {
-		p.warn(call, err)
+	return failedIgnorable
+}
+
+// leave makes the extender sit out the rest of the session.
+func (p *Plugin) leave(call Call) {
+	if !p.absent.Swap(true) {
+		klog.InfoS("Extender takes no further part in the session", "call", call,
+			"ignorable", p.cfg.Ignorable, "session", p.sessionUID())
 	}
-	return err
 }
 
 // answerError reports an error the extender put in an answer.

@@ -17,7 +17,7 @@
 //	extender.reclaimableVerb      reclaimable     {evictor, evictees} {status, victims}
 //	extender.queueOverusedVerb    overused        {queue}            {overused}
 //	extender.jobEnqueueableVerb   jobEnqueueable  {job}              {status: 1, 0 or -1}
-//	extender.jobEnqueuedVerb      jobEnqueued     {job}              (not read)
+//	extender.jobEnqueuedVerb      jobEnqueued     {job}              {}
 //	extender.jobReadyVerb         jobReady        {job}              {status: bool}
 //	extender.allocateFuncVerb     event handler   {task}             {errorMessage}
 //	extender.deallocateFuncVerb   event handler   {task}             {errorMessage}
@@ -26,19 +26,25 @@
 // extender.ignorable (default false), extender.managedResources (a list:
 // then the task-level calls are made only for tasks that request or limit
 // one of these resources), and Caldera's extender.maxConcurrentRequests
-// (default 16) and extender.batchPredicateVerb.
+// (default 16), extender.batchPredicateVerb, extender.failFast and
+// extender.failClosed.
 //
 // Failures. A call fails on a timeout, a transport error, an HTTP status
 // other than 200, or an answer that is not the expected JSON (or larger
-// than 10 MiB). When extender.ignorable is true, the first failure makes
-// the extender sit out the rest of the session: every hook then answers as
-// if it were not configured, and the next session asks it again. When it
-// is false, the failed decision fails closed: the predicate rejects the
-// node with the error as its reason, the score fails (the task gets no
+// than 10 MiB). What a failure means is Volcano's, call by call: a required
+// extender's predicate rejects the node, its score fails (the task gets no
 // node this time), preemptable and reclaimable allow no victim, the queue
-// counts as overused, the job is neither enqueued nor ready. A failed
-// onSessionOpen of a required extender fails every decision of the session
-// that way, since the extender has not seen the snapshot. Errors name the
+// counts as overused, the job is not enqueued but is ready, and the
+// placement allocateFunc was told of is undone; a failed onSessionOpen
+// makes it sit the session out, every hook answering as if it were not
+// configured. An ignorable extender is asked again on every call, and its
+// failure passes the node, scores nothing, allows no victim, leaves the
+// queue not overused, permits the job, says it is not ready and lets the
+// placement stand. An errorMessage in an answer (prioritize, allocateFunc)
+// acts under both policies. Caldera's extender.failFast takes an ignorable
+// extender out of the session at its first failure; extender.failClosed
+// makes a required one say "not ready" on a failed jobReady and fail every
+// decision of the session after a failed onSessionOpen. Errors name the
 // call, the URL, the HTTP status and the cause; they are logged (the first
 // per call and session at error level) and counted in the metrics
 // caldera_extender_request_latency_microseconds{call} and
@@ -50,7 +56,7 @@
 // extender.maxConcurrentRequests requests are in flight at once, and the
 // wait for a free slot counts against the timeout.
 //
-// docs/extender.md describes the bodies field by field, where Caldera
-// differs from Volcano and why, and what the HTTP hop costs next to a Wasm
+// docs/extender.md describes the bodies field by field, the failure
+// answers and the options, and what the HTTP hop costs next to a Wasm
 // plugin.
 package extender

@@ -187,7 +187,10 @@ type setup struct {
 	url       string
 	timeout   string
 	ignorable bool
-	verbs     map[Call]string
+	// failFast and failClosed are Caldera's opt-in arguments, written
+	// only when set, so that the other setups are Volcano configurations.
+	failFast, failClosed bool
+	verbs                map[Call]string
 	// before and after are plugin entries around the extender's, in its
 	// tier ("  - name: x\n").
 	before, after string
@@ -202,6 +205,12 @@ func (s setup) yaml() string {
 	fmt.Fprintf(&b, "      extender.urlPrefix: %s\n", s.url)
 	fmt.Fprintf(&b, "      extender.httpTimeout: %s\n", s.timeout)
 	fmt.Fprintf(&b, "      extender.ignorable: %v\n", s.ignorable)
+	if s.failFast {
+		b.WriteString("      extender.failFast: true\n")
+	}
+	if s.failClosed {
+		b.WriteString("      extender.failClosed: true\n")
+	}
 	var keys []string
 	for c, v := range s.verbs {
 		keys = append(keys, fmt.Sprintf("      %s: %s\n", c.VerbKey(), v))
@@ -238,6 +247,38 @@ func newSetup(t *testing.T, ignorable bool, verbs ...Call) setup {
 	return s
 }
 
+// policy is one way to configure what failures mean: Volcano's two, and
+// each with Caldera's opt-in argument.
+type policy struct {
+	name                            string
+	ignorable, failFast, failClosed bool
+}
+
+var (
+	required   = policy{name: "required"}
+	failClosed = policy{name: "required+failClosed", failClosed: true}
+	ignorable  = policy{name: "ignorable", ignorable: true}
+	failFast   = policy{name: "ignorable+failFast", ignorable: true, failFast: true}
+	policies   = []policy{required, failClosed, ignorable, failFast}
+)
+
+// newPolicySetup returns a setup on a fresh extender under a policy.
+func newPolicySetup(t *testing.T, p policy, verbs ...Call) setup {
+	s := newSetup(t, p.ignorable, verbs...)
+	s.failFast, s.failClosed = p.failFast, p.failClosed
+	return s
+}
+
+// asked is how many times an extender that fails every call is asked when
+// the session needs it n times: once with failFast, which then takes it
+// out, n times otherwise, as in Volcano.
+func (p policy) asked(n int) int {
+	if p.failFast {
+		return 1
+	}
+	return n
+}
+
 // verb returns the verb a setup uses for a call.
 func (s setup) verb(c Call) string { return s.verbs[c] }
 
@@ -246,8 +287,22 @@ func registry(t *testing.T) framework.Registry {
 	return testutil.Registry(t, map[string]framework.Factory{
 		Name:                NewFactory(),
 		allVictims{}.Name(): func(framework.Arguments) (framework.Plugin, error) { return allVictims{}, nil },
+		rejectAll{}.Name():  func(framework.Arguments) (framework.Plugin, error) { return rejectAll{}, nil },
 	})
 }
+
+// rejectAll rejects every job's admission, so that a test can tell an
+// extender that permits (which decides in an earlier tier) from one that
+// abstains (this vote in a later tier then decides).
+type rejectAll struct{}
+
+func (rejectAll) Name() string                               { return "rejectall" }
+func (rejectAll) OnSessionOpen(*framework.Session)           {}
+func (rejectAll) OnSessionClose(*framework.Session)          {}
+func (rejectAll) JobEnqueueable(*api.JobInfo) framework.Vote { return framework.Reject }
+
+// laterTier is setup.after for a second tier holding rejectall.
+const laterTier = "- plugins:\n  - name: rejectall\n"
 
 // allVictims votes every candidate a victim, so that a test can tell an
 // extender that abstains (the tier then follows this vote) from one that
@@ -311,6 +366,15 @@ func wantCallError(t *testing.T, err error, s setup, call Call, f fault) {
 	}
 }
 
+// wantAsked checks that the call failed n times (with the fault's cause)
+// since before, which counts the requests even to a closed port.
+func wantAsked(t *testing.T, call Call, f fault, before float64, n int) {
+	t.Helper()
+	if got := failureCount(t, call, f.cause) - before; got != float64(n) {
+		t.Errorf("%s failed %v times, want %d", call, got, n)
+	}
+}
+
 // failureCount reads caldera_extender_request_failures_total for a call
 // and cause through a registry, as a scrape would.
 func failureCount(t *testing.T, call Call, cause Cause) float64 {
@@ -343,14 +407,6 @@ func decode(t *testing.T, body []byte) map[string]any {
 		t.Fatalf("request body is not a JSON object: %v\n%s", err, body)
 	}
 	return m
-}
-
-// policyName names a policy in subtest names.
-func policyName(ignorable bool) string {
-	if ignorable {
-		return "ignorable"
-	}
-	return "required"
 }
 
 // decodeBody reads a request's JSON body in a handler.

@@ -10,58 +10,66 @@ import (
 
 // Overused asks whether the queue uses more than its share. A required
 // extender that fails says yes, so that the queue gets nothing more; an
-// ignorable one says no.
+// ignorable one says no (Volcano's answers).
 func (p *Plugin) Overused(queue *api.QueueInfo) bool {
 	var resp queueOverusedResponse
 	o, _ := p.ask(QueueOverused, func(e *encoder) any { return &queueRequest{Queue: e.queue(queue)} }, &resp)
 	switch o {
-	case skipped:
+	case absent, failedIgnorable:
 		return false
-	case failedClosed:
+	case failedRequired:
 		return true
 	}
 	return resp.Overused
 }
 
-// JobEnqueueable votes on admitting a pending job: status 1 permits, -1
-// rejects, anything else abstains. A required extender that fails rejects;
-// an ignorable one abstains.
+// JobEnqueueable votes on admitting a pending job, as Volcano reads the
+// answer: a positive status permits, a negative one rejects, 0 abstains. A
+// required extender that fails rejects; an ignorable one permits, as in
+// Volcano (with extender.failFast it abstains, as if it were not there).
 func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	var resp voteResponse
 	o, _ := p.ask(JobEnqueueable, func(e *encoder) any { return &jobRequest{Job: e.job(job)} }, &resp)
 	switch o {
-	case skipped:
+	case absent:
 		return framework.Abstain
-	case failedClosed:
+	case failedIgnorable:
+		return framework.Permit
+	case failedRequired:
 		return framework.Reject
 	}
-	switch resp.Status {
-	case 1:
+	switch {
+	case resp.Status > 0:
 		return framework.Permit
-	case -1:
+	case resp.Status < 0:
 		return framework.Reject
 	}
 	return framework.Abstain
 }
 
-// JobEnqueued tells the extender a job was admitted. Its answer is not
-// read: nothing depends on it.
+// JobEnqueued tells the extender a job was admitted. The answer decides
+// nothing, but it is decoded as in Volcano (an empty body is a failure,
+// logged and counted).
 func (p *Plugin) JobEnqueued(job *api.JobInfo) {
-	_ = p.notify(JobEnqueued, func(e *encoder) any { return &jobRequest{Job: e.job(job)} }, nil)
+	var resp struct{}
+	_, _ = p.ask(JobEnqueued, func(e *encoder) any { return &jobRequest{Job: e.job(job)} }, &resp)
 }
 
-// JobReady asks whether the job may be committed. A required extender that
-// fails says no, so that nothing is committed without it; an ignorable one
-// says yes. (Volcano answers the other way round on both counts, which
-// commits jobs when a required extender is down.)
+// JobReady asks whether the job may be committed. On a failure Volcano
+// answers "ready" for a required extender and "not ready" for an ignorable
+// one, and so does this; with extender.failClosed a required extender says
+// "not ready", and with extender.failFast an ignorable one that left the
+// session says "ready", as if it were not configured.
 func (p *Plugin) JobReady(job *api.JobInfo) bool {
 	var resp jobReadyResponse
 	o, _ := p.ask(JobReady, func(e *encoder) any { return &jobRequest{Job: e.job(job)} }, &resp)
 	switch o {
-	case skipped:
+	case absent:
 		return true
-	case failedClosed:
+	case failedIgnorable:
 		return false
+	case failedRequired:
+		return !p.cfg.FailClosed
 	}
 	return resp.Status
 }

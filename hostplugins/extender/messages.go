@@ -72,7 +72,8 @@ type jobRequest struct {
 	Job *wireJob `json:"job"`
 }
 
-// voteResponse: 1 permits, -1 rejects, anything else abstains.
+// voteResponse: a positive status permits, a negative one rejects, 0
+// abstains, as Volcano reads it.
 type voteResponse struct {
 	Status int `json:"status"`
 }

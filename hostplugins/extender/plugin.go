@@ -16,13 +16,15 @@ type Plugin struct {
 	ep  *endpoint
 	ssn *framework.Session
 
-	// skipped is set by the first failed call of an ignorable extender:
-	// it then sits out the rest of the session, as if it were not
-	// configured, and the next session asks it again.
-	skipped atomic.Bool
-	// openErr is a failed onSessionOpen of an extender that is not
-	// ignorable: it has not seen this session's snapshot, so every decision
-	// it guards fails closed, without asking it.
+	// absent makes the extender sit out the rest of the session, every
+	// hook answering as if it were not configured; the next session asks
+	// it again. It is set when a required extender's onSessionOpen fails
+	// (Volcano then registers none of its hooks) and, with
+	// extender.failFast, by an ignorable extender's first failed call.
+	absent atomic.Bool
+	// openErr is, with extender.failClosed, the failed onSessionOpen of a
+	// required extender: it has not seen this session's snapshot, so every
+	// decision it guards fails closed, without asking it.
 	openErr error
 
 	mu sync.Mutex
@@ -47,6 +49,7 @@ var (
 	_ framework.JobEnqueuedObserver = &Plugin{}
 	_ framework.JobReadyChecker     = &Plugin{}
 	_ framework.EventHandler        = &Plugin{}
+	_ framework.AllocateRefuser     = &Plugin{}
 )
 
 // NewFactory returns the plugin's factory. The plugins one factory makes
@@ -99,16 +102,24 @@ func (p *Plugin) Offers(h framework.Hook) bool {
 	return false
 }
 
-// OnSessionOpen sends the snapshot when onSessionOpenVerb is set.
+// OnSessionOpen sends the snapshot when onSessionOpenVerb is set. When that
+// fails, a required extender sits the session out, as Volcano then registers
+// none of its hooks (with extender.failClosed its decisions fail instead);
+// an ignorable one is asked as usual (with extender.failFast it sits out).
 func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.ssn = ssn
 	if p.cfg.Verbs[OnSessionOpen] == "" {
 		return
 	}
 	o, err := p.ask(OnSessionOpen, func(e *encoder) any { return snapshot(e, ssn) }, nil)
-	if o == failedClosed {
-		p.openErr = err
+	if o != failedRequired {
+		return
 	}
+	if p.cfg.FailClosed {
+		p.openErr = err
+		return
+	}
+	p.leave(OnSessionOpen)
 }
 
 // OnSessionClose tells the extender the session is over, whatever happened

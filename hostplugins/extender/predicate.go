@@ -20,9 +20,9 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		return &predicateRequest{Task: e.task(task), Node: e.node(node)}
 	}, &resp)
 	switch o {
-	case skipped:
+	case absent, failedIgnorable:
 		return nil
-	case failedClosed:
+	case failedRequired:
 		return framework.NewStatus(framework.Error, err.Error())
 	}
 	return verdict(resp)
@@ -84,9 +84,9 @@ func (p *Plugin) batchPredicate(task *api.TaskInfo, node *api.NodeInfo) *framewo
 	for _, n := range nodes {
 		a := batchAnswer{generation: n.Generation}
 		switch o {
-		case failedClosed:
-			// Remembered like an answer: a required extender that failed is
-			// asked again for the next task, not for every node of this one.
+		case failedRequired:
+			// Remembered like an answer: an extender that failed is asked
+			// again for the next task, not for every node of this one.
 			a.code, a.reason = framework.Error, err.Error()
 		case answered:
 			if st := verdict(resp.NodeStatus[n.Name]); st != nil {

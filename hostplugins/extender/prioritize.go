@@ -18,9 +18,9 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, score
 		return &nodesRequest{Task: e.task(task), Nodes: e.nodes(nodes)}
 	}, &resp)
 	switch o {
-	case skipped:
+	case absent, failedIgnorable:
 		return nil
-	case failedClosed:
+	case failedRequired:
 		return err
 	}
 	if resp.ErrorMessage != "" || resp.NodeScore == nil {

@@ -1,11 +1,13 @@
 package extender
 
 import (
+	"net/http"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/testutil"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -49,47 +51,81 @@ func TestSessionOpenAndCloseBodies(t *testing.T) {
 	}
 }
 
-// A failed onSessionOpen decides the whole session: an ignorable extender
-// sits it out, a required one fails every decision without being asked.
+// A failed onSessionOpen, as in Volcano: a required extender sits the
+// session out (Volcano registers none of its hooks), an ignorable one is
+// asked as usual. With failClosed a required extender's decisions fail
+// without asking it; with failFast an ignorable one sits the session out.
 func TestSessionOpenFailure(t *testing.T) {
-	for _, ignorable := range []bool{false, true} {
+	for _, pol := range policies {
 		for _, f := range faults {
-			t.Run(policyName(ignorable)+"/"+f.name, func(t *testing.T) {
-				s := newSetup(t, ignorable, OnSessionOpen, OnSessionClose, Predicate, JobReady)
+			t.Run(pol.name+"/"+f.name, func(t *testing.T) {
+				s := newPolicySetup(t, pol, OnSessionOpen, OnSessionClose, Predicate, JobReady, AllocateFunc)
 				s.timeout = f.timeout
 				if f.unreachable {
 					s.url = closedURL(t)
 				} else {
 					s.ext.handle(s.verb(OnSessionOpen), f.handler(s.ext))
 				}
-				s.ext.handle(s.verb(Predicate), answer(`{"status": ""}`))
-				s.ext.handle(s.verb(JobReady), answer(`{"status": true}`))
+				// Answers that differ from sitting out: n2 rejected, the
+				// job not ready, the placement refused.
+				s.ext.handle(s.verb(Predicate), answer(`{"status": "n2 is drained", "code": 2}`))
+				s.ext.handle(s.verb(JobReady), answer(`{"status": false}`))
+				s.ext.handle(s.verb(AllocateFunc), answer(`{"errorMessage": "p1 may not run yet"}`))
 				s.ext.handle(s.verb(OnSessionClose), answer(""))
+				decisions := []Call{Predicate, JobReady, AllocateFunc}
+				var refused []float64 // calls to the closed port, per decision
+				for _, c := range decisions {
+					refused = append(refused, failureCount(t, c, CauseTransport))
+				}
 				ssn, _ := s.open(t)
 				task, job := testutil.Task(t, ssn, "c1/p1"), testutil.Job(t, ssn, "c1/pg1")
 				st := ssn.PredicateFn(task, ssn.Nodes["n2"])
 				ready := ssn.JobReady(job)
-				asked := len(s.ext.requestsTo(s.verb(Predicate))) + len(s.ext.requestsTo(s.verb(JobReady)))
-				if f.cause == CauseDecode {
+				placeErr := framework.NewStatement(ssn).Allocate(task, ssn.Nodes["n1"])
+				asked := 0
+				for i, c := range decisions {
+					asked += len(s.ext.requestsTo(s.verb(c))) + int(failureCount(t, c, CauseTransport)-refused[i])
+				}
+
+				obeyed := st != nil && st.Code == framework.Unschedulable && st.Message() == "n2 is drained" && !ready &&
+					placeErr != nil && strings.Contains(placeErr.Error(), "p1 may not run yet")
+				switch {
+				case f.cause == CauseDecode || (pol.ignorable && !pol.failFast):
 					// The open answer is not read, as in Volcano: garbage
-					// there is no failure, and the session goes on asking.
-					if asked != 2 || !st.IsSuccess() || !ready {
-						t.Fatalf("predicate %v, ready %v after %d requests: garbage after onSessionOpen must not count", st, ready, asked)
+					// there is no failure. An ignorable extender whose
+					// open failed is asked as usual.
+					if f.unreachable {
+						// Asked as usual, and every call failed: Volcano's
+						// answers for an ignorable extender.
+						if asked != 3 || !st.IsSuccess() || ready || placeErr != nil {
+							t.Fatalf("predicate %v, ready %v, placement %v after %d calls: want 3 calls and Volcano's ignorable answers",
+								st, ready, placeErr, asked)
+						}
+						break
 					}
-					return
-				}
-				if asked != 0 {
-					t.Errorf("%d decision requests after onSessionOpen failed, want none", asked)
-				}
-				if ignorable {
-					if !st.IsSuccess() || !ready {
-						t.Fatalf("predicate %v, ready %v: an ignorable extender whose open failed must sit the session out", st, ready)
+					if asked != 3 || !obeyed {
+						t.Fatalf("predicate %v, ready %v, placement %v after %d requests: want the extender asked and obeyed",
+							st, ready, placeErr, asked)
 					}
-				} else {
-					if st.IsSuccess() || st.Code != framework.Error || ready {
-						t.Fatalf("predicate %v, ready %v: a required extender that missed the snapshot must fail closed", st, ready)
+				case pol.failClosed:
+					if asked != 0 {
+						t.Errorf("%d decision requests after onSessionOpen failed, want none", asked)
+					}
+					if st.IsSuccess() || st.Code != framework.Error || ready || placeErr == nil {
+						t.Fatalf("predicate %v, ready %v, placement %v: a required extender that missed the snapshot must fail closed",
+							st, ready, placeErr)
 					}
 					wantCallError(t, st, s, OnSessionOpen, f)
+					wantCallError(t, placeErr, s, OnSessionOpen, f)
+				default:
+					// required (Volcano) and ignorable+failFast: out of the
+					// session, as if not configured.
+					if asked != 0 {
+						t.Errorf("%d decision requests after onSessionOpen failed, want none", asked)
+					}
+					if !st.IsSuccess() || !ready || placeErr != nil {
+						t.Fatalf("predicate %v, ready %v, placement %v: the extender must sit the session out", st, ready, placeErr)
+					}
 				}
 				ssn.Close()
 				if !f.unreachable && len(s.ext.requestsTo(s.verb(OnSessionClose))) != 1 {
@@ -132,19 +168,77 @@ func TestEventHandlers(t *testing.T) {
 	}
 }
 
+// A failed allocateFunc undoes the placement of a required extender, as
+// Volcano's Statement does with the callback's Event.Err; an ignorable
+// extender's failure lets it stand.
 func TestEventHandlerFailures(t *testing.T) {
-	for _, ignorable := range []bool{false, true} {
+	for _, pol := range policies {
 		for _, f := range faults {
-			t.Run(policyName(ignorable)+"/"+f.name, func(t *testing.T) {
-				s := newSetup(t, ignorable, AllocateFunc).forFault(t, f)
+			t.Run(pol.name+"/"+f.name, func(t *testing.T) {
+				s := newPolicySetup(t, pol, AllocateFunc).forFault(t, f)
+				before := failureCount(t, AllocateFunc, f.cause)
 				ssn, _ := s.open(t)
 				task := testutil.Task(t, ssn, "c1/p1")
-				if err := framework.NewStatement(ssn).Allocate(task, ssn.Nodes["n2"]); err != nil {
-					t.Fatal(err)
+				for i, node := range []string{"n1", "n2"} {
+					stmt := framework.NewStatement(ssn)
+					err := stmt.Allocate(task, ssn.Nodes[node])
+					if pol.ignorable {
+						if err != nil || task.NodeName != node {
+							t.Fatalf("placement %d: error %v, task on %q: an ignorable extender's failure must not undo it", i, err, task.NodeName)
+						}
+						stmt.Discard() // for the next try
+						continue
+					}
+					wantCallError(t, err, s, AllocateFunc, f)
+					if task.NodeName != "" || task.Status != api.Pending {
+						t.Fatalf("task on %q with status %v: the required extender's failure must undo the placement", task.NodeName, task.Status)
+					}
 				}
 				wantCallError(t, plugin(t, ssn).lastErr, s, AllocateFunc, f)
-				if task.NodeName != "n2" {
-					t.Errorf("task on %q: the failed notification changed the allocation", task.NodeName)
+				wantAsked(t, AllocateFunc, f, before, pol.asked(2))
+			})
+		}
+	}
+}
+
+// What a user sees: whether p1 is bound after a session in which the
+// extender refuses its placement, answers yes, or fails.
+func TestAllocateFuncDecidesThePlacement(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		// bound is, per policy, whether p1 ends up bound.
+		bound func(policy) bool
+	}{{
+		name:    "accepted",
+		handler: answer(`{"errorMessage": ""}`),
+		bound:   func(policy) bool { return true },
+	}, {
+		name:    "refused with an errorMessage, under every policy",
+		handler: answer(`{"errorMessage": "no licence left for p1"}`),
+		bound:   func(policy) bool { return false },
+	}, {
+		name:    "HTTP 500",
+		handler: faults[0].handler(nil),
+		bound:   func(p policy) bool { return p.ignorable },
+	}}
+	for _, tc := range tests {
+		for _, pol := range policies {
+			t.Run(tc.name+"/"+pol.name, func(t *testing.T) {
+				s := newPolicySetup(t, pol, AllocateFunc, DeallocateFunc)
+				s.ext.handle(s.verb(AllocateFunc), tc.handler)
+				s.ext.handle(s.verb(DeallocateFunc), answer(`{"errorMessage": ""}`))
+				got := allocateOnce(t, s)
+				if want := tc.bound(pol); (got != "") != want {
+					t.Fatalf("p1 bound to %q, want bound: %v", got, want)
+				}
+				allocs, deallocs := len(s.ext.requestsTo(s.verb(AllocateFunc))), len(s.ext.requestsTo(s.verb(DeallocateFunc)))
+				if allocs == 0 {
+					t.Fatal("allocateFunc was never asked")
+				}
+				// Every refused placement is undone, and the extender hears it.
+				if wantDeallocs := map[bool]int{true: 0, false: allocs}[got != ""]; deallocs != wantDeallocs {
+					t.Errorf("%d allocateFunc and %d deallocateFunc requests, want %d deallocateFunc", allocs, deallocs, wantDeallocs)
 				}
 			})
 		}

@@ -20,10 +20,10 @@ func (p *Plugin) Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskInfo
 // framework evicts the session's own tasks, never decoded copies. A vote
 // with no victims vetoes eviction in this tier.
 //
-// A required extender that fails votes with no victims. An ignorable one
-// abstains: Volcano answers "permit" with no victims there, which the tier
-// reads as a veto, so an unreachable ignorable extender would block
-// preemption exactly as a required one does.
+// A failed call is a vote with no victims under both policies, as in
+// Volcano (which answers "reject" for a required extender and "permit" for
+// an ignorable one, both without victims). An extender that sits the
+// session out abstains.
 func (p *Plugin) victims(call Call, evictor *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
 	if !p.interested(evictor) {
 		return nil, false
@@ -37,9 +37,9 @@ func (p *Plugin) victims(call Call, evictor *api.TaskInfo, candidates []*api.Tas
 		return req
 	}, &resp)
 	switch o {
-	case skipped:
+	case absent:
 		return nil, false
-	case failedClosed:
+	case failedIgnorable, failedRequired:
 		return nil, true
 	}
 	if resp.Status == 0 {

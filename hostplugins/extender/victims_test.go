@@ -23,8 +23,8 @@ func chooseVictims(t *testing.T, ssn *framework.Session, call Call) []*api.TaskI
 	return ssn.Reclaimable(evictor, candidates)
 }
 
-func victimSetup(t *testing.T, ignorable bool, call Call) setup {
-	s := newSetup(t, ignorable, call)
+func victimSetup(t *testing.T, pol policy, call Call) setup {
+	s := newPolicySetup(t, pol, call)
 	s.after = "  - name: allvictims\n"
 	return s
 }
@@ -41,7 +41,7 @@ func TestVictimsAnswers(t *testing.T) {
 	for _, call := range victimCalls {
 		for _, tc := range tests {
 			t.Run(call.String()+"/"+tc.name, func(t *testing.T) {
-				s := victimSetup(t, false, call)
+				s := victimSetup(t, required, call)
 				s.ext.handle(s.verb(call), answer(tc.body))
 				ssn, _ := s.open(t)
 				got := chooseVictims(t, ssn, call)
@@ -64,23 +64,29 @@ func TestVictimsAnswers(t *testing.T) {
 
 func TestVictimsFailures(t *testing.T) {
 	for _, call := range victimCalls {
-		for _, ignorable := range []bool{false, true} {
+		for _, pol := range policies {
 			for _, f := range faults {
-				t.Run(call.String()+"/"+policyName(ignorable)+"/"+f.name, func(t *testing.T) {
-					s := victimSetup(t, ignorable, call).forFault(t, f)
+				t.Run(call.String()+"/"+pol.name+"/"+f.name, func(t *testing.T) {
+					s := victimSetup(t, pol, call).forFault(t, f)
+					before := failureCount(t, call, f.cause)
 					ssn, _ := s.open(t)
-					got := chooseVictims(t, ssn, call)
-					wantCallError(t, plugin(t, ssn).lastErr, s, call, f)
-					if ignorable {
-						// Sitting out: the other voter decides.
-						if strings.Join(testutil.Keys(got), ",") != "c1/r1,c1/r2" {
-							t.Fatalf("victims %v, want the other voter's r1 and r2", testutil.Keys(got))
+					for i := 0; i < 2; i++ {
+						got := chooseVictims(t, ssn, call)
+						if pol.failFast {
+							// Out of the session: the other voter decides.
+							if strings.Join(testutil.Keys(got), ",") != "c1/r1,c1/r2" {
+								t.Fatalf("victims %v, want the other voter's r1 and r2", testutil.Keys(got))
+							}
+							continue
 						}
-						return
+						// Volcano's answer under both policies: a vote with
+						// no victims, which vetoes the tier.
+						if len(got) != 0 {
+							t.Fatalf("victims %v, want none while the extender cannot answer", testutil.Keys(got))
+						}
 					}
-					if len(got) != 0 {
-						t.Fatalf("victims %v, want none while a required extender cannot answer", testutil.Keys(got))
-					}
+					wantCallError(t, plugin(t, ssn).lastErr, s, call, f)
+					wantAsked(t, call, f, before, pol.asked(2))
 				})
 			}
 		}

@@ -272,6 +272,19 @@ type EventHandler interface {
 	OnDeallocate(task *api.TaskInfo)
 }
 
+// AllocateRefuser is an EventHandler that may refuse a placement, as a
+// Volcano event handler does by setting Event.Err in its AllocateFunc (the
+// HTTP extender's allocateFunc verb needs it). When a Statement allocates or
+// pipelines a task, the session calls TryAllocate instead of OnAllocate, on
+// every handler that has it even after one refused; if any returns an error,
+// the placement is undone at once (every event handler hears OnDeallocate,
+// the task is pending again) and the Statement returns the errors. Where
+// Volcano ignores the callback's error (the session-level Allocate of
+// backfill, an eviction undone), OnAllocate is called instead.
+type AllocateRefuser interface {
+	TryAllocate(task *api.TaskInfo) error
+}
+
 // DispatchObserver is an EventHandler that is also told when a committed
 // task is handed to the cache for binding (its status becomes Binding).
 // The Wasm adapter uses it to keep a module's view of task statuses exact.

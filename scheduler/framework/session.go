@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -288,7 +289,45 @@ func (ssn *Session) ActionArguments(action string) Arguments {
 // allocate, pipeline and evict change the session's state and tell the event
 // handlers; the Statement records them so that they can be undone.
 
+// allocate places the task and tells every event handler; nobody can refuse
+// (the session-level Allocate of backfill, as in Volcano).
 func (ssn *Session) allocate(task *api.TaskInfo, node *api.NodeInfo, status api.TaskStatus) error {
+	if err := ssn.place(task, node, status); err != nil {
+		return err
+	}
+	each(ssn.hooks.eventHandlers, func(h EventHandler) { h.OnAllocate(task) })
+	return nil
+}
+
+// allocateRefusable places the task for a Statement: every AllocateRefuser
+// is asked (all of them, even after one refused) and the others are told;
+// a refusal undoes the placement at once, telling every handler, and the
+// refusals come back as the error.
+func (ssn *Session) allocateRefusable(task *api.TaskInfo, node *api.NodeInfo, status api.TaskStatus) error {
+	if err := ssn.place(task, node, status); err != nil {
+		return err
+	}
+	var refusals []error
+	for _, tier := range ssn.hooks.eventHandlers {
+		for _, e := range tier {
+			r, ok := e.fn.(AllocateRefuser)
+			if !ok {
+				e.fn.OnAllocate(task)
+				continue
+			}
+			if err := r.TryAllocate(task); err != nil {
+				refusals = append(refusals, fmt.Errorf("plugin %s: %w", e.plugin, err))
+			}
+		}
+	}
+	if len(refusals) == 0 {
+		return nil
+	}
+	ssn.deallocate(task)
+	return fmt.Errorf("placing task %s on node %s was refused and undone: %w", task.Key(), node.Name, errors.Join(refusals...))
+}
+
+func (ssn *Session) place(task *api.TaskInfo, node *api.NodeInfo, status api.TaskStatus) error {
 	job, ok := ssn.Jobs[task.Job]
 	if !ok {
 		return fmt.Errorf("job %s of task %s is not in the session", task.Job, task.Key())
@@ -296,7 +335,6 @@ func (ssn *Session) allocate(task *api.TaskInfo, node *api.NodeInfo, status api.
 	job.UpdateTaskStatus(task, status)
 	task.NodeName = node.Name
 	node.AddTask(task)
-	each(ssn.hooks.eventHandlers, func(h EventHandler) { h.OnAllocate(task) })
 	return nil
 }
 

@@ -31,9 +31,11 @@ type Statement struct {
 // NewStatement opens a transaction on the session.
 func NewStatement(ssn *Session) *Statement { return &Statement{ssn: ssn} }
 
-// Allocate places a task on a node whose idle resources fit it.
+// Allocate places a task on a node whose idle resources fit it. An event
+// handler may refuse (AllocateRefuser): the placement is then undone and the
+// error says who refused and why.
 func (s *Statement) Allocate(task *api.TaskInfo, node *api.NodeInfo) error {
-	if err := s.ssn.allocate(task, node, api.Allocated); err != nil {
+	if err := s.ssn.allocateRefusable(task, node, api.Allocated); err != nil {
 		return err
 	}
 	s.ops = append(s.ops, operation{kind: opAllocate, task: task})
@@ -41,13 +43,13 @@ func (s *Statement) Allocate(task *api.TaskInfo, node *api.NodeInfo) error {
 }
 
 // Pipeline promises a task the resources that releasing tasks will free on
-// a node.
+// a node. An event handler may refuse, as in Allocate.
 func (s *Statement) Pipeline(task *api.TaskInfo, node string) error {
 	n, ok := s.ssn.Nodes[node]
 	if !ok {
 		return errNodeNotInSession(node)
 	}
-	if err := s.ssn.allocate(task, n, api.Pipelined); err != nil {
+	if err := s.ssn.allocateRefusable(task, n, api.Pipelined); err != nil {
 		return err
 	}
 	s.ops = append(s.ops, operation{kind: opPipeline, task: task})

@@ -17,6 +17,14 @@ KUBE_STAGING_SUBSTITUTES ?= k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translatio
 TINYGO_VERSION ?= 0.40.1
 TINYGO_GO ?= go1.25.9
 TINYGO_CACHE ?= $(CURDIR)/.cache/tinygo
+# Rust for plugin guests: Debian bookworm's rustc 1.63 and cargo with its wasm32
+# standard libraries, serde 1.0.152 and rmp-serde 1.1.1 from Debian's packaged
+# crates (crates.io is not reachable), linked by lld RUST_LLD_VERSION's wasm-ld
+# (hack/rust.sh, configured under RUST_CACHE). RUST_TARGET is what `make plugins`
+# builds the Rust examples for; wasm32-wasi modules load too.
+RUST_LLD_VERSION ?= 14
+RUST_CACHE ?= $(CURDIR)/.cache/rust
+RUST_TARGET ?= wasm32-unknown-unknown
 E2E_CACHE ?= $(CURDIR)/.cache/e2e
 E2E_TOOLS_ENV = GO=$(GO) ETCD_VERSION=$(ETCD_VERSION) KUBE_VERSION=$(KUBE_VERSION) \
 	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION) \
@@ -29,9 +37,11 @@ all: build
 build:
 	$(GO) build -o build/caldera ./cmd/caldera
 
-# Unit tests, the acceptance scenarios and the simulator; what CI runs.
+# Unit tests, the acceptance scenarios and the simulator, then the Rust SDK's and
+# examples' tests; what CI runs.
 test:
 	$(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory rust-test
 
 # Only the scenario folders under testdata/scenarios, run through `caldera simulate`.
 acceptance:
@@ -123,14 +133,52 @@ bench-e2e: e2e-tools
 tinygo:
 	GO=$(GO) TINYGO_VERSION=$(TINYGO_VERSION) TINYGO_GO=$(TINYGO_GO) hack/tinygo.sh $(TINYGO_CACHE)
 
+.PHONY: rust rust-test rust-plugins
+
+# Debian's Rust toolchain and the offline cargo configuration (first run installs the
+# packages, ~1 min; then seconds): use $(RUST_CACHE)/bin/cargo-wrapped.
+rust:
+	RUST_LLD_VERSION=$(RUST_LLD_VERSION) hack/rust.sh $(RUST_CACHE)
+
+CARGO := $(RUST_CACHE)/bin/cargo-wrapped
+CARGO_ENV := CARGO_TARGET_DIR=$(RUST_CACHE)/target
+RUST_CRATES := guest-sdk/rust $(patsubst %/Cargo.toml,%,$(wildcard examples/plugins/*/rust/Cargo.toml))
+RUST_PLUGIN_NAMES := $(patsubst examples/plugins/%/rust/Cargo.toml,%,$(wildcard examples/plugins/*/rust/Cargo.toml))
+
+# The Rust SDK's tests (the golden vectors of testdata/abi among them) and the Rust
+# examples' unit tests, run natively. Debian's toolchain being installed, the cargo
+# configuration is written first (seconds); without it the tests are skipped with a
+# message, unless CALDERA_REQUIRE_PLUGINS is set (make test-all), which fails instead.
+rust-test:
+	@if ! command -v /usr/bin/cargo >/dev/null || [ ! -x /usr/bin/wasm-ld-$(RUST_LLD_VERSION) ]; then \
+		if [ -n "$$CALDERA_REQUIRE_PLUGINS" ]; then echo "rust-test: FAILED: Debian's cargo or wasm-ld-$(RUST_LLD_VERSION) is not installed (make rust installs them)"; exit 1; fi; \
+		echo "rust-test: SKIPPED: Debian's cargo or wasm-ld-$(RUST_LLD_VERSION) is not installed; make rust installs them"; exit 0; \
+	fi; \
+	out=$$(RUST_LLD_VERSION=$(RUST_LLD_VERSION) RUST_VERIFY=0 hack/rust.sh $(RUST_CACHE) 2>&1) || { echo "$$out"; exit 1; }; \
+	for d in $(RUST_CRATES); do \
+		echo "rust-test: $$d"; \
+		(cd $$d && $(CARGO_ENV) $(CARGO) test -q) || { echo "rust-test: $$d FAILED"; exit 1; }; \
+	done
+
+# Every example policy under examples/plugins/<name>/rust, built by Debian's cargo into
+# build/plugins/<name>.rust.wasm.
+rust-plugins: rust
+	@mkdir -p build/plugins
+	@for name in $(RUST_PLUGIN_NAMES); do \
+		echo "plugin $$name: rust ($(RUST_TARGET))"; \
+		(cd examples/plugins/$$name/rust && $(CARGO_ENV) $(CARGO) build -q --release --target $(RUST_TARGET)) || exit 1; \
+		cp $(RUST_CACHE)/target/$(RUST_TARGET)/release/caldera_$$(echo $$name | tr - _).wasm build/plugins/$$name.rust.wasm || exit 1; \
+	done
+
 .PHONY: plugins
 
 # Every example policy under examples/plugins/<name>/go, built with both Go toolchains:
-# build/plugins/<name>.go.wasm (Go, wasip1) and build/plugins/<name>.tinygo.wasm (TinyGo).
+# build/plugins/<name>.go.wasm (Go, wasip1) and build/plugins/<name>.tinygo.wasm (TinyGo);
+# and every one under examples/plugins/<name>/rust (rust-plugins).
 PLUGIN_SOURCES := $(wildcard examples/plugins/*/go/main.go)
 PLUGIN_NAMES := $(patsubst examples/plugins/%/go/main.go,%,$(PLUGIN_SOURCES))
 TINYGO := $(TINYGO_CACHE)/bin/tinygo-wrapped
-plugins: tinygo
+plugins: tinygo rust-plugins
 	@mkdir -p build/plugins
 	@for name in $(PLUGIN_NAMES); do \
 		echo "plugin $$name: go, tinygo"; \

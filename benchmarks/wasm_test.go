@@ -12,6 +12,7 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // binpackConf is Volcano's default configuration with binpack in place of
@@ -117,7 +118,9 @@ func BenchmarkSessionPorts(b *testing.B) {
 					b.Skip("no ports built (make plugins)")
 				}
 				b.Logf("ported: %v", ported)
+				metrics.PluginCallDuration.Reset()
 				runSessions(b, w, plugins, acts, cfg)
+				b.Log("\n" + CallTimes(b.N))
 			})
 		}
 	}

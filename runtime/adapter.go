@@ -64,16 +64,32 @@ type adapter struct {
 	keys     orderKeys
 }
 
-// predicateCache holds one task's verdicts on every session node, from one
-// predicate_batch call.
+// predicateCache holds one task's verdicts, by node handle, from the
+// predicate_batch calls made for it since the last event.
 type predicateCache struct {
 	mu    sync.Mutex
 	task  api.TaskID
 	epoch int
 	valid bool
-	all   []abi.Verdict
+	// verdicts and known are indexed by node handle; known marks the
+	// verdicts this task-epoch has received.
+	verdicts []abi.Verdict
+	known    []bool
+	// asked counts the nodes sent this task-epoch; it sizes the next window.
+	asked int
 	err   error
+	// window and got are the request's node list and the reply, reused.
+	window []int32
+	got    []abi.Verdict
 }
+
+// firstPredicateWindow is how many nodes the first predicate_batch call of
+// a task-epoch covers; each further call covers as many as were asked
+// before it, so a search that keeps going costs a logarithmic number of
+// calls. Allocate's search stops after its wanted number of feasible nodes
+// (100 to a few hundred), so asking for every node of a large cluster
+// would mostly evaluate nodes nobody looks at.
+const firstPredicateWindow = 256
 
 var (
 	_ framework.Plugin              = &adapter{}
@@ -390,11 +406,12 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 	a.epoch++
 }
 
-// Predicate answers for one node from a predicate_batch call over every
-// session node, made the first time the task is asked about since the last
-// event: the search for one task crosses into the module once, not once per
-// node. A failed call fails safe (no node passes) unless the plugin is
-// ignorable, in which case it stops filtering for the session.
+// Predicate answers for one node from predicate_batch calls over windows
+// of nodes in handle order, which is the order the scheduler's search
+// walks them: the first node asked about since the last event starts a
+// window, and the search then finds the following nodes answered. A failed
+// call fails safe (no node passes) unless the plugin is ignorable, in which
+// case it stops filtering for the session.
 func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
 	c := &a.verdicts
 	c.mu.Lock()
@@ -403,38 +420,68 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 		return nil
 	}
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
-		c.task, c.epoch, c.valid = task.UID, a.epoch, true
-		c.err = a.predicateAll(task)
+		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
 	}
 	if c.err != nil {
-		if a.skipped {
-			return nil
-		}
 		return framework.NewStatus(framework.Error, c.err.Error())
 	}
 	h, ok := a.nodeHandle(node)
-	if !ok || int(h) >= len(c.all) {
+	if !ok || int(h) >= len(c.known) {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: node %s is not in the session view", a.name, node.Name))
 	}
-	if v := c.all[h]; v.Code != abi.OK {
+	if !c.known[h] {
+		if c.err = a.predicateWindow(task, h); c.err != nil {
+			if a.skipped {
+				return nil
+			}
+			return framework.NewStatus(framework.Error, c.err.Error())
+		}
+	}
+	if v := c.verdicts[h]; v.Code != abi.OK {
 		return framework.NewStatus(framework.Code(v.Code), v.Reason)
 	}
 	return nil
 }
 
-func (a *adapter) predicateAll(task *api.TaskInfo) error {
+func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
+	c.task, c.epoch, c.valid = task, epoch, true
+	c.err, c.asked = nil, 0
+	if cap(c.known) < nodes {
+		c.known = make([]bool, nodes)
+		c.verdicts = make([]abi.Verdict, nodes)
+	}
+	c.known, c.verdicts = c.known[:nodes], c.verdicts[:nodes]
+	clear(c.known)
+}
+
+// predicateWindow asks the module about the nodes from handle first on,
+// wrapping around, that have no verdict yet this task-epoch.
+func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	t, ok := a.handles.tasks[task.UID]
 	if !ok {
 		return fmt.Errorf("plugin %s: task %s is not in the session view", a.name, task.Key())
 	}
 	c := &a.verdicts
-	c.all = c.all[:0]
-	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: a.handles.allNodes}, &c.all); err != nil {
+	size := max(firstPredicateWindow, c.asked)
+	n := int32(len(c.known))
+	c.window = c.window[:0]
+	for i := int32(0); i < n && len(c.window) < size; i++ {
+		h := (first + i) % n
+		if !c.known[h] {
+			c.window = append(c.window, h)
+		}
+	}
+	c.asked += len(c.window)
+	c.got = c.got[:0]
+	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: c.window}, &c.got); err != nil {
 		a.failed(abi.HookPredicateBatch, err)
 		return err
 	}
-	if len(c.all) != len(a.handles.allNodes) {
-		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(c.all), len(a.handles.allNodes))
+	if len(c.got) != len(c.window) {
+		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(c.got), len(c.window))
+	}
+	for i, h := range c.window {
+		c.verdicts[h], c.known[h] = c.got[i], true
 	}
 	return nil
 }

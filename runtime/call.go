@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -71,6 +72,10 @@ func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.
 	if err != nil {
 		return 0, "", fmt.Errorf("encoding the request: %w", err)
 	}
+	start := time.Now()
+	defer func() {
+		metrics.PluginCallDuration.WithLabelValues(p.opts.Name, hook.String()).Observe(time.Since(start).Seconds())
+	}()
 	callCtx, cancel := p.deadlineFor(ctx, hook)
 	defer cancel()
 	raw, err := in.request(callCtx, body, uint32(hook), p.opts.Limits.MaxReplyBytes)

@@ -46,15 +46,21 @@ func withPort(conf []byte, native, port string) []byte {
 // <name>.tinygo.wasm.
 var ported = []string{"binpack", "priority", "gang", "conformance", "overcommit", "drf", "predicates", "nodeorder", "proportion"}
 
+// rustPorted lists the native plugins that also have Rust ports
+// (examples/plugins/<name>/rust), built by make plugins as <name>.rust.wasm.
+var rustPorted = []string{"binpack", "priority", "gang", "drf"}
+
+// portBuilds are the builds of the ports, each with the plugins it has.
+var portBuilds = []struct {
+	build string
+	names []string
+}{{"go", ported}, {"tinygo", ported}, {"rust", rustPorted}}
+
 // Every scenario folder, and random clusters, decide exactly the same with
-// each native plugin replaced by its Wasm port (Go and TinyGo builds), and
-// with all of them replaced at once, as with the native plugins alone.
+// each native plugin replaced by its Wasm port (Go, TinyGo and Rust builds,
+// one subtest each), and with all of a build's ports at once, as with the
+// native plugins alone.
 func TestPortsDecideAsNative(t *testing.T) {
-	var builds []string
-	for _, name := range ported {
-		builds = append(builds, name+".go", name+".tinygo")
-	}
-	requirePorts(t, builds...)
 	dir := t.TempDir()
 	type run struct{ name, cluster, conf string }
 	var runs []run
@@ -80,25 +86,41 @@ tiers:
 		}
 		runs = append(runs, run{filepath.Base(cluster), cluster, full})
 	}
-	for _, r := range runs {
-		native := filepath.Join(dir, "native.yaml")
-		if err := os.WriteFile(native, []byte(r.conf), 0o644); err != nil {
+	// The native decisions, computed once for whichever builds run.
+	natives := map[string]*simulator.Result{}
+	native := func(t *testing.T, r run) *simulator.Result {
+		if want, ok := natives[r.name]; ok {
+			return want
+		}
+		conf := filepath.Join(dir, "native.yaml")
+		if err := os.WriteFile(conf, []byte(r.conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want := runSimulate(t, "--cluster", r.cluster, "--scheduler-conf", native, "--plugin-dir", pluginDir)
-		for _, build := range []string{"go", "tinygo"} {
-			all := []byte(r.conf)
-			for _, name := range ported {
-				if !usesPlugin(r.conf, name) {
-					continue
+		natives[r.name] = runSimulate(t, "--cluster", r.cluster, "--scheduler-conf", conf, "--plugin-dir", pluginDir)
+		return natives[r.name]
+	}
+	for _, pb := range portBuilds {
+		t.Run(pb.build, func(t *testing.T) {
+			var builds []string
+			for _, name := range pb.names {
+				builds = append(builds, name+"."+pb.build)
+			}
+			requirePorts(t, builds...)
+			for _, r := range runs {
+				want := native(t, r)
+				all := []byte(r.conf)
+				for _, name := range pb.names {
+					if !usesPlugin(r.conf, name) {
+						continue
+					}
+					all = withPort(all, name, name+"."+pb.build)
+					check(t, r.name, r.cluster, withPort([]byte(r.conf), name, name+"."+pb.build), name+"."+pb.build, want)
 				}
-				all = withPort(all, name, name+"."+build)
-				check(t, r.name, r.cluster, withPort([]byte(r.conf), name, name+"."+build), name+"."+build, want)
+				if string(all) != r.conf {
+					check(t, r.name, r.cluster, all, "every port ("+pb.build+")", want)
+				}
 			}
-			if string(all) != r.conf {
-				check(t, r.name, r.cluster, all, "every port ("+build+")", want)
-			}
-		}
+		})
 	}
 }
 
@@ -120,9 +142,21 @@ func check(t *testing.T, scenario, cluster string, conf []byte, what string, wan
 	}
 }
 
+// wasmPolicies are the example policies no native plugin offers, and the
+// builds make plugins makes of each (<name>.<build>.wasm).
+var wasmPolicies = []struct {
+	name   string
+	builds []string
+}{
+	{"draining", []string{"tinygo", "go"}},
+	{"gpu-frag", []string{"tinygo", "go"}},
+	{"deadline", []string{"rust"}},
+}
+
 // TestWasmScenarios runs every folder of testdata/wasm-scenarios, whose
 // configurations name policies that exist only as Wasm modules, once with
-// the TinyGo build and once with the Go-toolchain build of each.
+// each build of those policies (a configuration names policies of the same
+// builds).
 func TestWasmScenarios(t *testing.T) {
 	dirs, err := filepath.Glob("../../testdata/wasm-scenarios/*")
 	if err != nil || len(dirs) == 0 {
@@ -141,14 +175,19 @@ func TestWasmScenarios(t *testing.T) {
 		if err := yaml.Unmarshal(raw, &want); err != nil {
 			t.Fatalf("%s/expect.yaml: %v", dir, err)
 		}
-		for _, build := range []string{"tinygo", "go"} {
+		// The builds of the policies the configuration names.
+		var policies, builds []string
+		for _, p := range wasmPolicies {
+			if strings.Contains(string(conf), p.name) {
+				policies, builds = append(policies, p.name), p.builds
+			}
+		}
+		for _, build := range builds {
 			t.Run(filepath.Base(dir)+"/"+build, func(t *testing.T) {
 				text := string(conf)
-				for _, policy := range []string{"draining", "gpu-frag"} {
-					if strings.Contains(text, policy) {
-						requirePorts(t, policy+"."+build)
-						text = string(withPort([]byte(text), policy, policy+"."+build))
-					}
+				for _, policy := range policies {
+					requirePorts(t, policy+"."+build)
+					text = string(withPort([]byte(text), policy, policy+"."+build))
 				}
 				path := filepath.Join(t.TempDir(), "scheduler.yaml")
 				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -26,7 +26,7 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
 			return nil, false, err
 		}
-		switch string(key) {
+		switch unsafeString(key) {
 		case "delta":
 			delta = rest
 			rest, err = msgp.Skip(rest)
@@ -65,7 +65,7 @@ func (v *View) applyDelta(b []byte) error {
 		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
 			return err
 		}
-		switch string(key) {
+		switch unsafeString(key) {
 		case "nodes":
 			b, err = applyList(b, &v.Nodes, func(o *Node, raw []byte) ([]byte, error) { *o = Node{}; return o.UnmarshalMsg(raw) })
 		case "queues":
@@ -107,7 +107,7 @@ func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, erro
 		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
 			return b, err
 		}
-		switch string(key) {
+		switch unsafeString(key) {
 		case "len":
 			var l int32
 			l, b, err = msgp.ReadInt32Bytes(b)

@@ -128,7 +128,7 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
 		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		switch string(key) {
+		switch unsafeString(key) {
 		case "e":
 			if rest, err = h.applyEvents(rest); err != nil {
 				return codeDecodeFailed, err.Error(), nil

@@ -73,7 +73,7 @@ func TestSessionEventsAndBatchScores(t *testing.T) {
 		Nodes: []Node{{Name: "n0", Allocatable: Resource{MilliCPU: 4000}, Idle: Resource{MilliCPU: 4000}},
 			{Name: "n1", Allocatable: Resource{MilliCPU: 4000}, Idle: Resource{MilliCPU: 4000}}},
 		Jobs:  []Job{{Name: "j"}},
-		Tasks: []Task{{Name: "t0", Status: Pending, Node: -1, Request: Resource{MilliCPU: 1000, Scalars: map[string]int64{"pods": 1}}}, {Name: "t1", Status: Pending, Node: -1, Request: Resource{MilliCPU: 500}}},
+		Tasks: []Task{{Name: "t0", Status: Pending, Node: -1, Request: Resource{MilliCPU: 1000, Scalars: ScalarsOf(map[string]int64{"pods": 1})}}, {Name: "t1", Status: Pending, Node: -1, Request: Resource{MilliCPU: 500}}},
 	}
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, request(t, nil, &OpenArgs{View: view}))); code != 0 || f.opened != 1 {
 		t.Fatalf("session_open: %d %q, opened %d", code, msg, f.opened)
@@ -98,7 +98,7 @@ func TestSessionEventsAndBatchScores(t *testing.T) {
 	}
 	// Undoing the placement restores the node.
 	decodeReply(t, h.dispatch(hookNodeOrderBatch, request(t, [][3]int32{{eventDeallocate, 0, -1}}, &Args{Task: 1, Job: -1, Queue: -1, Nodes: []int32{1}})))
-	if nd := h.session.View.Nodes[1]; nd.Idle.MilliCPU != 4000 || nd.Used.MilliCPU != 0 || nd.Pods != 0 || nd.Used.Scalars["pods"] != 0 {
+	if nd := h.session.View.Nodes[1]; nd.Idle.MilliCPU != 4000 || nd.Used.MilliCPU != 0 || nd.Pods != 0 || nd.Used.Scalars.Get("pods") != 0 {
 		t.Errorf("after deallocate: n1 %+v", nd)
 	}
 	// Bad handles and unknown hooks are reported, not crashed on.

@@ -187,21 +187,15 @@ func (s *Session) apply(kind, task, node int32) error {
 func add(r, d *Resource) {
 	r.MilliCPU += d.MilliCPU
 	r.Memory += d.Memory
-	for k, v := range d.Scalars {
-		if r.Scalars == nil {
-			r.Scalars = map[string]int64{}
-		}
-		r.Scalars[k] += v
+	for _, sc := range d.Scalars {
+		r.Scalars.Add(sc.Name, sc.Value)
 	}
 }
 
 func sub(r, d *Resource) {
 	r.MilliCPU -= d.MilliCPU
 	r.Memory -= d.Memory
-	for k, v := range d.Scalars {
-		if r.Scalars == nil {
-			r.Scalars = map[string]int64{}
-		}
-		r.Scalars[k] -= v
+	for _, sc := range d.Scalars {
+		r.Scalars.Add(sc.Name, -sc.Value)
 	}
 }

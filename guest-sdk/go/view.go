@@ -1,17 +1,18 @@
 package caldera
 
 //go:generate go tool msgp -file view.go -o view_gen.go -tests=false
+//go:generate sed -i -e s/msgp.ReadStringBytes(/readString(/ -e s/msgp.UnsafeString(/unsafeString(/ view_gen.go
 
 // Resource is an amount of every dimension: milli-CPU, memory bytes, and
 // scalar resources (milli-units; "pods" as a count).
 type Resource struct {
-	MilliCPU int64            `msg:"cpu"`
-	Memory   int64            `msg:"memory"`
-	Scalars  map[string]int64 `msg:"scalars"`
+	MilliCPU int64   `msg:"cpu"`
+	Memory   int64   `msg:"memory"`
+	Scalars  Scalars `msg:"scalars"`
 }
 
 // Scalar returns one scalar dimension, 0 when absent.
-func (r *Resource) Scalar(name string) int64 { return r.Scalars[name] }
+func (r *Resource) Scalar(name string) int64 { return r.Scalars.Get(name) }
 
 // Taint is a node taint.
 type Taint struct {

@@ -23,7 +23,7 @@ func (z *Args) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "task":
 			z.Task, err = dc.ReadInt32()
 			if err != nil {
@@ -332,7 +332,7 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "task":
 			z.Task, bts, err = msgp.ReadInt32Bytes(bts)
 			if err != nil {
@@ -481,7 +481,7 @@ func (z *HostPort) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "ip":
 			z.IP, err = dc.ReadString()
 			if err != nil {
@@ -580,9 +580,9 @@ func (z *HostPort) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "ip":
-			z.IP, bts, err = msgp.ReadStringBytes(bts)
+			z.IP, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "IP")
 				return
@@ -594,7 +594,7 @@ func (z *HostPort) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "protocol":
-			z.Protocol, bts, err = msgp.ReadStringBytes(bts)
+			z.Protocol, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Protocol")
 				return
@@ -634,7 +634,7 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "namespace":
 			z.Namespace, err = dc.ReadString()
 			if err != nil {
@@ -666,10 +666,45 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "minResources":
-			err = z.MinResources.DecodeMsg(dc)
+			var zb0002 uint32
+			zb0002, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "MinResources")
 				return
+			}
+			for zb0002 > 0 {
+				zb0002--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "MinResources")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.MinResources.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.MinResources.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.MinResources.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources")
+						return
+					}
+				}
 			}
 		case "phase":
 			z.Phase, err = dc.ReadString()
@@ -678,19 +713,19 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "labels":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
+			var zb0003 uint32
+			zb0003, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0002)
+				z.Labels = make(map[string]string, zb0003)
 			} else if len(z.Labels) > 0 {
 				clear(z.Labels)
 			}
-			for zb0002 > 0 {
-				zb0002--
+			for zb0003 > 0 {
+				zb0003--
 				var za0001 string
 				za0001, err = dc.ReadString()
 				if err != nil {
@@ -706,19 +741,19 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
-			var zb0003 uint32
-			zb0003, err = dc.ReadMapHeader()
+			var zb0004 uint32
+			zb0004, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0003)
+				z.Annotations = make(map[string]string, zb0004)
 			} else if len(z.Annotations) > 0 {
 				clear(z.Annotations)
 			}
-			for zb0003 > 0 {
-				zb0003--
+			for zb0004 > 0 {
+				zb0004--
 				var za0003 string
 				za0003, err = dc.ReadString()
 				if err != nil {
@@ -740,19 +775,19 @@ func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "minTaskMember":
-			var zb0004 uint32
-			zb0004, err = dc.ReadMapHeader()
+			var zb0005 uint32
+			zb0005, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "MinTaskMember")
 				return
 			}
 			if z.MinTaskMember == nil {
-				z.MinTaskMember = make(map[string]int32, zb0004)
+				z.MinTaskMember = make(map[string]int32, zb0005)
 			} else if len(z.MinTaskMember) > 0 {
 				clear(z.MinTaskMember)
 			}
-			for zb0004 > 0 {
-				zb0004--
+			for zb0005 > 0 {
+				zb0005--
 				var za0005 string
 				za0005, err = dc.ReadString()
 				if err != nil {
@@ -836,9 +871,35 @@ func (z *Job) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.MinResources.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "MinResources")
+		return
+	}
+	err = en.WriteInt64(z.MinResources.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "MinResources", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.MinResources.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "MinResources", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.MinResources.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "MinResources", "Scalars")
 		return
 	}
 	// write "phase"
@@ -951,9 +1012,18 @@ func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.AppendInt32(o, z.MinAvailable)
 	// string "minResources"
 	o = append(o, 0xac, 0x6d, 0x69, 0x6e, 0x52, 0x65, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65, 0x73)
-	o, err = z.MinResources.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.MinResources.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.MinResources.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.MinResources.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "MinResources")
+		err = msgp.WrapError(err, "MinResources", "Scalars")
 		return
 	}
 	// string "phase"
@@ -1003,15 +1073,15 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "namespace":
-			z.Namespace, bts, err = msgp.ReadStringBytes(bts)
+			z.Namespace, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Namespace")
 				return
 			}
 		case "name":
-			z.Name, bts, err = msgp.ReadStringBytes(bts)
+			z.Name, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Name")
 				return
@@ -1035,39 +1105,74 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "minResources":
-			bts, err = z.MinResources.UnmarshalMsg(bts)
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "MinResources")
 				return
 			}
+			for zb0002 > 0 {
+				zb0002--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "MinResources")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.MinResources.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.MinResources.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.MinResources.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "MinResources")
+						return
+					}
+				}
+			}
 		case "phase":
-			z.Phase, bts, err = msgp.ReadStringBytes(bts)
+			z.Phase, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Phase")
 				return
 			}
 		case "labels":
-			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0002)
+				z.Labels = make(map[string]string, zb0003)
 			} else if len(z.Labels) > 0 {
 				clear(z.Labels)
 			}
-			for zb0002 > 0 {
+			for zb0003 > 0 {
 				var za0002 string
-				zb0002--
+				zb0003--
 				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
+				za0001, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Labels")
 					return
 				}
-				za0002, bts, err = msgp.ReadStringBytes(bts)
+				za0002, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Labels", za0001)
 					return
@@ -1075,27 +1180,27 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
-			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0003)
+				z.Annotations = make(map[string]string, zb0004)
 			} else if len(z.Annotations) > 0 {
 				clear(z.Annotations)
 			}
-			for zb0003 > 0 {
+			for zb0004 > 0 {
 				var za0004 string
-				zb0003--
+				zb0004--
 				var za0003 string
-				za0003, bts, err = msgp.ReadStringBytes(bts)
+				za0003, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations")
 					return
 				}
-				za0004, bts, err = msgp.ReadStringBytes(bts)
+				za0004, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations", za0003)
 					return
@@ -1109,22 +1214,22 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "minTaskMember":
-			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0005 uint32
+			zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "MinTaskMember")
 				return
 			}
 			if z.MinTaskMember == nil {
-				z.MinTaskMember = make(map[string]int32, zb0004)
+				z.MinTaskMember = make(map[string]int32, zb0005)
 			} else if len(z.MinTaskMember) > 0 {
 				clear(z.MinTaskMember)
 			}
-			for zb0004 > 0 {
+			for zb0005 > 0 {
 				var za0006 int32
-				zb0004--
+				zb0005--
 				var za0005 string
-				za0005, bts, err = msgp.ReadStringBytes(bts)
+				za0005, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "MinTaskMember")
 					return
@@ -1150,7 +1255,7 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Job) Msgsize() (s int) {
-	s = 1 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 6 + msgp.Int32Size + 9 + msgp.Int32Size + 13 + msgp.Int32Size + 13 + z.MinResources.Msgsize() + 6 + msgp.StringPrefixSize + len(z.Phase) + 7 + msgp.MapHeaderSize
+	s = 1 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 6 + msgp.Int32Size + 9 + msgp.Int32Size + 13 + msgp.Int32Size + 13 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.MinResources.Scalars.Msgsize() + 6 + msgp.StringPrefixSize + len(z.Phase) + 7 + msgp.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
@@ -1191,7 +1296,7 @@ func (z *KubeRequest) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "cpu":
 			z.MilliCPU, err = dc.ReadInt64()
 			if err != nil {
@@ -1328,7 +1433,7 @@ func (z *KubeRequest) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "cpu":
 			z.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
 			if err != nil {
@@ -1394,7 +1499,7 @@ func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "name":
 			z.Name, err = dc.ReadString()
 			if err != nil {
@@ -1483,7 +1588,7 @@ func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 						err = msgp.WrapError(err, "Taints", za0005)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "key":
 						z.Taints[za0005].Key, err = dc.ReadString()
 						if err != nil {
@@ -1518,34 +1623,209 @@ func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "allocatable":
-			err = z.Allocatable.DecodeMsg(dc)
+			var zb0006 uint32
+			zb0006, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Allocatable")
 				return
 			}
+			for zb0006 > 0 {
+				zb0006--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Allocatable")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Allocatable.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Allocatable.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Allocatable.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable")
+						return
+					}
+				}
+			}
 		case "idle":
-			err = z.Idle.DecodeMsg(dc)
+			var zb0007 uint32
+			zb0007, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Idle")
 				return
 			}
+			for zb0007 > 0 {
+				zb0007--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Idle")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Idle.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Idle", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Idle.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Idle", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Idle.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Idle", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Idle")
+						return
+					}
+				}
+			}
 		case "used":
-			err = z.Used.DecodeMsg(dc)
+			var zb0008 uint32
+			zb0008, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Used")
 				return
 			}
+			for zb0008 > 0 {
+				zb0008--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Used")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Used.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Used", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Used.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Used", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Used.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Used", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Used")
+						return
+					}
+				}
+			}
 		case "releasing":
-			err = z.Releasing.DecodeMsg(dc)
+			var zb0009 uint32
+			zb0009, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Releasing")
 				return
 			}
+			for zb0009 > 0 {
+				zb0009--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Releasing")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Releasing.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Releasing.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Releasing.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing")
+						return
+					}
+				}
+			}
 		case "pipelined":
-			err = z.Pipelined.DecodeMsg(dc)
+			var zb0010 uint32
+			zb0010, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Pipelined")
 				return
+			}
+			for zb0010 > 0 {
+				zb0010--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Pipelined")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Pipelined.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Pipelined.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Pipelined.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined")
+						return
+					}
+				}
 			}
 		case "pods":
 			z.Pods, err = dc.ReadInt32()
@@ -1560,32 +1840,32 @@ func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "hostPorts":
-			var zb0006 uint32
-			zb0006, err = dc.ReadArrayHeader()
+			var zb0011 uint32
+			zb0011, err = dc.ReadArrayHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "HostPorts")
 				return
 			}
-			if cap(z.HostPorts) >= int(zb0006) {
-				z.HostPorts = (z.HostPorts)[:zb0006]
+			if cap(z.HostPorts) >= int(zb0011) {
+				z.HostPorts = (z.HostPorts)[:zb0011]
 			} else {
-				z.HostPorts = make([]HostPort, zb0006)
+				z.HostPorts = make([]HostPort, zb0011)
 			}
 			for za0006 := range z.HostPorts {
-				var zb0007 uint32
-				zb0007, err = dc.ReadMapHeader()
+				var zb0012 uint32
+				zb0012, err = dc.ReadMapHeader()
 				if err != nil {
 					err = msgp.WrapError(err, "HostPorts", za0006)
 					return
 				}
-				for zb0007 > 0 {
-					zb0007--
+				for zb0012 > 0 {
+					zb0012--
 					field, err = dc.ReadMapKeyPtr()
 					if err != nil {
 						err = msgp.WrapError(err, "HostPorts", za0006)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "ip":
 						z.HostPorts[za0006].IP, err = dc.ReadString()
 						if err != nil {
@@ -1739,9 +2019,35 @@ func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Allocatable.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Allocatable")
+		return
+	}
+	err = en.WriteInt64(z.Allocatable.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Allocatable", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Allocatable.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Allocatable", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Allocatable.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Allocatable", "Scalars")
 		return
 	}
 	// write "idle"
@@ -1749,9 +2055,35 @@ func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Idle.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Idle")
+		return
+	}
+	err = en.WriteInt64(z.Idle.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Idle", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Idle.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Idle", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Idle.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Idle", "Scalars")
 		return
 	}
 	// write "used"
@@ -1759,9 +2091,35 @@ func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Used.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Used")
+		return
+	}
+	err = en.WriteInt64(z.Used.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Used", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Used.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Used", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Used.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Used", "Scalars")
 		return
 	}
 	// write "releasing"
@@ -1769,9 +2127,35 @@ func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Releasing.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Releasing")
+		return
+	}
+	err = en.WriteInt64(z.Releasing.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Releasing", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Releasing.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Releasing", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Releasing.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Releasing", "Scalars")
 		return
 	}
 	// write "pipelined"
@@ -1779,9 +2163,35 @@ func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Pipelined.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Pipelined")
+		return
+	}
+	err = en.WriteInt64(z.Pipelined.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Pipelined", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Pipelined.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Pipelined", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Pipelined.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Pipelined", "Scalars")
 		return
 	}
 	// write "pods"
@@ -1891,37 +2301,82 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.AppendBool(o, z.Unschedulable)
 	// string "allocatable"
 	o = append(o, 0xab, 0x61, 0x6c, 0x6c, 0x6f, 0x63, 0x61, 0x74, 0x61, 0x62, 0x6c, 0x65)
-	o, err = z.Allocatable.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Allocatable.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Allocatable.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Allocatable.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Allocatable")
+		err = msgp.WrapError(err, "Allocatable", "Scalars")
 		return
 	}
 	// string "idle"
 	o = append(o, 0xa4, 0x69, 0x64, 0x6c, 0x65)
-	o, err = z.Idle.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Idle.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Idle.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Idle.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Idle")
+		err = msgp.WrapError(err, "Idle", "Scalars")
 		return
 	}
 	// string "used"
 	o = append(o, 0xa4, 0x75, 0x73, 0x65, 0x64)
-	o, err = z.Used.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Used.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Used.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Used.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Used")
+		err = msgp.WrapError(err, "Used", "Scalars")
 		return
 	}
 	// string "releasing"
 	o = append(o, 0xa9, 0x72, 0x65, 0x6c, 0x65, 0x61, 0x73, 0x69, 0x6e, 0x67)
-	o, err = z.Releasing.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Releasing.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Releasing.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Releasing.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Releasing")
+		err = msgp.WrapError(err, "Releasing", "Scalars")
 		return
 	}
 	// string "pipelined"
 	o = append(o, 0xa9, 0x70, 0x69, 0x70, 0x65, 0x6c, 0x69, 0x6e, 0x65, 0x64)
-	o, err = z.Pipelined.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Pipelined.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Pipelined.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Pipelined.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Pipelined")
+		err = msgp.WrapError(err, "Pipelined", "Scalars")
 		return
 	}
 	// string "pods"
@@ -1969,9 +2424,9 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "name":
-			z.Name, bts, err = msgp.ReadStringBytes(bts)
+			z.Name, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Name")
 				return
@@ -1992,12 +2447,12 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0002 string
 				zb0002--
 				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
+				za0001, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Labels")
 					return
 				}
-				za0002, bts, err = msgp.ReadStringBytes(bts)
+				za0002, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Labels", za0001)
 					return
@@ -2020,12 +2475,12 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0004 string
 				zb0003--
 				var za0003 string
-				za0003, bts, err = msgp.ReadStringBytes(bts)
+				za0003, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations")
 					return
 				}
-				za0004, bts, err = msgp.ReadStringBytes(bts)
+				za0004, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations", za0003)
 					return
@@ -2058,21 +2513,21 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 						err = msgp.WrapError(err, "Taints", za0005)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "key":
-						z.Taints[za0005].Key, bts, err = msgp.ReadStringBytes(bts)
+						z.Taints[za0005].Key, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "Taints", za0005, "Key")
 							return
 						}
 					case "value":
-						z.Taints[za0005].Value, bts, err = msgp.ReadStringBytes(bts)
+						z.Taints[za0005].Value, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "Taints", za0005, "Value")
 							return
 						}
 					case "effect":
-						z.Taints[za0005].Effect, bts, err = msgp.ReadStringBytes(bts)
+						z.Taints[za0005].Effect, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "Taints", za0005, "Effect")
 							return
@@ -2093,34 +2548,209 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "allocatable":
-			bts, err = z.Allocatable.UnmarshalMsg(bts)
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Allocatable")
 				return
 			}
+			for zb0006 > 0 {
+				zb0006--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Allocatable")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Allocatable.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Allocatable.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Allocatable.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Allocatable")
+						return
+					}
+				}
+			}
 		case "idle":
-			bts, err = z.Idle.UnmarshalMsg(bts)
+			var zb0007 uint32
+			zb0007, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Idle")
 				return
 			}
+			for zb0007 > 0 {
+				zb0007--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Idle")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Idle.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Idle", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Idle.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Idle", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Idle.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Idle", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Idle")
+						return
+					}
+				}
+			}
 		case "used":
-			bts, err = z.Used.UnmarshalMsg(bts)
+			var zb0008 uint32
+			zb0008, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Used")
 				return
 			}
+			for zb0008 > 0 {
+				zb0008--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Used")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Used.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Used", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Used.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Used", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Used.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Used", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Used")
+						return
+					}
+				}
+			}
 		case "releasing":
-			bts, err = z.Releasing.UnmarshalMsg(bts)
+			var zb0009 uint32
+			zb0009, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Releasing")
 				return
 			}
+			for zb0009 > 0 {
+				zb0009--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Releasing")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Releasing.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Releasing.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Releasing.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Releasing")
+						return
+					}
+				}
+			}
 		case "pipelined":
-			bts, err = z.Pipelined.UnmarshalMsg(bts)
+			var zb0010 uint32
+			zb0010, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Pipelined")
 				return
+			}
+			for zb0010 > 0 {
+				zb0010--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Pipelined")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Pipelined.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Pipelined.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Pipelined.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Pipelined")
+						return
+					}
+				}
 			}
 		case "pods":
 			z.Pods, bts, err = msgp.ReadInt32Bytes(bts)
@@ -2135,34 +2765,34 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "hostPorts":
-			var zb0006 uint32
-			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			var zb0011 uint32
+			zb0011, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "HostPorts")
 				return
 			}
-			if cap(z.HostPorts) >= int(zb0006) {
-				z.HostPorts = (z.HostPorts)[:zb0006]
+			if cap(z.HostPorts) >= int(zb0011) {
+				z.HostPorts = (z.HostPorts)[:zb0011]
 			} else {
-				z.HostPorts = make([]HostPort, zb0006)
+				z.HostPorts = make([]HostPort, zb0011)
 			}
 			for za0006 := range z.HostPorts {
-				var zb0007 uint32
-				zb0007, bts, err = msgp.ReadMapHeaderBytes(bts)
+				var zb0012 uint32
+				zb0012, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "HostPorts", za0006)
 					return
 				}
-				for zb0007 > 0 {
-					zb0007--
+				for zb0012 > 0 {
+					zb0012--
 					field, bts, err = msgp.ReadMapKeyZC(bts)
 					if err != nil {
 						err = msgp.WrapError(err, "HostPorts", za0006)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "ip":
-						z.HostPorts[za0006].IP, bts, err = msgp.ReadStringBytes(bts)
+						z.HostPorts[za0006].IP, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "HostPorts", za0006, "IP")
 							return
@@ -2174,7 +2804,7 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 							return
 						}
 					case "protocol":
-						z.HostPorts[za0006].Protocol, bts, err = msgp.ReadStringBytes(bts)
+						z.HostPorts[za0006].Protocol, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
 							return
@@ -2220,7 +2850,7 @@ func (z *Node) Msgsize() (s int) {
 	for za0005 := range z.Taints {
 		s += 1 + 4 + msgp.StringPrefixSize + len(z.Taints[za0005].Key) + 6 + msgp.StringPrefixSize + len(z.Taints[za0005].Value) + 7 + msgp.StringPrefixSize + len(z.Taints[za0005].Effect)
 	}
-	s += 14 + msgp.BoolSize + 12 + z.Allocatable.Msgsize() + 5 + z.Idle.Msgsize() + 5 + z.Used.Msgsize() + 10 + z.Releasing.Msgsize() + 10 + z.Pipelined.Msgsize() + 5 + msgp.Int32Size + 14 + z.KubeRequested.Msgsize() + 10 + msgp.ArrayHeaderSize
+	s += 14 + msgp.BoolSize + 12 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Allocatable.Scalars.Msgsize() + 5 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Idle.Scalars.Msgsize() + 5 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Used.Scalars.Msgsize() + 10 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Releasing.Scalars.Msgsize() + 10 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Pipelined.Scalars.Msgsize() + 5 + msgp.Int32Size + 14 + z.KubeRequested.Msgsize() + 10 + msgp.ArrayHeaderSize
 	for za0006 := range z.HostPorts {
 		s += 1 + 3 + msgp.StringPrefixSize + len(z.HostPorts[za0006].IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.HostPorts[za0006].Protocol)
 	}
@@ -2244,7 +2874,7 @@ func (z *NodeAffinity) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "required":
 			if dc.IsNil() {
 				err = dc.ReadNil()
@@ -2270,7 +2900,7 @@ func (z *NodeAffinity) DecodeMsg(dc *msgp.Reader) (err error) {
 						err = msgp.WrapError(err, "Required")
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "terms":
 						var zb0003 uint32
 						zb0003, err = dc.ReadArrayHeader()
@@ -2325,7 +2955,7 @@ func (z *NodeAffinity) DecodeMsg(dc *msgp.Reader) (err error) {
 						err = msgp.WrapError(err, "Preferred", za0002)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "weight":
 						z.Preferred[za0002].Weight, err = dc.ReadInt32()
 						if err != nil {
@@ -2484,7 +3114,7 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "required":
 			if msgp.IsNil(bts) {
 				bts, err = msgp.ReadNilBytes(bts)
@@ -2509,7 +3139,7 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 						err = msgp.WrapError(err, "Required")
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "terms":
 						var zb0003 uint32
 						zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
@@ -2564,7 +3194,7 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 						err = msgp.WrapError(err, "Preferred", za0002)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "weight":
 						z.Preferred[za0002].Weight, bts, err = msgp.ReadInt32Bytes(bts)
 						if err != nil {
@@ -2633,7 +3263,7 @@ func (z *NodeSelector) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "terms":
 			var zb0002 uint32
 			zb0002, err = dc.ReadArrayHeader()
@@ -2721,7 +3351,7 @@ func (z *NodeSelector) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "terms":
 			var zb0002 uint32
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
@@ -2779,7 +3409,7 @@ func (z *NodeSelectorRequirement) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "key":
 			z.Key, err = dc.ReadString()
 			if err != nil {
@@ -2901,15 +3531,15 @@ func (z *NodeSelectorRequirement) UnmarshalMsg(bts []byte) (o []byte, err error)
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "key":
-			z.Key, bts, err = msgp.ReadStringBytes(bts)
+			z.Key, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Key")
 				return
 			}
 		case "operator":
-			z.Operator, bts, err = msgp.ReadStringBytes(bts)
+			z.Operator, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Operator")
 				return
@@ -2927,7 +3557,7 @@ func (z *NodeSelectorRequirement) UnmarshalMsg(bts []byte) (o []byte, err error)
 				z.Values = make([]string, zb0002)
 			}
 			for za0001 := range z.Values {
-				z.Values[za0001], bts, err = msgp.ReadStringBytes(bts)
+				z.Values[za0001], bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Values", za0001)
 					return
@@ -2971,7 +3601,7 @@ func (z *NodeSelectorTerm) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "matchExpressions":
 			var zb0002 uint32
 			zb0002, err = dc.ReadArrayHeader()
@@ -3124,7 +3754,7 @@ func (z *NodeSelectorTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "matchExpressions":
 			var zb0002 uint32
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
@@ -3212,7 +3842,7 @@ func (z *OpenArgs) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "view":
 			err = z.View.DecodeMsg(dc)
 			if err != nil {
@@ -3338,7 +3968,7 @@ func (z *OpenArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "view":
 			bts, err = z.View.UnmarshalMsg(bts)
 			if err != nil {
@@ -3361,7 +3991,7 @@ func (z *OpenArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0002 interface{}
 				zb0002--
 				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
+				za0001, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Arguments")
 					return
@@ -3414,7 +4044,7 @@ func (z *PreferredTerm) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "weight":
 			z.Weight, err = dc.ReadInt32()
 			if err != nil {
@@ -3498,7 +4128,7 @@ func (z *PreferredTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "weight":
 			z.Weight, bts, err = msgp.ReadInt32Bytes(bts)
 			if err != nil {
@@ -3546,7 +4176,7 @@ func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "name":
 			z.Name, err = dc.ReadString()
 			if err != nil {
@@ -3560,16 +4190,86 @@ func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "capability":
-			err = z.Capability.DecodeMsg(dc)
+			var zb0002 uint32
+			zb0002, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Capability")
 				return
 			}
+			for zb0002 > 0 {
+				zb0002--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Capability")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Capability.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Capability", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Capability.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Capability", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Capability.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Capability", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Capability")
+						return
+					}
+				}
+			}
 		case "guarantee":
-			err = z.Guarantee.DecodeMsg(dc)
+			var zb0003 uint32
+			zb0003, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Guarantee")
 				return
+			}
+			for zb0003 > 0 {
+				zb0003--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Guarantee")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Guarantee.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Guarantee.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Guarantee.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee")
+						return
+					}
+				}
 			}
 		case "state":
 			z.State, err = dc.ReadString()
@@ -3578,19 +4278,19 @@ func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "annotations":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
+			var zb0004 uint32
+			zb0004, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0002)
+				z.Annotations = make(map[string]string, zb0004)
 			} else if len(z.Annotations) > 0 {
 				clear(z.Annotations)
 			}
-			for zb0002 > 0 {
-				zb0002--
+			for zb0004 > 0 {
+				zb0004--
 				var za0001 string
 				za0001, err = dc.ReadString()
 				if err != nil {
@@ -3650,9 +4350,35 @@ func (z *Queue) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Capability.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Capability")
+		return
+	}
+	err = en.WriteInt64(z.Capability.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Capability", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Capability.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Capability", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Capability.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Capability", "Scalars")
 		return
 	}
 	// write "guarantee"
@@ -3660,9 +4386,35 @@ func (z *Queue) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Guarantee.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Guarantee")
+		return
+	}
+	err = en.WriteInt64(z.Guarantee.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Guarantee", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Guarantee.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Guarantee", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Guarantee.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Guarantee", "Scalars")
 		return
 	}
 	// write "state"
@@ -3722,16 +4474,34 @@ func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.AppendInt32(o, z.Weight)
 	// string "capability"
 	o = append(o, 0xaa, 0x63, 0x61, 0x70, 0x61, 0x62, 0x69, 0x6c, 0x69, 0x74, 0x79)
-	o, err = z.Capability.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Capability.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Capability.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Capability.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Capability")
+		err = msgp.WrapError(err, "Capability", "Scalars")
 		return
 	}
 	// string "guarantee"
 	o = append(o, 0xa9, 0x67, 0x75, 0x61, 0x72, 0x61, 0x6e, 0x74, 0x65, 0x65)
-	o, err = z.Guarantee.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Guarantee.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Guarantee.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Guarantee.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Guarantee")
+		err = msgp.WrapError(err, "Guarantee", "Scalars")
 		return
 	}
 	// string "state"
@@ -3767,9 +4537,9 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "name":
-			z.Name, bts, err = msgp.ReadStringBytes(bts)
+			z.Name, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Name")
 				return
@@ -3781,45 +4551,115 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "capability":
-			bts, err = z.Capability.UnmarshalMsg(bts)
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Capability")
 				return
 			}
+			for zb0002 > 0 {
+				zb0002--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Capability")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Capability.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Capability", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Capability.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Capability", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Capability.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Capability", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Capability")
+						return
+					}
+				}
+			}
 		case "guarantee":
-			bts, err = z.Guarantee.UnmarshalMsg(bts)
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Guarantee")
 				return
 			}
+			for zb0003 > 0 {
+				zb0003--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Guarantee")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Guarantee.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Guarantee.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Guarantee.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Guarantee")
+						return
+					}
+				}
+			}
 		case "state":
-			z.State, bts, err = msgp.ReadStringBytes(bts)
+			z.State, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "State")
 				return
 			}
 		case "annotations":
-			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0002)
+				z.Annotations = make(map[string]string, zb0004)
 			} else if len(z.Annotations) > 0 {
 				clear(z.Annotations)
 			}
-			for zb0002 > 0 {
+			for zb0004 > 0 {
 				var za0002 string
-				zb0002--
+				zb0004--
 				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
+				za0001, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations")
 					return
 				}
-				za0002, bts, err = msgp.ReadStringBytes(bts)
+				za0002, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations", za0001)
 					return
@@ -3846,7 +4686,7 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Queue) Msgsize() (s int) {
-	s = 1 + 5 + msgp.StringPrefixSize + len(z.Name) + 7 + msgp.Int32Size + 11 + z.Capability.Msgsize() + 10 + z.Guarantee.Msgsize() + 6 + msgp.StringPrefixSize + len(z.State) + 12 + msgp.MapHeaderSize
+	s = 1 + 5 + msgp.StringPrefixSize + len(z.Name) + 7 + msgp.Int32Size + 11 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Capability.Scalars.Msgsize() + 10 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Guarantee.Scalars.Msgsize() + 6 + msgp.StringPrefixSize + len(z.State) + 12 + msgp.MapHeaderSize
 	if z.Annotations != nil {
 		for za0001, za0002 := range z.Annotations {
 			_ = za0002
@@ -3874,7 +4714,7 @@ func (z *Resource) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "cpu":
 			z.MilliCPU, err = dc.ReadInt64()
 			if err != nil {
@@ -3888,32 +4728,10 @@ func (z *Resource) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "scalars":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
+			err = z.Scalars.DecodeMsg(dc)
 			if err != nil {
 				err = msgp.WrapError(err, "Scalars")
 				return
-			}
-			if z.Scalars == nil {
-				z.Scalars = make(map[string]int64, zb0002)
-			} else if len(z.Scalars) > 0 {
-				clear(z.Scalars)
-			}
-			for zb0002 > 0 {
-				zb0002--
-				var za0001 string
-				za0001, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Scalars")
-					return
-				}
-				var za0002 int64
-				za0002, err = dc.ReadInt64()
-				if err != nil {
-					err = msgp.WrapError(err, "Scalars", za0001)
-					return
-				}
-				z.Scalars[za0001] = za0002
 			}
 		default:
 			err = dc.Skip()
@@ -3954,22 +4772,10 @@ func (z *Resource) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = en.WriteMapHeader(uint32(len(z.Scalars)))
+	err = z.Scalars.EncodeMsg(en)
 	if err != nil {
 		err = msgp.WrapError(err, "Scalars")
 		return
-	}
-	for za0001, za0002 := range z.Scalars {
-		err = en.WriteString(za0001)
-		if err != nil {
-			err = msgp.WrapError(err, "Scalars")
-			return
-		}
-		err = en.WriteInt64(za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Scalars", za0001)
-			return
-		}
 	}
 	return
 }
@@ -3986,10 +4792,10 @@ func (z *Resource) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.AppendInt64(o, z.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Scalars)))
-	for za0001, za0002 := range z.Scalars {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendInt64(o, za0002)
+	o, err = z.Scalars.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "Scalars")
+		return
 	}
 	return
 }
@@ -4011,7 +4817,7 @@ func (z *Resource) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "cpu":
 			z.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
 			if err != nil {
@@ -4025,32 +4831,10 @@ func (z *Resource) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "scalars":
-			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			bts, err = z.Scalars.UnmarshalMsg(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Scalars")
 				return
-			}
-			if z.Scalars == nil {
-				z.Scalars = make(map[string]int64, zb0002)
-			} else if len(z.Scalars) > 0 {
-				clear(z.Scalars)
-			}
-			for zb0002 > 0 {
-				var za0002 int64
-				zb0002--
-				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
-				if err != nil {
-					err = msgp.WrapError(err, "Scalars")
-					return
-				}
-				za0002, bts, err = msgp.ReadInt64Bytes(bts)
-				if err != nil {
-					err = msgp.WrapError(err, "Scalars", za0001)
-					return
-				}
-				z.Scalars[za0001] = za0002
 			}
 		default:
 			bts, err = msgp.Skip(bts)
@@ -4066,13 +4850,7 @@ func (z *Resource) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Resource) Msgsize() (s int) {
-	s = 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + msgp.MapHeaderSize
-	if z.Scalars != nil {
-		for za0001, za0002 := range z.Scalars {
-			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.Int64Size
-		}
-	}
+	s = 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Scalars.Msgsize()
 	return
 }
 
@@ -4093,7 +4871,7 @@ func (z *Taint) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "key":
 			z.Key, err = dc.ReadString()
 			if err != nil {
@@ -4192,21 +4970,21 @@ func (z *Taint) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "key":
-			z.Key, bts, err = msgp.ReadStringBytes(bts)
+			z.Key, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Key")
 				return
 			}
 		case "value":
-			z.Value, bts, err = msgp.ReadStringBytes(bts)
+			z.Value, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Value")
 				return
 			}
 		case "effect":
-			z.Effect, bts, err = msgp.ReadStringBytes(bts)
+			z.Effect, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Effect")
 				return
@@ -4246,7 +5024,7 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "namespace":
 			z.Namespace, err = dc.ReadString()
 			if err != nil {
@@ -4284,31 +5062,101 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				return
 			}
 		case "request":
-			err = z.Request.DecodeMsg(dc)
+			var zb0002 uint32
+			zb0002, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Request")
 				return
 			}
+			for zb0002 > 0 {
+				zb0002--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "Request")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Request.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Request", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Request.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "Request", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.Request.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "Request", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "Request")
+						return
+					}
+				}
+			}
 		case "initRequest":
-			err = z.InitRequest.DecodeMsg(dc)
+			var zb0003 uint32
+			zb0003, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "InitRequest")
 				return
 			}
+			for zb0003 > 0 {
+				zb0003--
+				field, err = dc.ReadMapKeyPtr()
+				if err != nil {
+					err = msgp.WrapError(err, "InitRequest")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.InitRequest.MilliCPU, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.InitRequest.Memory, err = dc.ReadInt64()
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest", "Memory")
+						return
+					}
+				case "scalars":
+					err = z.InitRequest.Scalars.DecodeMsg(dc)
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest", "Scalars")
+						return
+					}
+				default:
+					err = dc.Skip()
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest")
+						return
+					}
+				}
+			}
 		case "labels":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
+			var zb0004 uint32
+			zb0004, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0002)
+				z.Labels = make(map[string]string, zb0004)
 			} else if len(z.Labels) > 0 {
 				clear(z.Labels)
 			}
-			for zb0002 > 0 {
-				zb0002--
+			for zb0004 > 0 {
+				zb0004--
 				var za0001 string
 				za0001, err = dc.ReadString()
 				if err != nil {
@@ -4324,19 +5172,19 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
-			var zb0003 uint32
-			zb0003, err = dc.ReadMapHeader()
+			var zb0005 uint32
+			zb0005, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0003)
+				z.Annotations = make(map[string]string, zb0005)
 			} else if len(z.Annotations) > 0 {
 				clear(z.Annotations)
 			}
-			for zb0003 > 0 {
-				zb0003--
+			for zb0005 > 0 {
+				zb0005--
 				var za0003 string
 				za0003, err = dc.ReadString()
 				if err != nil {
@@ -4352,19 +5200,19 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				z.Annotations[za0003] = za0004
 			}
 		case "nodeSelector":
-			var zb0004 uint32
-			zb0004, err = dc.ReadMapHeader()
+			var zb0006 uint32
+			zb0006, err = dc.ReadMapHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "NodeSelector")
 				return
 			}
 			if z.NodeSelector == nil {
-				z.NodeSelector = make(map[string]string, zb0004)
+				z.NodeSelector = make(map[string]string, zb0006)
 			} else if len(z.NodeSelector) > 0 {
 				clear(z.NodeSelector)
 			}
-			for zb0004 > 0 {
-				zb0004--
+			for zb0006 > 0 {
+				zb0006--
 				var za0005 string
 				za0005, err = dc.ReadString()
 				if err != nil {
@@ -4380,16 +5228,16 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				z.NodeSelector[za0005] = za0006
 			}
 		case "tolerations":
-			var zb0005 uint32
-			zb0005, err = dc.ReadArrayHeader()
+			var zb0007 uint32
+			zb0007, err = dc.ReadArrayHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "Tolerations")
 				return
 			}
-			if cap(z.Tolerations) >= int(zb0005) {
-				z.Tolerations = (z.Tolerations)[:zb0005]
+			if cap(z.Tolerations) >= int(zb0007) {
+				z.Tolerations = (z.Tolerations)[:zb0007]
 			} else {
-				z.Tolerations = make([]Toleration, zb0005)
+				z.Tolerations = make([]Toleration, zb0007)
 			}
 			for za0007 := range z.Tolerations {
 				err = z.Tolerations[za0007].DecodeMsg(dc)
@@ -4447,32 +5295,32 @@ func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
 				}
 			}
 		case "hostPorts":
-			var zb0006 uint32
-			zb0006, err = dc.ReadArrayHeader()
+			var zb0008 uint32
+			zb0008, err = dc.ReadArrayHeader()
 			if err != nil {
 				err = msgp.WrapError(err, "HostPorts")
 				return
 			}
-			if cap(z.HostPorts) >= int(zb0006) {
-				z.HostPorts = (z.HostPorts)[:zb0006]
+			if cap(z.HostPorts) >= int(zb0008) {
+				z.HostPorts = (z.HostPorts)[:zb0008]
 			} else {
-				z.HostPorts = make([]HostPort, zb0006)
+				z.HostPorts = make([]HostPort, zb0008)
 			}
 			for za0008 := range z.HostPorts {
-				var zb0007 uint32
-				zb0007, err = dc.ReadMapHeader()
+				var zb0009 uint32
+				zb0009, err = dc.ReadMapHeader()
 				if err != nil {
 					err = msgp.WrapError(err, "HostPorts", za0008)
 					return
 				}
-				for zb0007 > 0 {
-					zb0007--
+				for zb0009 > 0 {
+					zb0009--
 					field, err = dc.ReadMapKeyPtr()
 					if err != nil {
 						err = msgp.WrapError(err, "HostPorts", za0008)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "ip":
 						z.HostPorts[za0008].IP, err = dc.ReadString()
 						if err != nil {
@@ -4585,9 +5433,35 @@ func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.Request.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "Request")
+		return
+	}
+	err = en.WriteInt64(z.Request.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "Request", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.Request.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "Request", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.Request.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "Request", "Scalars")
 		return
 	}
 	// write "initRequest"
@@ -4595,9 +5469,35 @@ func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
 	if err != nil {
 		return
 	}
-	err = z.InitRequest.EncodeMsg(en)
+	// map header, size 3
+	// write "cpu"
+	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
 	if err != nil {
-		err = msgp.WrapError(err, "InitRequest")
+		return
+	}
+	err = en.WriteInt64(z.InitRequest.MilliCPU)
+	if err != nil {
+		err = msgp.WrapError(err, "InitRequest", "MilliCPU")
+		return
+	}
+	// write "memory"
+	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt64(z.InitRequest.Memory)
+	if err != nil {
+		err = msgp.WrapError(err, "InitRequest", "Memory")
+		return
+	}
+	// write "scalars"
+	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	if err != nil {
+		return
+	}
+	err = z.InitRequest.Scalars.EncodeMsg(en)
+	if err != nil {
+		err = msgp.WrapError(err, "InitRequest", "Scalars")
 		return
 	}
 	// write "labels"
@@ -4830,16 +5730,34 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.AppendInt32(o, z.Priority)
 	// string "request"
 	o = append(o, 0xa7, 0x72, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
-	o, err = z.Request.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.Request.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.Request.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.Request.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Request")
+		err = msgp.WrapError(err, "Request", "Scalars")
 		return
 	}
 	// string "initRequest"
 	o = append(o, 0xab, 0x69, 0x6e, 0x69, 0x74, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
-	o, err = z.InitRequest.MarshalMsg(o)
+	// map header, size 3
+	// string "cpu"
+	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+	o = msgp.AppendInt64(o, z.InitRequest.MilliCPU)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = msgp.AppendInt64(o, z.InitRequest.Memory)
+	// string "scalars"
+	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+	o, err = z.InitRequest.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "InitRequest")
+		err = msgp.WrapError(err, "InitRequest", "Scalars")
 		return
 	}
 	// string "labels"
@@ -4941,15 +5859,15 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "namespace":
-			z.Namespace, bts, err = msgp.ReadStringBytes(bts)
+			z.Namespace, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Namespace")
 				return
 			}
 		case "name":
-			z.Name, bts, err = msgp.ReadStringBytes(bts)
+			z.Name, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Name")
 				return
@@ -4961,7 +5879,7 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "status":
-			z.Status, bts, err = msgp.ReadStringBytes(bts)
+			z.Status, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Status")
 				return
@@ -4979,39 +5897,109 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "request":
-			bts, err = z.Request.UnmarshalMsg(bts)
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Request")
 				return
 			}
+			for zb0002 > 0 {
+				zb0002--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Request")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.Request.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Request", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.Request.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Request", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.Request.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Request", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Request")
+						return
+					}
+				}
+			}
 		case "initRequest":
-			bts, err = z.InitRequest.UnmarshalMsg(bts)
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "InitRequest")
 				return
 			}
+			for zb0003 > 0 {
+				zb0003--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "InitRequest")
+					return
+				}
+				switch unsafeString(field) {
+				case "cpu":
+					z.InitRequest.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest", "MilliCPU")
+						return
+					}
+				case "memory":
+					z.InitRequest.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest", "Memory")
+						return
+					}
+				case "scalars":
+					bts, err = z.InitRequest.Scalars.UnmarshalMsg(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest", "Scalars")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "InitRequest")
+						return
+					}
+				}
+			}
 		case "labels":
-			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0004 uint32
+			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0002)
+				z.Labels = make(map[string]string, zb0004)
 			} else if len(z.Labels) > 0 {
 				clear(z.Labels)
 			}
-			for zb0002 > 0 {
+			for zb0004 > 0 {
 				var za0002 string
-				zb0002--
+				zb0004--
 				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
+				za0001, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Labels")
 					return
 				}
-				za0002, bts, err = msgp.ReadStringBytes(bts)
+				za0002, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Labels", za0001)
 					return
@@ -5019,27 +6007,27 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
-			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0005 uint32
+			zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0003)
+				z.Annotations = make(map[string]string, zb0005)
 			} else if len(z.Annotations) > 0 {
 				clear(z.Annotations)
 			}
-			for zb0003 > 0 {
+			for zb0005 > 0 {
 				var za0004 string
-				zb0003--
+				zb0005--
 				var za0003 string
-				za0003, bts, err = msgp.ReadStringBytes(bts)
+				za0003, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations")
 					return
 				}
-				za0004, bts, err = msgp.ReadStringBytes(bts)
+				za0004, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Annotations", za0003)
 					return
@@ -5047,27 +6035,27 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Annotations[za0003] = za0004
 			}
 		case "nodeSelector":
-			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			var zb0006 uint32
+			zb0006, bts, err = msgp.ReadMapHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "NodeSelector")
 				return
 			}
 			if z.NodeSelector == nil {
-				z.NodeSelector = make(map[string]string, zb0004)
+				z.NodeSelector = make(map[string]string, zb0006)
 			} else if len(z.NodeSelector) > 0 {
 				clear(z.NodeSelector)
 			}
-			for zb0004 > 0 {
+			for zb0006 > 0 {
 				var za0006 string
-				zb0004--
+				zb0006--
 				var za0005 string
-				za0005, bts, err = msgp.ReadStringBytes(bts)
+				za0005, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "NodeSelector")
 					return
 				}
-				za0006, bts, err = msgp.ReadStringBytes(bts)
+				za0006, bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "NodeSelector", za0005)
 					return
@@ -5075,16 +6063,16 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.NodeSelector[za0005] = za0006
 			}
 		case "tolerations":
-			var zb0005 uint32
-			zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			var zb0007 uint32
+			zb0007, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Tolerations")
 				return
 			}
-			if cap(z.Tolerations) >= int(zb0005) {
-				z.Tolerations = (z.Tolerations)[:zb0005]
+			if cap(z.Tolerations) >= int(zb0007) {
+				z.Tolerations = (z.Tolerations)[:zb0007]
 			} else {
-				z.Tolerations = make([]Toleration, zb0005)
+				z.Tolerations = make([]Toleration, zb0007)
 			}
 			for za0007 := range z.Tolerations {
 				bts, err = z.Tolerations[za0007].UnmarshalMsg(bts)
@@ -5100,7 +6088,7 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "role":
-			z.Role, bts, err = msgp.ReadStringBytes(bts)
+			z.Role, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Role")
 				return
@@ -5112,7 +6100,7 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "priorityClassName":
-			z.PriorityClassName, bts, err = msgp.ReadStringBytes(bts)
+			z.PriorityClassName, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "PriorityClassName")
 				return
@@ -5141,34 +6129,34 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 			}
 		case "hostPorts":
-			var zb0006 uint32
-			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			var zb0008 uint32
+			zb0008, bts, err = msgp.ReadArrayHeaderBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "HostPorts")
 				return
 			}
-			if cap(z.HostPorts) >= int(zb0006) {
-				z.HostPorts = (z.HostPorts)[:zb0006]
+			if cap(z.HostPorts) >= int(zb0008) {
+				z.HostPorts = (z.HostPorts)[:zb0008]
 			} else {
-				z.HostPorts = make([]HostPort, zb0006)
+				z.HostPorts = make([]HostPort, zb0008)
 			}
 			for za0008 := range z.HostPorts {
-				var zb0007 uint32
-				zb0007, bts, err = msgp.ReadMapHeaderBytes(bts)
+				var zb0009 uint32
+				zb0009, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "HostPorts", za0008)
 					return
 				}
-				for zb0007 > 0 {
-					zb0007--
+				for zb0009 > 0 {
+					zb0009--
 					field, bts, err = msgp.ReadMapKeyZC(bts)
 					if err != nil {
 						err = msgp.WrapError(err, "HostPorts", za0008)
 						return
 					}
-					switch msgp.UnsafeString(field) {
+					switch unsafeString(field) {
 					case "ip":
-						z.HostPorts[za0008].IP, bts, err = msgp.ReadStringBytes(bts)
+						z.HostPorts[za0008].IP, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "HostPorts", za0008, "IP")
 							return
@@ -5180,7 +6168,7 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 							return
 						}
 					case "protocol":
-						z.HostPorts[za0008].Protocol, bts, err = msgp.ReadStringBytes(bts)
+						z.HostPorts[za0008].Protocol, bts, err = readString(bts)
 						if err != nil {
 							err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
 							return
@@ -5214,7 +6202,7 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Task) Msgsize() (s int) {
-	s = 3 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 4 + msgp.Int32Size + 7 + msgp.StringPrefixSize + len(z.Status) + 5 + msgp.Int32Size + 9 + msgp.Int32Size + 8 + z.Request.Msgsize() + 12 + z.InitRequest.Msgsize() + 7 + msgp.MapHeaderSize
+	s = 3 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 4 + msgp.Int32Size + 7 + msgp.StringPrefixSize + len(z.Status) + 5 + msgp.Int32Size + 9 + msgp.Int32Size + 8 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Request.Scalars.Msgsize() + 12 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.InitRequest.Scalars.Msgsize() + 7 + msgp.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
@@ -5270,7 +6258,7 @@ func (z *Toleration) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "key":
 			z.Key, err = dc.ReadString()
 			if err != nil {
@@ -5388,27 +6376,27 @@ func (z *Toleration) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "key":
-			z.Key, bts, err = msgp.ReadStringBytes(bts)
+			z.Key, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Key")
 				return
 			}
 		case "operator":
-			z.Operator, bts, err = msgp.ReadStringBytes(bts)
+			z.Operator, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Operator")
 				return
 			}
 		case "value":
-			z.Value, bts, err = msgp.ReadStringBytes(bts)
+			z.Value, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Value")
 				return
 			}
 		case "effect":
-			z.Effect, bts, err = msgp.ReadStringBytes(bts)
+			z.Effect, bts, err = readString(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Effect")
 				return
@@ -5448,7 +6436,7 @@ func (z *View) DecodeMsg(dc *msgp.Reader) (err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "nodes":
 			var zb0002 uint32
 			zb0002, err = dc.ReadArrayHeader()
@@ -5716,7 +6704,7 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			err = msgp.WrapError(err)
 			return
 		}
-		switch msgp.UnsafeString(field) {
+		switch unsafeString(field) {
 		case "nodes":
 			var zb0002 uint32
 			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
@@ -5806,7 +6794,7 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Plugins = make([]string, zb0006)
 			}
 			for za0005 := range z.Plugins {
-				z.Plugins[za0005], bts, err = msgp.ReadStringBytes(bts)
+				z.Plugins[za0005], bts, err = readString(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Plugins", za0005)
 					return

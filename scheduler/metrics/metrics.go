@@ -43,6 +43,14 @@ var (
 		Namespace: namespace, Name: "plugin_calls_total",
 		Help: "Calls into sandboxed or remote plugins, by plugin and hook",
 	}, []string{"plugin", "hook"})
+	// PluginCallDuration is the time each call into such a plugin takes,
+	// request encoding and reply decoding included: where a session's
+	// time goes, hook by hook.
+	PluginCallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "plugin_call_duration_seconds",
+		Help:    "Duration of calls into sandboxed or remote plugins, by plugin and hook",
+		Buckets: prometheus.ExponentialBuckets(2e-6, 4, 12),
+	}, []string{"plugin", "hook"})
 	PluginCallFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "plugin_call_failures_total",
 		Help: "Failed calls into sandboxed or remote plugins, by plugin, hook and cause",
@@ -105,7 +113,7 @@ func queueGauge(name, help string) *prometheus.GaugeVec {
 // All lists every collector, for registration.
 func All() []prometheus.Collector {
 	return []prometheus.Collector{
-		E2ESchedulingLatency, ActionLatency, PluginLatency, PluginCalls, PluginCallFailures,
+		E2ESchedulingLatency, ActionLatency, PluginLatency, PluginCalls, PluginCallDuration, PluginCallFailures,
 		ScheduleAttempts, BindFailures, PreemptionVictims,
 		QueueAllocatedMilliCPU, QueueAllocatedMemory, QueueDeservedMilliCPU, QueueDeservedMemory, QueueShare,
 		ConfigReloads, PluginReloads, PluginModule, ReloadLatency,

@@ -19,7 +19,7 @@ const maxNodeScore = 100
 
 type binpack struct {
 	weight, cpu, memory int64
-	scalars             map[string]int64
+	scalars             caldera.Scalars
 }
 
 func (*binpack) Name() string { return "binpack" }
@@ -42,7 +42,7 @@ func (b *binpack) OnSessionOpen(s *caldera.Session) error {
 	if b.memory < 0 {
 		b.memory = 1
 	}
-	b.scalars = map[string]int64{}
+	b.scalars = nil
 	list, _ := s.Arguments["binpack.resources"].(string)
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
@@ -56,7 +56,7 @@ func (b *binpack) OnSessionOpen(s *caldera.Session) error {
 		if w < 0 {
 			w = 1
 		}
-		b.scalars[name] = w
+		b.scalars.Set(name, w)
 	}
 	return nil
 }
@@ -84,8 +84,9 @@ func (b *binpack) score(req *caldera.Resource, n *caldera.Node) float64 {
 		return 0
 	}
 	if len(b.scalars) > 0 {
-		for name, q := range req.Scalars {
-			w, ok := b.scalars[name]
+		for _, sc := range req.Scalars {
+			name, q := sc.Name, sc.Value
+			w, ok := b.scalars.Lookup(name)
 			if q <= 0 || !ok {
 				continue
 			}

@@ -13,7 +13,7 @@ const gi = 1 << 30
 func cluster(t *testing.T) (*caldera.Session, *drf) {
 	t.Helper()
 	v := caldera.View{
-		Nodes: []caldera.Node{{Name: "n1", Allocatable: caldera.Resource{MilliCPU: 10000, Memory: 10 * gi, Scalars: map[string]int64{"pods": 100}}}},
+		Nodes: []caldera.Node{{Name: "n1", Allocatable: caldera.Resource{MilliCPU: 10000, Memory: 10 * gi, Scalars: caldera.ScalarsOf(map[string]int64{"pods": 100})}}},
 		Jobs:  []caldera.Job{{Name: "a"}, {Name: "b"}, {Name: "c"}},
 		Tasks: []caldera.Task{task(0, caldera.Running, 0, 4000, gi), task(1, caldera.Running, 0, 1000, 5*gi), task(2, caldera.Pending, -1, 1000, gi)},
 	}

@@ -27,7 +27,7 @@ func (d *dimension) of(r *caldera.Resource) int64 {
 	case dimMemory:
 		return r.Memory
 	}
-	return r.Scalars[d.scalar]
+	return r.Scalars.Get(d.scalar)
 }
 
 // measured appends the dimensions of total that are not below the
@@ -40,9 +40,9 @@ func measured(out []dimension, total *caldera.Resource) []dimension {
 		out = append(out, dimension{kind: dimMemory})
 	}
 	first := len(out)
-	for name, q := range total.Scalars {
-		if q >= 1 {
-			out = append(out, dimension{kind: dimScalar, scalar: name})
+	for _, sc := range total.Scalars {
+		if sc.Value >= 1 {
+			out = append(out, dimension{kind: dimScalar, scalar: sc.Name})
 		}
 	}
 	sort.Slice(out[first:], func(i, j int) bool { return out[first+i].scalar < out[first+j].scalar })
@@ -59,11 +59,8 @@ func project(v []int64, dims []dimension, r *caldera.Resource) {
 func addTo(r, d *caldera.Resource) {
 	r.MilliCPU += d.MilliCPU
 	r.Memory += d.Memory
-	for k, q := range d.Scalars {
-		if r.Scalars == nil {
-			r.Scalars = map[string]int64{}
-		}
-		r.Scalars[k] += q
+	for _, sc := range d.Scalars {
+		r.Scalars.Add(sc.Name, sc.Value)
 	}
 }
 

@@ -110,8 +110,8 @@ func isEmpty(r *caldera.Resource) bool {
 	if r.MilliCPU >= 1 || r.Memory >= 1 {
 		return false
 	}
-	for name, q := range r.Scalars {
-		if name != "pods" && q >= 1 {
+	for _, sc := range r.Scalars {
+		if sc.Name != "pods" && sc.Value >= 1 {
 			return false
 		}
 	}

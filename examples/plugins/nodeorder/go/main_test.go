@@ -31,7 +31,7 @@ func open(t testing.TB, nodes []caldera.Node, tasks []caldera.Task, plugins []st
 
 func node(name string, cpu, mem int64, zone string) caldera.Node {
 	return caldera.Node{Name: name, Labels: map[string]string{"zone": zone},
-		Allocatable: caldera.Resource{MilliCPU: cpu, Memory: mem, Scalars: map[string]int64{"pods": 110}}}
+		Allocatable: caldera.Resource{MilliCPU: cpu, Memory: mem, Scalars: caldera.ScalarsOf(map[string]int64{"pods": 110})}}
 }
 
 func request(cpu, mem int64) caldera.KubeRequest {

@@ -22,7 +22,7 @@ func (ns *nodeState) init(n *caldera.Node) {
 	// bytes as kube-scheduler reads them, scalars in milli-units, which
 	// round up to whole devices as Quantity.Value does.
 	ns.allocCPU, ns.allocMem = n.Allocatable.MilliCPU, n.Allocatable.Memory
-	if milli, ok := n.Allocatable.Scalars[gpuResource]; ok {
+	if milli, ok := n.Allocatable.Scalars.Lookup(gpuResource); ok {
 		ns.hasGPU = true
 		ns.allocGPU = ceilDiv(milli, 1000)
 	}

@@ -65,7 +65,7 @@ func TestRunningJobClaimsWhatItLacks(t *testing.T) {
 	v := caldera.View{
 		Nodes: []caldera.Node{{Name: "n1", Allocatable: caldera.Resource{MilliCPU: 10000}}},
 		Jobs: []caldera.Job{{Name: "running", Phase: caldera.PodGroupRunning, MinAvailable: 1,
-			MinResources: caldera.Resource{MilliCPU: 3000, Scalars: map[string]int64{"nvidia.com/gpu": 2000, "count/pods": 4}}}},
+			MinResources: caldera.Resource{MilliCPU: 3000, Scalars: caldera.ScalarsOf(map[string]int64{"nvidia.com/gpu": 2000, "count/pods": 4})}}},
 		Tasks: []caldera.Task{task(0, caldera.Running, 0, 1000, 0)},
 	}
 	s := caldera.NewSession(v, nil)

@@ -16,7 +16,8 @@ type resource struct {
 func (r *resource) addView(d *caldera.Resource) {
 	r.milliCPU += float64(d.MilliCPU)
 	r.memory += float64(d.Memory)
-	for n, q := range d.Scalars {
+	for _, sc := range d.Scalars {
+		n, q := sc.Name, sc.Value
 		if r.scalars == nil {
 			r.scalars = map[string]float64{}
 		}
@@ -66,7 +67,8 @@ func fitsRequested(held *resource, req *caldera.Resource, limit *resource) bool 
 	if req.Memory > 0 && held.memory+float64(req.Memory) > limit.memory {
 		return false
 	}
-	for n, q := range req.Scalars {
+	for _, sc := range req.Scalars {
+		n, q := sc.Name, sc.Value
 		if n == "pods" || q <= 0 {
 			continue
 		}
@@ -107,11 +109,8 @@ func unmetMinResources(j *caldera.Job) *resource {
 		if allocatedStatus(t.Status) {
 			allocated.MilliCPU += t.Request.MilliCPU
 			allocated.Memory += t.Request.Memory
-			for n, q := range t.Request.Scalars {
-				if allocated.Scalars == nil {
-					allocated.Scalars = map[string]int64{}
-				}
-				allocated.Scalars[n] += q
+			for _, sc := range t.Request.Scalars {
+				allocated.Scalars.Add(sc.Name, sc.Value)
 			}
 		}
 	}
@@ -123,15 +122,16 @@ func unmetMinResources(j *caldera.Job) *resource {
 	if d := need.Memory - allocated.Memory; d > 0 {
 		out.memory = float64(d)
 	}
-	for n, want := range need.Scalars {
+	for _, sc := range need.Scalars {
+		n, want := sc.Name, sc.Value
 		switch {
 		case n == "pods":
-			if d := want - allocated.Scalars[n]; d > 0 {
+			if d := want - allocated.Scalars.Get(n); d > 0 {
 				out.set(n, float64(d))
 			}
 		case strings.HasPrefix(n, "count/") || n == "ephemeral-storage":
 		default:
-			got, ok := allocated.Scalars[n]
+			got, ok := allocated.Scalars.Lookup(n)
 			if !ok {
 				out.set(n, float64(want))
 			} else if d := want - got; d > 0 {

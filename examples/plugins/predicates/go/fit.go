@@ -30,8 +30,8 @@ const (
 
 func newFit(r *caldera.Resource) fit {
 	f := fit{cpu: r.MilliCPU, memory: r.Memory}
-	for name, q := range r.Scalars {
-		f.scalars = append(f.scalars, scalarRequest{name: name, q: q, reason: insufficientPrefix + name})
+	for _, sc := range r.Scalars {
+		f.scalars = append(f.scalars, scalarRequest{name: sc.Name, q: sc.Value, reason: insufficientPrefix + sc.Name})
 	}
 	sort.Slice(f.scalars, func(i, j int) bool { return f.scalars[i].name < f.scalars[j].name })
 	return f
@@ -52,9 +52,9 @@ func (f *fit) shortfall(n *caldera.Node) string {
 	subPipelined := len(idle.Scalars) > 0 || len(rel.Scalars) > 0
 	for i := range f.scalars {
 		s := &f.scalars[i]
-		avail := idle.Scalars[s.name] + rel.Scalars[s.name]
+		avail := idle.Scalars.Get(s.name) + rel.Scalars.Get(s.name)
 		if subPipelined {
-			avail -= pipe.Scalars[s.name]
+			avail -= pipe.Scalars.Get(s.name)
 		}
 		if s.q > avail {
 			return s.reason

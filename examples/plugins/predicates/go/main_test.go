@@ -28,7 +28,7 @@ func open(t testing.TB, nodes []caldera.Node, tasks []caldera.Task, args map[str
 }
 
 func node(name string, pods int64) caldera.Node {
-	r := caldera.Resource{MilliCPU: 4000, Memory: 8 << 30, Scalars: map[string]int64{"pods": pods}}
+	r := caldera.Resource{MilliCPU: 4000, Memory: 8 << 30, Scalars: caldera.ScalarsOf(map[string]int64{"pods": pods})}
 	return caldera.Node{Name: name, Allocatable: r, Idle: r, Labels: map[string]string{"zone": "a", "num": "7"}}
 }
 
@@ -103,7 +103,9 @@ func TestPredicateBatch(t *testing.T) {
 		{name: "releasing counts, pipelined does not", node: func(n *caldera.Node) {
 			n.Idle.MilliCPU, n.Releasing.MilliCPU, n.Pipelined.MilliCPU = 500, 1000, 600
 		}, want: caldera.Verdict{Code: unsch, Reason: "Insufficient cpu"}},
-		{name: "insufficient scalar", task: func(t *caldera.Task) { t.InitRequest.Scalars = map[string]int64{"nvidia.com/gpu": 1000} },
+		{name: "insufficient scalar", task: func(t *caldera.Task) {
+			t.InitRequest.Scalars = caldera.ScalarsOf(map[string]int64{"nvidia.com/gpu": 1000})
+		},
 			want: caldera.Verdict{Code: unsch, Reason: "Insufficient nvidia.com/gpu"}},
 		{name: "no pod slot", node: func(n *caldera.Node) { n.Pods = 2 },
 			want: caldera.Verdict{Code: unsch, Reason: reasonPodNumberExceeded}},

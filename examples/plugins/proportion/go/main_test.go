@@ -9,7 +9,7 @@ import (
 
 const gi = 1 << 30
 
-var node8 = caldera.Node{Name: "n1", Allocatable: caldera.Resource{MilliCPU: 8000, Memory: 8 * gi, Scalars: map[string]int64{"pods": 110}}}
+var node8 = caldera.Node{Name: "n1", Allocatable: caldera.Resource{MilliCPU: 8000, Memory: 8 * gi, Scalars: caldera.ScalarsOf(map[string]int64{"pods": 110})}}
 
 // tasks returns n tasks of job, each of 1 cpu and 1 GiB.
 func tasks(job int32, n int, status string, node int32) []caldera.Task {

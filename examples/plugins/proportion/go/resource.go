@@ -94,7 +94,8 @@ func (r *resource) add(d *resource) *resource {
 func (r *resource) addView(d *caldera.Resource) *resource {
 	r.milliCPU += float64(d.MilliCPU)
 	r.memory += float64(d.Memory)
-	for n, q := range d.Scalars {
+	for _, sc := range d.Scalars {
+		n, q := sc.Name, sc.Value
 		if r.scalars == nil {
 			r.scalars = map[string]float64{}
 		}
@@ -123,8 +124,8 @@ func (r *resource) subView(d *caldera.Resource) *resource {
 	if r.scalars == nil {
 		return r
 	}
-	for n, q := range d.Scalars {
-		r.scalars[n] -= float64(q)
+	for _, sc := range d.Scalars {
+		r.scalars[sc.Name] -= float64(sc.Value)
 	}
 	return r
 }
@@ -343,8 +344,8 @@ func unmetMinResources(need *caldera.Resource, allocated *resource) *resource {
 	if d := float64(need.Memory) - allocated.memory; d > 0 {
 		out.memory = d
 	}
-	for n, q := range need.Scalars {
-		want := float64(q)
+	for _, sc := range need.Scalars {
+		n, want := sc.Name, float64(sc.Value)
 		switch {
 		case n == "pods":
 			if d := want - allocated.scalars[n]; d > 0 {

@@ -1,0 +1,120 @@
+//! PodGroup conditions at session close.
+
+use caldera::{status, Job, Session};
+
+use crate::job::{is_ready, ready_status, scheduled_status};
+use crate::Gang;
+
+// PodGroup condition types and reasons, as Volcano words them.
+const CONDITION_SCHEDULED: &str = "Scheduled";
+const CONDITION_UNSCHEDULABLE: &str = "Unschedulable";
+const NOT_ENOUGH_RESOURCES: &str = "NotEnoughResources";
+const READY_REASON: &str = "tasks in gang are ready to be scheduled";
+
+/// Tells users, through PodGroup conditions, which gangs could not be
+/// placed and why. It runs once per session: it may allocate.
+pub(crate) fn set_conditions(g: &Gang, s: &Session) {
+    for j in s.jobs() {
+        if s.tasks_of(j).len() == 0 {
+            continue;
+        }
+        if is_ready(s, j) {
+            s.set_condition(j, CONDITION_SCHEDULED, "True", READY_REASON, "");
+            continue;
+        }
+        if short_only_by_releasing(s, j) {
+            continue;
+        }
+        let unready = j.min_available - schedulable_task_num(g, s, j);
+        let msg = format!("{}/{} tasks in gang unschedulable: {}", unready, s.tasks_of(j).len(), fit_error(s, j));
+        s.set_condition(j, CONDITION_UNSCHEDULABLE, "True", NOT_ENOUGH_RESOURCES, &msg);
+    }
+}
+
+/// The tasks that hold resources plus the pending ones that a discarded
+/// statement had allocated: those could be placed, but not enough of them
+/// together.
+fn schedulable_task_num(g: &Gang, s: &Session, j: &Job) -> i32 {
+    s.tasks_of(j)
+        .filter(|t| {
+            let h = t.handle as usize;
+            ready_status(&t.status) || (t.status == status::PENDING && g.discarded[h] && g.placed_allocated[h])
+        })
+        .count() as i32
+}
+
+/// A job that is not ready only because some of its placed pods are being
+/// deleted: with nothing pending or pipelined and enough pods still on
+/// nodes, there is nothing to schedule and nothing to flag.
+fn short_only_by_releasing(s: &Session, j: &Job) -> bool {
+    let (mut releasing, mut scheduled) = (0, 0);
+    for t in s.tasks_of(j) {
+        let st = t.status.as_str();
+        if st == status::PENDING || st == status::PIPELINED {
+            return false;
+        } else if st == status::RELEASING && t.node >= 0 {
+            releasing += 1;
+        } else if scheduled_status(st) {
+            scheduled += 1;
+        }
+    }
+    releasing > 0 && scheduled + releasing >= j.min_available
+}
+
+/// The names a task status may have, as the scheduler prints them.
+const TASK_STATUSES: [&str; 10] = [
+    status::PENDING,
+    status::ALLOCATED,
+    status::PIPELINED,
+    status::BINDING,
+    status::BOUND,
+    status::RUNNING,
+    status::RELEASING,
+    status::SUCCEEDED,
+    status::FAILED,
+    status::UNKNOWN,
+];
+
+/// api.JobInfo.FitError for a job that is not ready:
+/// "NotReady, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
+fn fit_error(s: &Session, j: &Job) -> String {
+    let mut n = [0usize; TASK_STATUSES.len()];
+    for t in s.tasks_of(j) {
+        // A status the scheduler does not name prints as Unknown.
+        let k = TASK_STATUSES.iter().position(|&name| t.status == name).unwrap_or(TASK_STATUSES.len() - 1);
+        n[k] += 1;
+    }
+    let mut parts = vec![format!("{} minAvailable", j.min_available)];
+    for (i, name) in TASK_STATUSES.iter().enumerate() {
+        if n[i] > 0 {
+            parts.push(format!("{} {}", n[i], name));
+        }
+    }
+    parts.sort();
+    let mut msg = format!("NotReady, {}", parts.join(", "));
+    if n[0] > 0 {
+        msg.push_str(&format!("; Pending: {} Unschedulable", n[0]));
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use caldera::{Arguments, Plugin, Task, View};
+
+    #[test]
+    fn an_unready_gang_says_why() {
+        let task = |status: &str| Task { job: 0, status: status.into(), ..Task::default() };
+        let view = View {
+            jobs: vec![Job { name: "g".into(), min_available: 3, ..Job::default() }],
+            tasks: vec![task(status::RUNNING), task(status::PENDING), task(status::PENDING)],
+            ..View::default()
+        };
+        let s = Session::new(view, Arguments::default());
+        let mut g = Gang::default();
+        g.on_session_open(&s).unwrap();
+        assert_eq!(fit_error(&s, &s.jobs()[0]), "NotReady, 1 Running, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable");
+        assert_eq!(schedulable_task_num(&g, &s, &s.jobs()[0]), 1);
+    }
+}

@@ -1,0 +1,299 @@
+//! A policy's arguments: the `arguments` of its tier entry in the scheduler
+//! configuration, as the scheduler sends them with every session.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// One argument value, as it arrived from the configuration's YAML.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    /// An unsigned integer beyond `i64::MAX`.
+    Uint(u64),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    Array(Vec<Value>),
+    Map(Vec<(Value, Value)>),
+}
+
+impl Value {
+    /// The value as an integer: an integer, or a float without a fraction.
+    pub fn as_int(&self) -> Option<i64> {
+        match *self {
+            Value::Int(n) => Some(n),
+            Value::Uint(n) => Some(n as i64),
+            Value::Float(f) if f == (f as i64) as f64 => Some(f as i64),
+            _ => None,
+        }
+    }
+
+    /// The value as a float: a float or an integer.
+    pub fn as_float(&self) -> Option<f64> {
+        match *self {
+            Value::Int(n) => Some(n as f64),
+            Value::Uint(n) => Some(n as f64),
+            Value::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The value as a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value as a bool.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// Prints the value as Go's `%v` does, so that messages read the same from
+/// Go and Rust policies.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Nil => f.write_str("<nil>"),
+            Value::Bool(b) => write!(f, "{}", b),
+            Value::Int(n) => write!(f, "{}", n),
+            Value::Uint(n) => write!(f, "{}", n),
+            Value::Float(x) => write!(f, "{}", x),
+            Value::Str(s) => f.write_str(s),
+            Value::Bytes(b) => write!(f, "{:?}", b),
+            Value::Array(a) => {
+                f.write_str("[")?;
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{}", v)?;
+                }
+                f.write_str("]")
+            }
+            Value::Map(m) => {
+                f.write_str("map[")?;
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{}:{}", k, v)?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+macro_rules! value_from {
+    ($($t:ty => $variant:ident as $as:ty),* $(,)?) => {$(
+        impl From<$t> for Value {
+            fn from(v: $t) -> Self {
+                Value::$variant(v as $as)
+            }
+        }
+    )*};
+}
+
+value_from!(bool => Bool as bool, i32 => Int as i64, i64 => Int as i64, u32 => Int as i64, f64 => Float as f64);
+
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::Str(v.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(v: String) -> Self {
+        Value::Str(v)
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any msgpack value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Nil)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Nil)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(i64::try_from(v).map_or(Value::Uint(v), Value::Int))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Bytes(v.to_vec()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(kv) = map.next_entry()? {
+            out.push(kv);
+        }
+        Ok(Value::Map(out))
+    }
+}
+
+/// A policy's arguments by name. A name with a dot (`binpack.weight`) is one
+/// key, as in Volcano's configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Arguments(BTreeMap<String, Value>);
+
+impl Arguments {
+    /// The raw value of an argument.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    /// An integer argument, or `default` when it is absent. A value of
+    /// another type is an error naming the key.
+    pub fn int(&self, key: &str, default: i64) -> Result<i64, ArgumentError> {
+        self.typed(key, default, "an integer", Value::as_int)
+    }
+
+    /// A number argument (integer or float), or `default` when absent.
+    pub fn float(&self, key: &str, default: f64) -> Result<f64, ArgumentError> {
+        self.typed(key, default, "a number", Value::as_float)
+    }
+
+    /// A boolean argument, or `default` when absent.
+    pub fn bool(&self, key: &str, default: bool) -> Result<bool, ArgumentError> {
+        self.typed(key, default, "a bool", Value::as_bool)
+    }
+
+    /// A string argument; `None` when absent or not a string.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// Every argument, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    fn typed<T>(&self, key: &str, default: T, what: &'static str, get: impl Fn(&Value) -> Option<T>) -> Result<T, ArgumentError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => get(v).ok_or_else(|| ArgumentError { key: key.to_string(), expected: what, got: v.clone() }),
+        }
+    }
+}
+
+impl<K: Into<String>, V: Into<Value>> FromIterator<(K, V)> for Arguments {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        Arguments(iter.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+    }
+}
+
+impl<'de> Deserialize<'de> for Arguments {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Nil) => Ok(Arguments::default()),
+            Some(Value::Map(entries)) => {
+                let mut out = BTreeMap::new();
+                for (k, v) in entries {
+                    match k {
+                        Value::Str(k) => {
+                            out.insert(k, v);
+                        }
+                        other => return Err(de::Error::custom(format!("argument name {} is not a string", other))),
+                    }
+                }
+                Ok(Arguments(out))
+            }
+            Some(other) => Err(de::Error::custom(format!("arguments are {}, not a map", other))),
+        }
+    }
+}
+
+/// An argument of the wrong type. Its message names the key, the expected
+/// type and the value, as the Go SDK's does:
+/// `argument binpack.weight: expected an integer, got ten`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgumentError {
+    pub key: String,
+    pub expected: &'static str,
+    pub got: Value,
+}
+
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "argument {}: expected {}, got {}", self.key, self.expected, self.got)
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_reads_accept_what_go_accepts() {
+        let a: Arguments = [("w", Value::Float(3.0)), ("f", Value::Float(2.5)), ("s", Value::from("ten"))].into_iter().collect();
+        assert_eq!(a.int("w", 1), Ok(3));
+        assert_eq!(a.int("missing", 7), Ok(7));
+        assert_eq!(a.int("s", 1).unwrap_err().to_string(), "argument s: expected an integer, got ten");
+        assert!(a.int("f", 1).is_err());
+        assert_eq!(a.float("f", 0.0), Ok(2.5));
+        assert_eq!(a.str("s"), Some("ten"));
+        assert_eq!(a.str("w"), None);
+    }
+}

@@ -1,0 +1,79 @@
+//! A `session_open` may carry, instead of the whole view, what changed since
+//! the view this instance held at the end of its previous session
+//! (docs/abi.md, section 6, "Deltas"): per list, its length and the objects
+//! to (re)place by handle, or the whole list. Decoding only what changed is
+//! what makes a session with many unchanged nodes cheap to open.
+
+use serde::de::DeserializeOwned;
+
+use crate::msgpack::{DecodeError, Reader, Result};
+use crate::view::View;
+
+/// Applies `{nodes: D, queues: D, jobs: D, tasks: D, plugins: [str]}` to a
+/// held view.
+pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
+    // The plugin list comes whole with every open; absent means none.
+    view.plugins.clear();
+    let n = r.map_len()?;
+    for _ in 0..n {
+        let key = r.str()?;
+        let done = match key {
+            "nodes" => apply_list(r, &mut view.nodes),
+            "queues" => apply_list(r, &mut view.queues),
+            "jobs" => apply_list(r, &mut view.jobs),
+            "tasks" => apply_list(r, &mut view.tasks),
+            "plugins" => plugins(r, &mut view.plugins),
+            _ => r.skip(),
+        };
+        done.map_err(|e| DecodeError(format!("delta {}: {}", key, e)))?;
+    }
+    Ok(())
+}
+
+fn plugins(r: &mut Reader<'_>, out: &mut Vec<String>) -> Result<()> {
+    if r.is_nil() {
+        return r.nil();
+    }
+    for _ in 0..r.array_len()? {
+        out.push(r.str()?.to_string());
+    }
+    Ok(())
+}
+
+/// Reads `{len, full, set: [[handle, object], ...]}` into list.
+fn apply_list<T: DeserializeOwned + Default>(r: &mut Reader<'_>, list: &mut Vec<T>) -> Result<()> {
+    let mut len: Option<usize> = None;
+    let mut full = false;
+    for _ in 0..r.map_len()? {
+        match r.str()? {
+            "len" => {
+                let n = r.i32()?;
+                len = Some(usize::try_from(n).map_err(|_| DecodeError(format!("len {}", n)))?);
+            }
+            "full" => full = r.bool()?,
+            "set" => {
+                let len = len.ok_or_else(|| DecodeError("set before len".into()))?;
+                if full {
+                    list.truncate(len);
+                    list.resize_with(len, T::default);
+                } else if list.len() != len {
+                    return Err(DecodeError(format!("the delta is for {} objects, the view holds {}", len, list.len())));
+                }
+                if r.is_nil() {
+                    r.nil()?;
+                    continue;
+                }
+                for j in 0..r.array_len()? {
+                    if r.array_len()? != 2 {
+                        return Err(DecodeError(format!("set entry {}: want [handle, object]", j)));
+                    }
+                    let h = r.i32()?;
+                    let at = usize::try_from(h).ok().filter(|&i| i < len).ok_or_else(|| DecodeError(format!("handle {} of {}", h, len)))?;
+                    list[at] = r.decode()?;
+                }
+            }
+            _ => r.skip()?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! The golden vectors in testdata/abi (see its README and
+//! guest-sdk/go/golden_test.go, which this test mirrors): the SDK must decode
+//! the host's requests to the values below and encode its replies to exactly
+//! the reply bytes. The vectors are the Go SDK's; this test never rewrites
+//! them.
+
+use std::path::PathBuf;
+
+use crate::hooks::*;
+use crate::module::*;
+use crate::msgpack::{Reader, Writer};
+use crate::session::Session;
+use crate::view::{phase, status, Job, Node, Task};
+
+fn golden(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e))
+}
+
+/// A request `{e: events, a: args}`; args writes the `a` value.
+pub(crate) fn request(events: &[[i32; 3]], args: impl FnOnce(&mut Writer<'_>)) -> Vec<u8> {
+    let mut b = Vec::new();
+    let mut w = Writer(&mut b);
+    w.map(2);
+    w.str("e");
+    w.array(events.len());
+    for e in events {
+        w.array(3);
+        for &v in e {
+            w.int(i64::from(v));
+        }
+    }
+    w.str("a");
+    args(&mut w);
+    b
+}
+
+/// Args `{key: handle or [handles], ...}`.
+pub(crate) fn args<'a>(fields: &'a [(&'a str, &'a [i32])], scalars: &'a [(&'a str, i32)]) -> impl FnOnce(&mut Writer<'_>) + 'a {
+    move |w| {
+        w.map(fields.len() + scalars.len());
+        for (k, v) in scalars {
+            w.str(k);
+            w.int(i64::from(*v));
+        }
+        for (k, hs) in fields {
+            w.str(k);
+            w.array(hs.len());
+            for &h in *hs {
+                w.int(i64::from(h));
+            }
+        }
+    }
+}
+
+/// The code and message of a reply.
+pub(crate) fn reply(b: &[u8]) -> (i64, String) {
+    let mut r = Reader::new(b);
+    assert_eq!(r.array_len().unwrap(), 3, "reply is not a 3-array");
+    let code = r.int().unwrap();
+    (code, r.str().unwrap().to_string())
+}
+
+/// Answers every hook of the reply vectors with fixed values.
+#[derive(Default)]
+struct Golden {
+    keys: usize,
+}
+
+impl Plugin for Golden {
+    const NAME: &'static str = "golden";
+
+    fn on_session_close(&mut self, s: &Session) {
+        s.set_condition(&s.jobs()[0], "Unschedulable", "True", "NotEnoughResources", "1/2 tasks in gang unschedulable");
+    }
+}
+
+impl NodeOrder for Golden {
+    fn node_order_batch(&mut self, _: &Session, _: &Task, _: &[&Node], scores: &mut [f64]) -> Result<(), Error> {
+        scores.copy_from_slice(&[37.5, 0.0, -1.0]);
+        Ok(())
+    }
+}
+
+impl Predicate for Golden {
+    fn predicate_batch(&mut self, _: &Session, _: &Task, _: &[&Node], verdicts: &mut [Verdict]) {
+        if let Some(last) = verdicts.last_mut() {
+            *last = Verdict::reject("node(s) had untolerated taint {gpu: true}");
+        }
+    }
+}
+
+/// [-5] the first time and [1, 0.25] after, so that one reply holds keys
+/// of two lengths.
+impl JobOrder for Golden {
+    type Key = Vec<f64>;
+    fn job_order_key(&mut self, _: &Session, _: &Job) -> Vec<f64> {
+        self.keys += 1;
+        if self.keys == 1 {
+            vec![-5.0]
+        } else {
+            vec![1.0, 0.25]
+        }
+    }
+}
+
+impl Preemptable for Golden {
+    fn preemptable<'s>(&mut self, _: &'s Session, _: &'s Task, candidates: &[&'s Task]) -> Option<Vec<&'s Task>> {
+        Some(candidates.to_vec())
+    }
+}
+
+impl JobValid for Golden {
+    fn job_valid(&mut self, _: &Session, _: &Job) -> Result<(), Invalid> {
+        Err(Invalid::new("NotEnoughPods", "1/2 tasks valid"))
+    }
+}
+
+#[derive(Default)]
+struct BadArgs;
+
+impl Plugin for BadArgs {
+    const NAME: &'static str = "bad";
+
+    fn on_session_open(&mut self, s: &Session) -> Result<(), Error> {
+        s.arguments().int("binpack.weight", 1)?;
+        Ok(())
+    }
+}
+
+fn call<P: Plugin>(m: &mut Module<P>, hook: u32, req: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    m.call(hook, req, &mut out);
+    out
+}
+
+fn check(name: &str, got: &[u8]) {
+    let want = golden(name);
+    assert!(got == want.as_slice(), "{}: the SDK encodes\n{:02x?}\nthe golden vector is\n{:02x?}", name, got, want);
+}
+
+#[test]
+fn golden_vectors() {
+    let mut m = Module::new(Golden::default(), crate::__hooks!(Golden));
+
+    // Requests the host encodes.
+    let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
+    assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
+    {
+        let s = m.session.as_ref().unwrap();
+        let v = s.view();
+        assert_eq!((v.nodes.len(), v.queues.len(), v.jobs.len(), v.tasks.len()), (1, 1, 1, 2));
+        let (n, j, t0, t1) = (&v.nodes[0], &v.jobs[0], &v.tasks[0], &v.tasks[1]);
+        assert_eq!(n.name, "n0");
+        assert_eq!(n.labels["zone"], "a");
+        assert_eq!(n.taints[0].effect, "NoSchedule");
+        assert_eq!(n.allocatable.scalar("nvidia.com/gpu"), 2000);
+        assert_eq!((n.idle.milli_cpu, n.pods), (6000, 1));
+        assert_eq!((j.priority, j.min_task_member["worker"], j.creation_time), (-5, 2, 1735689600000));
+        assert_eq!(j.phase, phase::INQUEUE);
+        assert_eq!(t1.node, -1);
+        assert_eq!(t1.node_selector["zone"], "a");
+        assert_eq!(t1.priority_class_name, "low");
+        assert_eq!(t0.tolerations[0].operator, "Exists");
+        assert_eq!(s.tasks_of(j).count(), 2);
+        assert_eq!(s.arguments().str("binpack.resources"), Some("nvidia.com/gpu"));
+        assert_eq!(s.arguments().int("binpack.weight", 0).unwrap(), 10);
+    }
+
+    // The delta resends task 1 (an event touched it) and nothing else.
+    call(&mut m, HOOK_SESSION_CLOSE, &golden("request_session_close"));
+    m.last.as_mut().unwrap().tasks[1].status = status::ALLOCATED.into(); // what an event had done
+    let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open_delta")));
+    assert_eq!((code, msg.as_str()), (0, ""), "request_session_open_delta");
+    {
+        let v = m.session.as_ref().unwrap().view();
+        assert_eq!(v.tasks[1].status, status::PENDING, "after the delta");
+        assert_eq!(v.nodes[0].name, "n0");
+    }
+
+    // Events ride on a request: task 1 placed on node 0, job 0 admitted.
+    m.session.as_mut().unwrap().view_mut().jobs[0].phase = phase::PENDING.into();
+    let (code, msg) = reply(&call(&mut m, HOOK_PREDICATE_BATCH, &golden("request_predicate_batch")));
+    assert_eq!((code, msg.as_str()), (0, ""), "request_predicate_batch");
+    {
+        let v = m.session.as_ref().unwrap().view();
+        let (t, n) = (&v.tasks[1], &v.nodes[0]);
+        assert_eq!((t.status.as_str(), t.node, n.idle.milli_cpu), (status::ALLOCATED, 0, 4000));
+        assert_eq!(v.jobs[0].phase, phase::INQUEUE);
+    }
+
+    // Replies this SDK encodes, each to a request vector or a plain one.
+    let cases: Vec<(&str, u32, Vec<u8>)> = vec![
+        ("reply_predicate_batch", HOOK_PREDICATE_BATCH, request(&[], args(&[("nodes", &[0, 0])], &[("task", 1)]))),
+        ("reply_job_order_keys", HOOK_JOB_ORDER_KEYS, request(&[], args(&[("jobs", &[0, 0])], &[]))),
+        ("reply_preemptable", HOOK_PREEMPTABLE, golden("request_preemptable")),
+        ("reply_node_order_batch", HOOK_NODE_ORDER_BATCH, request(&[], args(&[("nodes", &[0, 0, 0])], &[("task", 0)]))),
+        ("reply_job_valid", HOOK_JOB_VALID, request(&[], args(&[], &[("job", 0)]))),
+        ("reply_session_close", HOOK_SESSION_CLOSE, golden("request_session_close")),
+    ];
+    for (name, hook, req) in cases {
+        check(name, &call(&mut m, hook, &req));
+    }
+
+    let mut bad = Module::new(BadArgs, crate::__hooks!(BadArgs));
+    let open = request(&[], |w| {
+        w.map(1);
+        w.str("arguments");
+        w.map(1);
+        w.str("binpack.weight");
+        w.str("ten");
+    });
+    check("reply_error", &call(&mut bad, HOOK_SESSION_OPEN, &open));
+}
+
+#[test]
+fn job_order_keys_request_decodes() {
+    let mut m = Module::new(Golden::default(), crate::__hooks!(Golden));
+    call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open"));
+    let out = call(&mut m, HOOK_JOB_ORDER_KEYS, &golden("request_job_order_keys"));
+    let mut r = Reader::new(&out);
+    r.array_len().unwrap();
+    assert_eq!(r.int().unwrap(), 0);
+    r.str().unwrap();
+    assert_eq!(r.array_len().unwrap(), 1, "one key for the one job of the request");
+}

@@ -1,0 +1,238 @@
+//! The hooks a policy may implement: [`Plugin`] for what every policy has,
+//! and one small trait per scheduler hook, mirroring the native framework.
+//! [`export!`](crate::export) declares to the scheduler exactly the hook
+//! traits the plugin type implements; the scheduler calls no other.
+//!
+//! Every hook gets the [`Session`] read-only: the SDK keeps its view
+//! current. A plugin keeps its own state in its fields (`&mut self`).
+
+use crate::session::Session;
+use crate::view::{Job, Node, Queue, Task};
+
+/// The error a hook may fail with; any `std::error::Error`, or a message
+/// (`Err("no GPUs".into())`).
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// A policy. One value of the type serves every session of a module
+/// instance, in turn; the scheduler runs as many instances as it has
+/// concurrent callers, so state is never shared between threads.
+pub trait Plugin {
+    /// The policy's name, informational: the scheduler's configuration names
+    /// a module by its file name. Other modules see it in
+    /// [`View::plugins`](crate::View::plugins).
+    const NAME: &'static str;
+
+    /// Whether the plugin's order keys depend only on what does not change
+    /// within a session (priorities, names, annotations), not on placements:
+    /// the scheduler then asks for each key once per session instead of
+    /// after every placement.
+    const STABLE_ORDER_KEYS: bool = false;
+
+    /// Prepares per-session state (shares, indexes) once the view has
+    /// arrived. An error fails the session's calls to this plugin as the
+    /// configuration's failure policy says.
+    fn on_session_open(&mut self, _s: &Session) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Runs when the session closes: the place to set PodGroup conditions
+    /// ([`Session::set_condition`]) and release per-session state.
+    fn on_session_close(&mut self, _s: &Session) {}
+
+    /// A task was placed, pipelined, or its eviction was undone; the view
+    /// already shows it (its status says which).
+    fn on_allocate(&mut self, _s: &Session, _task: &Task) {}
+
+    /// A task was taken off its node or evicted; the view already shows it.
+    fn on_deallocate(&mut self, _s: &Session, _task: &Task) {}
+
+    /// A job was admitted: its phase is now `Inqueue` in the view.
+    fn on_job_enqueued(&mut self, _s: &Session, _job: &Job) {}
+}
+
+/// Orders jobs within a queue. Keys are compared element by element, the
+/// lower key goes first, a missing element counts as 0, and equal keys leave
+/// the decision to the next plugin.
+pub trait JobOrder: Plugin {
+    /// `[f64; N]` for a key of fixed length (no allocation), `Vec<f64>`
+    /// otherwise.
+    type Key: AsRef<[f64]>;
+    fn job_order_key(&mut self, s: &Session, job: &Job) -> Self::Key;
+}
+
+/// Orders the tasks of a job (see [`JobOrder`] for keys).
+pub trait TaskOrder: Plugin {
+    type Key: AsRef<[f64]>;
+    fn task_order_key(&mut self, s: &Session, task: &Task) -> Self::Key;
+}
+
+/// Orders queues (see [`JobOrder`] for keys).
+pub trait QueueOrder: Plugin {
+    type Key: AsRef<[f64]>;
+    fn queue_order_key(&mut self, s: &Session, queue: &Queue) -> Self::Key;
+}
+
+/// Orders the queues preemption takes victims from, for a preemptor in the
+/// queue `preemptor` (see [`JobOrder`] for keys).
+pub trait VictimQueueOrder: Plugin {
+    type Key: AsRef<[f64]>;
+    fn victim_queue_order_key(&mut self, s: &Session, queue: &Queue, preemptor: &Queue) -> Self::Key;
+}
+
+/// Rejects a task before any node is looked at.
+pub trait PrePredicate: Plugin {
+    fn pre_predicate(&mut self, s: &Session, task: &Task) -> Verdict;
+}
+
+/// Decides for many nodes at once whether the task may go there:
+/// `verdicts[i]` is for `nodes[i]` and arrives as [`Verdict::PASS`].
+pub trait Predicate: Plugin {
+    fn predicate_batch(&mut self, s: &Session, task: &Task, nodes: &[&Node], verdicts: &mut [Verdict]);
+}
+
+/// Scores a task on many nodes at once: `scores[i]` is for `nodes[i]` and
+/// arrives as 0. The scheduler adds up the scores of every scoring plugin.
+pub trait NodeOrder: Plugin {
+    fn node_order_batch(&mut self, s: &Session, task: &Task, nodes: &[&Node], scores: &mut [f64]) -> Result<(), Error>;
+}
+
+/// May pick the node outright among the scored candidates, which arrive
+/// best score first; `None` leaves the choice to the scheduler.
+pub trait BestNode: Plugin {
+    fn best_node<'s>(&mut self, s: &'s Session, task: &'s Task, nodes: &[&'s Node], scores: &[f64]) -> Option<&'s Node>;
+}
+
+/// Names, among `candidates`, the tasks that may be evicted to make room for
+/// `preemptor` in its own queue; `None` abstains.
+pub trait Preemptable: Plugin {
+    fn preemptable<'s>(&mut self, s: &'s Session, preemptor: &'s Task, candidates: &[&'s Task]) -> Option<Vec<&'s Task>>;
+}
+
+/// [`Preemptable`] across queues: the tasks that may be evicted for
+/// `reclaimer`; `None` abstains.
+pub trait Reclaimable: Plugin {
+    fn reclaimable<'s>(&mut self, s: &'s Session, reclaimer: &'s Task, candidates: &[&'s Task]) -> Option<Vec<&'s Task>>;
+}
+
+/// Says a queue uses more than its share; any plugin saying so stops
+/// allocation to the queue.
+pub trait Overused: Plugin {
+    fn overused(&mut self, s: &Session, queue: &Queue) -> bool;
+}
+
+/// Says whether the queue may take the task now.
+pub trait Allocatable: Plugin {
+    fn allocatable(&mut self, s: &Session, queue: &Queue, task: &Task) -> bool;
+}
+
+/// Says whether the queue may reclaim for these tasks.
+pub trait Preemptive: Plugin {
+    fn preemptive(&mut self, s: &Session, queue: &Queue, tasks: &[&Task]) -> bool;
+}
+
+/// Says whether a job's placements may be committed.
+pub trait JobReady: Plugin {
+    fn job_ready(&mut self, s: &Session, job: &Job) -> bool;
+}
+
+/// Votes whether a job may keep its pipelined tasks.
+pub trait JobPipelined: Plugin {
+    fn job_pipelined(&mut self, s: &Session, job: &Job) -> Vote;
+}
+
+/// Rejects a job before any action handles it.
+pub trait JobValid: Plugin {
+    fn job_valid(&mut self, s: &Session, job: &Job) -> Result<(), Invalid>;
+}
+
+/// Votes whether a pending job may be admitted.
+pub trait JobEnqueueable: Plugin {
+    fn job_enqueueable(&mut self, s: &Session, job: &Job) -> Vote;
+}
+
+/// Says whether a job still needs resources.
+pub trait JobStarving: Plugin {
+    fn job_starving(&mut self, s: &Session, job: &Job) -> bool;
+}
+
+/// Names tasks to evict whatever needs room.
+pub trait VictimTasks: Plugin {
+    fn victim_tasks<'s>(&mut self, s: &'s Session, tasks: &[&'s Task]) -> Vec<&'s Task>;
+}
+
+/// Picks the job to serve first among starving ones; `None` leaves the
+/// choice to the scheduler.
+pub trait TargetJob: Plugin {
+    fn target_job<'s>(&mut self, s: &'s Session, jobs: &[&'s Job]) -> Option<&'s Job>;
+}
+
+/// A hook's status, shared with the scheduler's native framework
+/// (docs/abi.md, section 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum Code {
+    Success = 0,
+    /// The plugin failed.
+    Error = 1,
+    /// Not on this node.
+    Unschedulable = 2,
+    /// Not on this node, and preemption cannot help.
+    UnschedulableAndUnresolvable = 3,
+    Wait = 4,
+    Skip = 5,
+}
+
+/// One node's answer to a predicate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub code: Code,
+    pub reason: String,
+}
+
+impl Verdict {
+    /// The verdict of a node the task may use.
+    pub const PASS: Verdict = Verdict { code: Code::Success, reason: String::new() };
+
+    /// An `Unschedulable` verdict, with a reason in kube-scheduler's style
+    /// ("node(s) had untolerated taint {spot: true}").
+    pub fn reject(reason: impl Into<String>) -> Verdict {
+        Verdict { code: Code::Unschedulable, reason: reason.into() }
+    }
+
+    /// An `UnschedulableAndUnresolvable` verdict: preemption cannot help.
+    pub fn unresolvable(reason: impl Into<String>) -> Verdict {
+        Verdict { code: Code::UnschedulableAndUnresolvable, reason: reason.into() }
+    }
+
+    pub fn is_pass(&self) -> bool {
+        self.code == Code::Success
+    }
+}
+
+impl Default for Verdict {
+    fn default() -> Self {
+        Verdict::PASS
+    }
+}
+
+/// An answer to a question decided by permit, abstain or reject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum Vote {
+    Reject = -1,
+    Abstain = 0,
+    Permit = 1,
+}
+
+/// A failed [`JobValid`] answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid {
+    pub reason: String,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(reason: impl Into<String>, message: impl Into<String>) -> Invalid {
+        Invalid { reason: reason.into(), message: message.into() }
+    }
+}

@@ -1,0 +1,692 @@
+//! The module's side of `caldera_call` (docs/abi.md, sections 5 to 7): it
+//! decodes the request envelope, applies the events to the session view,
+//! turns handles into references, runs the plugin's hook and encodes the
+//! reply. One `Module` lives in each Wasm instance and serves one session
+//! at a time.
+
+use crate::arguments::Arguments;
+use crate::delta;
+use crate::hooks::{Code, Error, Invalid, Plugin, Verdict, Vote};
+use crate::msgpack::{DecodeError, Reader, Writer};
+use crate::session::{Condition, Session, EVENT_ALLOCATE, EVENT_BIND, EVENT_DEALLOCATE, EVENT_ENQUEUE, EVENT_EVICT, EVENT_PIPELINE, EVENT_UNEVICT};
+use crate::view::{Handle, Job, Node, Queue, Task, View};
+
+/// The ABI version this SDK speaks.
+pub(crate) const ABI_MAJOR: u32 = 1;
+pub(crate) const ABI_MINOR: u32 = 1;
+/// The newest event kind of ABI 1.1; newer kinds are ignored.
+const LAST_EVENT: i32 = EVENT_BIND;
+
+/// Reported in the module's descriptor.
+pub const SDK_VERSION: &str = concat!("caldera-rust ", env!("CARGO_PKG_VERSION"));
+
+// Hook IDs (docs/abi.md, section 5).
+pub(crate) const HOOK_SESSION_OPEN: u32 = 1;
+pub(crate) const HOOK_SESSION_CLOSE: u32 = 2;
+pub(crate) const HOOK_JOB_ORDER_KEYS: u32 = 3;
+pub(crate) const HOOK_TASK_ORDER_KEYS: u32 = 5;
+pub(crate) const HOOK_QUEUE_ORDER_KEYS: u32 = 6;
+pub(crate) const HOOK_PRE_PREDICATE: u32 = 7;
+pub(crate) const HOOK_PREDICATE_BATCH: u32 = 8;
+pub(crate) const HOOK_NODE_ORDER_BATCH: u32 = 9;
+pub(crate) const HOOK_BEST_NODE: u32 = 10;
+pub(crate) const HOOK_PREEMPTABLE: u32 = 11;
+pub(crate) const HOOK_RECLAIMABLE: u32 = 12;
+pub(crate) const HOOK_OVERUSED: u32 = 13;
+pub(crate) const HOOK_ALLOCATABLE: u32 = 14;
+pub(crate) const HOOK_JOB_READY: u32 = 15;
+pub(crate) const HOOK_JOB_PIPELINED: u32 = 16;
+pub(crate) const HOOK_JOB_VALID: u32 = 17;
+pub(crate) const HOOK_JOB_ENQUEUEABLE: u32 = 18;
+pub(crate) const HOOK_JOB_STARVING: u32 = 20;
+pub(crate) const HOOK_VICTIM_TASKS: u32 = 21;
+pub(crate) const HOOK_PREEMPTIVE: u32 = 22;
+pub(crate) const HOOK_VICTIM_QUEUE_ORDER_KEYS: u32 = 23;
+pub(crate) const HOOK_TARGET_JOB: u32 = 24;
+
+// Reply codes that are not hook statuses.
+const CODE_UNKNOWN_HOOK: i32 = 64;
+const CODE_DECODE_FAILED: i32 = 65;
+
+pub type KeyFn<P, T> = fn(&mut P, &Session, &T, &mut Vec<f64>);
+pub type VictimQueueKeyFn<P> = fn(&mut P, &Session, &Queue, &Queue, &mut Vec<f64>);
+pub type VictimFn<P> = fn(&mut P, &Session, &Task, &[&Task], &mut Vec<Handle>) -> bool;
+pub type JobFn<P, R> = fn(&mut P, &Session, &Job) -> R;
+pub type PrePredicateFn<P> = fn(&mut P, &Session, &Task) -> Verdict;
+pub type PredicateFn<P> = fn(&mut P, &Session, &Task, &[&Node], &mut [Verdict]);
+pub type NodeOrderFn<P> = fn(&mut P, &Session, &Task, &[&Node], &mut [f64]) -> Result<(), Error>;
+pub type BestNodeFn<P> = fn(&mut P, &Session, &Task, &[&Node], &[f64]) -> Handle;
+pub type QueueFn<P> = fn(&mut P, &Session, &Queue) -> bool;
+pub type AllocatableFn<P> = fn(&mut P, &Session, &Queue, &Task) -> bool;
+pub type PreemptiveFn<P> = fn(&mut P, &Session, &Queue, &[&Task]) -> bool;
+pub type VictimTasksFn<P> = fn(&mut P, &Session, &[&Task], &mut Vec<Handle>);
+pub type TargetJobFn<P> = fn(&mut P, &Session, &[&Job]) -> Handle;
+
+/// The hooks a plugin type implements, found by [`export!`](crate::export).
+#[doc(hidden)]
+pub struct Hooks<P> {
+    pub job_order_keys: Option<KeyFn<P, Job>>,
+    pub task_order_keys: Option<KeyFn<P, Task>>,
+    pub queue_order_keys: Option<KeyFn<P, Queue>>,
+    pub victim_queue_order_keys: Option<VictimQueueKeyFn<P>>,
+    pub pre_predicate: Option<PrePredicateFn<P>>,
+    pub predicate_batch: Option<PredicateFn<P>>,
+    pub node_order_batch: Option<NodeOrderFn<P>>,
+    pub best_node: Option<BestNodeFn<P>>,
+    pub preemptable: Option<VictimFn<P>>,
+    pub reclaimable: Option<VictimFn<P>>,
+    pub overused: Option<QueueFn<P>>,
+    pub allocatable: Option<AllocatableFn<P>>,
+    pub preemptive: Option<PreemptiveFn<P>>,
+    pub job_ready: Option<JobFn<P, bool>>,
+    pub job_pipelined: Option<JobFn<P, Vote>>,
+    pub job_valid: Option<JobFn<P, Result<(), Invalid>>>,
+    pub job_enqueueable: Option<JobFn<P, Vote>>,
+    pub job_starving: Option<JobFn<P, bool>>,
+    pub victim_tasks: Option<VictimTasksFn<P>>,
+    pub target_job: Option<TargetJobFn<P>>,
+}
+
+impl<P> Hooks<P> {
+    /// The ABI names of the hooks, in the Go SDK's order.
+    pub(crate) fn names(&self) -> Vec<&'static str> {
+        let mut out = vec!["session_open", "session_close"];
+        for (has, name) in [
+            (self.job_order_keys.is_some(), "job_order_keys"),
+            (self.task_order_keys.is_some(), "task_order_keys"),
+            (self.queue_order_keys.is_some(), "queue_order_keys"),
+            (self.victim_queue_order_keys.is_some(), "victim_queue_order_keys"),
+            (self.pre_predicate.is_some(), "pre_predicate"),
+            (self.predicate_batch.is_some(), "predicate_batch"),
+            (self.node_order_batch.is_some(), "node_order_batch"),
+            (self.best_node.is_some(), "best_node"),
+            (self.preemptable.is_some(), "preemptable"),
+            (self.reclaimable.is_some(), "reclaimable"),
+            (self.overused.is_some(), "overused"),
+            (self.allocatable.is_some(), "allocatable"),
+            (self.preemptive.is_some(), "preemptive"),
+            (self.job_ready.is_some(), "job_ready"),
+            (self.job_pipelined.is_some(), "job_pipelined"),
+            (self.job_valid.is_some(), "job_valid"),
+            (self.job_enqueueable.is_some(), "job_enqueueable"),
+            (self.job_starving.is_some(), "job_starving"),
+            (self.victim_tasks.is_some(), "victim_tasks"),
+            (self.target_job.is_some(), "target_job"),
+        ] {
+            if has {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
+
+/// What the module does for the exports, whatever the plugin's type.
+#[doc(hidden)]
+pub trait Serve {
+    /// Encodes the module's descriptor into out.
+    fn describe(&self, out: &mut Vec<u8>);
+    /// Serves one `caldera_call` and encodes the reply into out.
+    fn call(&mut self, hook: u32, request: &[u8], out: &mut Vec<u8>);
+}
+
+/// A plugin and the state the SDK keeps for it between calls.
+#[doc(hidden)]
+pub struct Module<P> {
+    pub(crate) plugin: P,
+    hooks: Hooks<P>,
+    pub(crate) session: Option<Session>,
+    // The view of the previous session, as events left it: the base of the
+    // next session's delta.
+    pub(crate) last: Option<View>,
+    args: Args,
+    // Results, reused from call to call.
+    keys: Vec<f64>,
+    key_ends: Vec<usize>,
+    scores: Vec<f64>,
+    verdicts: Vec<Verdict>,
+    handles: Vec<Handle>,
+}
+
+/// The handles of a hook's request (docs/abi.md, section 5); each hook
+/// sends the fields it needs, the others stay -1 or empty.
+#[derive(Default)]
+struct Args {
+    task: Handle,
+    job: Handle,
+    queue: Handle,
+    nodes: Vec<Handle>,
+    tasks: Vec<Handle>,
+    jobs: Vec<Handle>,
+    queues: Vec<Handle>,
+    scores: Vec<f64>,
+}
+
+/// A failed call: a code other than OK and its message.
+struct Failure(i32, String);
+
+impl From<DecodeError> for Failure {
+    fn from(e: DecodeError) -> Self {
+        Failure(CODE_DECODE_FAILED, e.0)
+    }
+}
+
+fn decode_failure(msg: String) -> Failure {
+    Failure(CODE_DECODE_FAILED, msg)
+}
+
+/// What an OK reply carries; bulky results wait in the module's buffers.
+enum Answer {
+    Nil,
+    Bool(bool),
+    Int(i32),
+    Keys,
+    Scores,
+    Verdicts,
+    Verdict(Verdict),
+    Victims(bool),
+    Handles,
+    Valid(Result<(), Invalid>),
+    Conditions(Vec<Condition>),
+}
+
+type Served = Result<Answer, Failure>;
+
+impl<P: Plugin> Module<P> {
+    pub fn new(plugin: P, hooks: Hooks<P>) -> Self {
+        Module {
+            plugin,
+            hooks,
+            session: None,
+            last: None,
+            args: Args::default(),
+            keys: Vec::new(),
+            key_ends: Vec::new(),
+            scores: Vec::new(),
+            verdicts: Vec::new(),
+            handles: Vec::new(),
+        }
+    }
+
+    fn serve(&mut self, hook: u32, request: &[u8]) -> Served {
+        let mut r = Reader::new(request);
+        let mut args: Option<&[u8]> = None;
+        for _ in 0..r.map_len()? {
+            match r.str()? {
+                "e" => self.events(&mut r)?,
+                "a" => {
+                    let raw = r.raw()?;
+                    if raw != [0xc0] {
+                        args = Some(raw);
+                    }
+                }
+                _ => r.skip()?,
+            }
+        }
+        match hook {
+            HOOK_SESSION_OPEN => return self.open(args),
+            HOOK_SESSION_CLOSE => return Ok(self.close()),
+            _ => {}
+        }
+        if self.session.is_none() {
+            return Err(decode_failure("no session is open".into()));
+        }
+        self.decode_args(args).map_err(|e| decode_failure(format!("decoding the request: {}", e)))?;
+        self.dispatch(hook)
+    }
+
+    fn events(&mut self, r: &mut Reader<'_>) -> Result<(), Failure> {
+        if r.is_nil() {
+            return Ok(r.nil()?);
+        }
+        for _ in 0..r.array_len()? {
+            let mut ev = [0i32; 3];
+            for j in 0..r.array_len()? {
+                let v = r.i32()?;
+                if let Some(slot) = ev.get_mut(j as usize) {
+                    *slot = v;
+                }
+            }
+            let s = self.session.as_mut().ok_or_else(|| decode_failure("event before session_open".into()))?;
+            s.apply(ev[0], ev[1], ev[2], LAST_EVENT).map_err(decode_failure)?;
+            let s = &*s;
+            match ev[0] {
+                EVENT_ENQUEUE => {
+                    if let Some(j) = s.job(ev[1]) {
+                        self.plugin.on_job_enqueued(s, j);
+                    }
+                }
+                EVENT_ALLOCATE | EVENT_PIPELINE | EVENT_UNEVICT => {
+                    if let Some(t) = s.task(ev[1]) {
+                        self.plugin.on_allocate(s, t);
+                    }
+                }
+                EVENT_DEALLOCATE | EVENT_EVICT => {
+                    if let Some(t) = s.task(ev[1]) {
+                        self.plugin.on_deallocate(s, t);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, args: Option<&[u8]>) -> Served {
+        self.session = None;
+        let last = self.last.take();
+        let (view, arguments) = match args {
+            None => (View::default(), Arguments::default()),
+            Some(raw) => open_args(raw, last).map_err(|e| decode_failure(format!("session_open: {}", e)))?,
+        };
+        let s = self.session.insert(Session::new(view, arguments));
+        self.plugin.on_session_open(s).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
+        Ok(Answer::Nil)
+    }
+
+    fn close(&mut self) -> Answer {
+        let s = match self.session.take() {
+            Some(s) => s,
+            None => return Answer::Nil,
+        };
+        self.plugin.on_session_close(&s);
+        let conditions = s.take_conditions();
+        // The view as the session left it is the base of the next session's
+        // delta; the scheduler knows which objects events changed and
+        // resends them.
+        self.last = Some(s.into_view());
+        if conditions.is_empty() {
+            Answer::Nil
+        } else {
+            Answer::Conditions(conditions)
+        }
+    }
+
+    fn decode_args(&mut self, raw: Option<&[u8]>) -> Result<(), DecodeError> {
+        let a = &mut self.args;
+        a.task = -1;
+        a.job = -1;
+        a.queue = -1;
+        for list in [&mut a.nodes, &mut a.tasks, &mut a.jobs, &mut a.queues] {
+            list.clear();
+        }
+        a.scores.clear();
+        let raw = match raw {
+            Some(raw) => raw,
+            None => return Ok(()),
+        };
+        let mut r = Reader::new(raw);
+        for _ in 0..r.map_len()? {
+            match r.str()? {
+                "task" => a.task = r.i32()?,
+                "job" => a.job = r.i32()?,
+                "queue" => a.queue = r.i32()?,
+                "nodes" => handles(&mut r, &mut a.nodes)?,
+                "tasks" => handles(&mut r, &mut a.tasks)?,
+                "jobs" => handles(&mut r, &mut a.jobs)?,
+                "queues" => handles(&mut r, &mut a.queues)?,
+                "scores" => {
+                    if r.is_nil() {
+                        r.nil()?;
+                    } else {
+                        for _ in 0..r.array_len()? {
+                            a.scores.push(r.f64()?);
+                        }
+                    }
+                }
+                _ => r.skip()?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a hook other than session_open and session_close.
+    fn dispatch(&mut self, hook: u32) -> Served {
+        let Module { plugin, hooks, session, args, keys, key_ends, scores, verdicts, handles, .. } = self;
+        let s = match session {
+            Some(s) => &*s,
+            None => return Err(decode_failure("no session is open".into())),
+        };
+        let unknown = |name: &str| Err(Failure(CODE_UNKNOWN_HOOK, format!("{} is not implemented", name)));
+        keys.clear();
+        key_ends.clear();
+        handles.clear();
+        match hook {
+            HOOK_JOB_ORDER_KEYS => {
+                let f = match hooks.job_order_keys {
+                    Some(f) => f,
+                    None => return unknown("job_order_keys"),
+                };
+                for j in list(s.jobs(), &args.jobs, "job")? {
+                    f(plugin, s, j, keys);
+                    key_ends.push(keys.len());
+                }
+                Ok(Answer::Keys)
+            }
+            HOOK_TASK_ORDER_KEYS => {
+                let f = match hooks.task_order_keys {
+                    Some(f) => f,
+                    None => return unknown("task_order_keys"),
+                };
+                for t in list(s.tasks(), &args.tasks, "task")? {
+                    f(plugin, s, t, keys);
+                    key_ends.push(keys.len());
+                }
+                Ok(Answer::Keys)
+            }
+            HOOK_QUEUE_ORDER_KEYS => {
+                let f = match hooks.queue_order_keys {
+                    Some(f) => f,
+                    None => return unknown("queue_order_keys"),
+                };
+                for q in list(s.queues(), &args.queues, "queue")? {
+                    f(plugin, s, q, keys);
+                    key_ends.push(keys.len());
+                }
+                Ok(Answer::Keys)
+            }
+            HOOK_VICTIM_QUEUE_ORDER_KEYS => {
+                let f = match hooks.victim_queue_order_keys {
+                    Some(f) => f,
+                    None => return unknown("victim_queue_order_keys"),
+                };
+                let preemptor = one(s.queues(), args.queue, "queue")?;
+                for q in list(s.queues(), &args.queues, "queue")? {
+                    f(plugin, s, q, preemptor, keys);
+                    key_ends.push(keys.len());
+                }
+                Ok(Answer::Keys)
+            }
+            HOOK_PRE_PREDICATE => {
+                let f = match hooks.pre_predicate {
+                    Some(f) => f,
+                    None => return unknown("pre_predicate"),
+                };
+                let t = one(s.tasks(), args.task, "task")?;
+                Ok(Answer::Verdict(f(plugin, s, t)))
+            }
+            HOOK_PREDICATE_BATCH => {
+                let f = match hooks.predicate_batch {
+                    Some(f) => f,
+                    None => return unknown("predicate_batch"),
+                };
+                let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("predicate_batch: {}", e.0)))?;
+                verdicts.clear();
+                verdicts.resize(nodes.len(), Verdict::PASS);
+                f(plugin, s, t, &nodes, verdicts);
+                Ok(Answer::Verdicts)
+            }
+            HOOK_NODE_ORDER_BATCH => {
+                let f = match hooks.node_order_batch {
+                    Some(f) => f,
+                    None => return unknown("node_order_batch"),
+                };
+                let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("node_order_batch: {}", e.0)))?;
+                scores.clear();
+                scores.resize(nodes.len(), 0.0);
+                f(plugin, s, t, &nodes, scores).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
+                Ok(Answer::Scores)
+            }
+            HOOK_BEST_NODE => {
+                let f = match hooks.best_node {
+                    Some(f) => f,
+                    None => return unknown("best_node"),
+                };
+                let (t, nodes) = task_on_nodes(s, args)?;
+                if args.scores.len() != nodes.len() {
+                    return Err(decode_failure(format!("best_node: {} scores for {} nodes", args.scores.len(), nodes.len())));
+                }
+                Ok(Answer::Int(f(plugin, s, t, &nodes, &args.scores)))
+            }
+            HOOK_PREEMPTABLE | HOOK_RECLAIMABLE => {
+                let (f, name) = if hook == HOOK_PREEMPTABLE { (hooks.preemptable, "preemptable") } else { (hooks.reclaimable, "reclaimable") };
+                let f = match f {
+                    Some(f) => f,
+                    None => return unknown(name),
+                };
+                let t = one(s.tasks(), args.task, "task")?;
+                let candidates = list(s.tasks(), &args.tasks, "task")?;
+                Ok(Answer::Victims(f(plugin, s, t, &candidates, handles)))
+            }
+            HOOK_VICTIM_TASKS => {
+                let f = match hooks.victim_tasks {
+                    Some(f) => f,
+                    None => return unknown("victim_tasks"),
+                };
+                let tasks = list(s.tasks(), &args.tasks, "task")?;
+                f(plugin, s, &tasks, handles);
+                Ok(Answer::Handles)
+            }
+            HOOK_OVERUSED => {
+                let f = match hooks.overused {
+                    Some(f) => f,
+                    None => return unknown("overused"),
+                };
+                Ok(Answer::Bool(f(plugin, s, one(s.queues(), args.queue, "queue")?)))
+            }
+            HOOK_ALLOCATABLE => {
+                let f = match hooks.allocatable {
+                    Some(f) => f,
+                    None => return unknown("allocatable"),
+                };
+                let q = one(s.queues(), args.queue, "queue")?;
+                let t = one(s.tasks(), args.task, "task")?;
+                Ok(Answer::Bool(f(plugin, s, q, t)))
+            }
+            HOOK_PREEMPTIVE => {
+                let f = match hooks.preemptive {
+                    Some(f) => f,
+                    None => return unknown("preemptive"),
+                };
+                let q = one(s.queues(), args.queue, "queue")?;
+                let tasks = list(s.tasks(), &args.tasks, "task")?;
+                Ok(Answer::Bool(f(plugin, s, q, &tasks)))
+            }
+            HOOK_JOB_READY | HOOK_JOB_STARVING => {
+                let (f, name) = if hook == HOOK_JOB_READY { (hooks.job_ready, "job_ready") } else { (hooks.job_starving, "job_starving") };
+                let f = match f {
+                    Some(f) => f,
+                    None => return unknown(name),
+                };
+                Ok(Answer::Bool(f(plugin, s, one(s.jobs(), args.job, "job")?)))
+            }
+            HOOK_JOB_PIPELINED | HOOK_JOB_ENQUEUEABLE => {
+                let (f, name) =
+                    if hook == HOOK_JOB_PIPELINED { (hooks.job_pipelined, "job_pipelined") } else { (hooks.job_enqueueable, "job_enqueueable") };
+                let f = match f {
+                    Some(f) => f,
+                    None => return unknown(name),
+                };
+                Ok(Answer::Int(f(plugin, s, one(s.jobs(), args.job, "job")?) as i32))
+            }
+            HOOK_JOB_VALID => {
+                let f = match hooks.job_valid {
+                    Some(f) => f,
+                    None => return unknown("job_valid"),
+                };
+                Ok(Answer::Valid(f(plugin, s, one(s.jobs(), args.job, "job")?)))
+            }
+            HOOK_TARGET_JOB => {
+                let f = match hooks.target_job {
+                    Some(f) => f,
+                    None => return unknown("target_job"),
+                };
+                let jobs = list(s.jobs(), &args.jobs, "job")?;
+                Ok(Answer::Int(f(plugin, s, &jobs)))
+            }
+            _ => Err(Failure(CODE_UNKNOWN_HOOK, format!("hook {} is not implemented by {}", hook, SDK_VERSION))),
+        }
+    }
+
+    /// Appends an OK reply's result.
+    fn encode(&self, answer: Answer, w: &mut Writer<'_>) {
+        match answer {
+            Answer::Nil => w.nil(),
+            Answer::Bool(v) => w.bool(v),
+            Answer::Int(v) => w.int(i64::from(v)),
+            Answer::Keys => {
+                w.array(self.key_ends.len());
+                let mut start = 0;
+                for &end in &self.key_ends {
+                    w.array(end - start);
+                    for &f in &self.keys[start..end] {
+                        w.f64(f);
+                    }
+                    start = end;
+                }
+            }
+            Answer::Scores => {
+                w.array(self.scores.len());
+                for &f in &self.scores {
+                    w.f64(f);
+                }
+            }
+            Answer::Verdicts => {
+                w.array(self.verdicts.len());
+                for v in &self.verdicts {
+                    verdict(w, v);
+                }
+            }
+            Answer::Verdict(v) => verdict(w, &v),
+            Answer::Victims(voted) => {
+                w.array(2);
+                w.bool(voted);
+                self.encode(Answer::Handles, w);
+            }
+            Answer::Handles => {
+                w.array(self.handles.len());
+                for &h in &self.handles {
+                    w.int(i64::from(h));
+                }
+            }
+            Answer::Valid(v) => {
+                w.map(3);
+                w.str("pass");
+                w.bool(v.is_ok());
+                let (reason, message) = match &v {
+                    Ok(()) => ("", ""),
+                    Err(i) => (i.reason.as_str(), i.message.as_str()),
+                };
+                w.str("reason");
+                w.str(reason);
+                w.str("message");
+                w.str(message);
+            }
+            Answer::Conditions(cs) => {
+                w.map(1);
+                w.str("conditions");
+                w.array(cs.len());
+                for c in &cs {
+                    w.map(5);
+                    w.str("job");
+                    w.int(i64::from(c.job));
+                    for (k, v) in [("type", &c.kind), ("status", &c.status), ("reason", &c.reason), ("message", &c.message)] {
+                        w.str(k);
+                        w.str(v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<P: Plugin> Serve for Module<P> {
+    /// `{name, abi: [major, minor], hooks, stableKeys, deltas, sdk}`, as the
+    /// Go SDK writes it.
+    fn describe(&self, out: &mut Vec<u8>) {
+        out.clear();
+        let mut w = Writer(out);
+        w.map(6);
+        w.str("name");
+        w.str(P::NAME);
+        w.str("abi");
+        w.array(2);
+        w.int(i64::from(ABI_MAJOR));
+        w.int(i64::from(ABI_MINOR));
+        w.str("hooks");
+        let names = self.hooks.names();
+        w.array(names.len());
+        for n in names {
+            w.str(n);
+        }
+        w.str("stableKeys");
+        w.bool(P::STABLE_ORDER_KEYS);
+        w.str("deltas");
+        w.bool(true);
+        w.str("sdk");
+        w.str(SDK_VERSION);
+    }
+
+    /// `[code, message, result]`.
+    fn call(&mut self, hook: u32, request: &[u8], out: &mut Vec<u8>) {
+        let served = self.serve(hook, request);
+        out.clear();
+        let mut w = Writer(out);
+        w.array(3);
+        match served {
+            Ok(answer) => {
+                w.int(0);
+                w.str("");
+                self.encode(answer, &mut w);
+            }
+            Err(Failure(code, msg)) => {
+                w.int(i64::from(code));
+                w.str(&msg);
+                w.nil();
+            }
+        }
+    }
+}
+
+/// Decodes session_open's args: a whole view, or a delta over the held one.
+fn open_args(raw: &[u8], last: Option<View>) -> Result<(View, Arguments), DecodeError> {
+    let mut r = Reader::new(raw);
+    let mut view: Option<View> = None;
+    let mut delta: Option<&[u8]> = None;
+    let mut arguments = Arguments::default();
+    for _ in 0..r.map_len()? {
+        match r.str()? {
+            "view" => view = Some(r.decode()?),
+            "delta" => delta = Some(r.raw()?),
+            "arguments" => arguments = r.decode()?,
+            _ => r.skip()?,
+        }
+    }
+    if let Some(d) = delta {
+        let mut v = last.ok_or_else(|| DecodeError("a delta arrived but this instance holds no earlier view".into()))?;
+        delta::apply(&mut v, &mut Reader::new(d))?;
+        return Ok((v, arguments));
+    }
+    Ok((view.unwrap_or_default(), arguments))
+}
+
+fn handles(r: &mut Reader<'_>, out: &mut Vec<Handle>) -> Result<(), DecodeError> {
+    if r.is_nil() {
+        return r.nil();
+    }
+    for _ in 0..r.array_len()? {
+        out.push(r.i32()?);
+    }
+    Ok(())
+}
+
+fn one<'s, T>(all: &'s [T], h: Handle, kind: &str) -> Result<&'s T, Failure> {
+    usize::try_from(h)
+        .ok()
+        .and_then(|i| all.get(i))
+        .ok_or_else(|| decode_failure(format!("{} handle {} of {}", kind, h, all.len())))
+}
+
+fn list<'s, T>(all: &'s [T], hs: &[Handle], kind: &str) -> Result<Vec<&'s T>, Failure> {
+    hs.iter().map(|&h| one(all, h, kind)).collect()
+}
+
+fn task_on_nodes<'s>(s: &'s Session, args: &Args) -> Result<(&'s Task, Vec<&'s Node>), Failure> {
+    Ok((one(s.tasks(), args.task, "task")?, list(s.nodes(), &args.nodes, "node")?))
+}
+
+fn verdict(w: &mut Writer<'_>, v: &Verdict) {
+    w.array(2);
+    w.int(v.code as i64);
+    w.str(&v.reason);
+}

@@ -1,0 +1,249 @@
+//! The dispatcher: declared hooks, the descriptor, events reaching the
+//! plugin, deltas, and the failures a confused host gets.
+
+use crate::golden_tests::{args, reply, request};
+use crate::hooks::*;
+use crate::module::*;
+use crate::msgpack::{Reader, Writer};
+use crate::session::Session;
+use crate::view::{status, Job, Node, Resource, Task, View};
+
+#[derive(Default)]
+struct Counter {
+    allocated: Vec<String>,
+    deallocated: Vec<String>,
+    enqueued: Vec<String>,
+}
+
+impl Plugin for Counter {
+    const NAME: &'static str = "counter";
+    const STABLE_ORDER_KEYS: bool = true;
+
+    fn on_allocate(&mut self, _: &Session, t: &Task) {
+        self.allocated.push(format!("{}:{}", t.name, t.status));
+    }
+
+    fn on_deallocate(&mut self, _: &Session, t: &Task) {
+        self.deallocated.push(format!("{}:{}", t.name, t.status));
+    }
+
+    fn on_job_enqueued(&mut self, _: &Session, j: &Job) {
+        self.enqueued.push(j.name.clone());
+    }
+}
+
+impl TaskOrder for Counter {
+    type Key = [f64; 2];
+    fn task_order_key(&mut self, _: &Session, t: &Task) -> [f64; 2] {
+        [t.priority as f64, 0.5]
+    }
+}
+
+impl JobStarving for Counter {
+    fn job_starving(&mut self, s: &Session, j: &Job) -> bool {
+        s.tasks_of(j).any(|t| t.status == status::PENDING)
+    }
+}
+
+impl BestNode for Counter {
+    fn best_node<'s>(&mut self, _: &'s Session, _: &'s Task, nodes: &[&'s Node], scores: &[f64]) -> Option<&'s Node> {
+        nodes.iter().zip(scores).find(|(_, &s)| s < 0.0).map(|(n, _)| *n)
+    }
+}
+
+fn module() -> Module<Counter> {
+    Module::new(Counter::default(), crate::__hooks!(Counter))
+}
+
+fn view() -> View {
+    let cpu = |m| Resource { milli_cpu: m, ..Resource::default() };
+    View {
+        nodes: vec![
+            Node { name: "n0".into(), allocatable: cpu(4000), idle: cpu(4000), ..Node::default() },
+            Node { name: "n1".into(), allocatable: cpu(4000), idle: cpu(4000), ..Node::default() },
+        ],
+        jobs: vec![Job { name: "j".into(), ..Job::default() }],
+        tasks: vec![
+            Task { name: "t0".into(), request: cpu(1000), priority: 3, ..Task::default() },
+            Task { name: "t1".into(), request: cpu(1000), ..Task::default() },
+        ],
+        ..View::default()
+    }
+}
+
+/// session_open with a whole view, encoded by rmp-serde as maps.
+fn open_request(v: &View) -> Vec<u8> {
+    let view = rmp_serde::to_vec_named(v).unwrap();
+    let mut b = request(&[], |w| {
+        w.map(1);
+        w.str("view");
+    });
+    b.extend_from_slice(&view);
+    b
+}
+
+fn call<P: Plugin>(m: &mut Module<P>, hook: u32, req: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    m.call(hook, req, &mut out);
+    out
+}
+
+#[test]
+fn export_declares_exactly_the_implemented_hooks() {
+    let names = crate::__hooks!(Counter).names();
+    assert_eq!(names, ["session_open", "session_close", "task_order_keys", "best_node", "job_starving"]);
+
+    let mut out = Vec::new();
+    module().describe(&mut out);
+    let mut r = Reader::new(&out);
+    assert_eq!(r.map_len().unwrap(), 6);
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        let key = r.str().unwrap().to_string();
+        match key.as_str() {
+            "name" => assert_eq!(r.str().unwrap(), "counter"),
+            "abi" => {
+                assert_eq!(r.array_len().unwrap(), 2);
+                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 1));
+            }
+            "hooks" => {
+                assert_eq!(r.array_len().unwrap() as usize, names.len());
+                for n in &names {
+                    assert_eq!(r.str().unwrap(), *n);
+                }
+            }
+            "stableKeys" | "deltas" => assert!(r.bool().unwrap(), "{}", key),
+            "sdk" => assert_eq!(r.str().unwrap(), SDK_VERSION),
+            other => panic!("unexpected key {}", other),
+        }
+        seen.push(key);
+    }
+    assert_eq!(seen, ["name", "abi", "hooks", "stableKeys", "deltas", "sdk"]);
+}
+
+#[test]
+fn events_update_the_view_and_reach_the_plugin() {
+    let mut m = module();
+    assert_eq!(reply(&call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()))).0, 0);
+    let req = request(&[[1, 0, 1], [2, 1, 0], [6, 0, -1], [3, 1, -1], [4, 0, 1], [5, 0, 1]], args(&[], &[("job", 0)]));
+    let out = call(&mut m, HOOK_JOB_STARVING, &req);
+    assert_eq!(reply(&out), (0, String::new()));
+    assert_eq!(*out.last().unwrap(), 0xc3, "t1 was deallocated: the job starves");
+    let p = &m.plugin;
+    assert_eq!(p.allocated, ["t0:Allocated", "t1:Pipelined", "t0:Running"]);
+    assert_eq!(p.deallocated, ["t1:Pending", "t0:Releasing"]);
+    assert_eq!(p.enqueued, ["j"]);
+    let v = m.session.as_ref().unwrap().view();
+    assert_eq!((v.nodes[1].idle.milli_cpu, v.nodes[1].releasing.milli_cpu, v.nodes[0].pipelined.milli_cpu), (3000, 0, 0));
+}
+
+#[test]
+fn keys_and_picks_are_encoded_per_object() {
+    let mut m = module();
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    let out = call(&mut m, HOOK_TASK_ORDER_KEYS, &request(&[], args(&[("tasks", &[1, 0])], &[])));
+    let mut want = Vec::new();
+    let mut w = Writer(&mut want);
+    w.array(3);
+    w.int(0);
+    w.str("");
+    w.array(2);
+    for p in [0.0, 3.0] {
+        w.array(2);
+        w.f64(p);
+        w.f64(0.5);
+    }
+    assert_eq!(out, want);
+
+    let best = |scores: &[f64]| {
+        let mut b = Vec::new();
+        let mut w = Writer(&mut b);
+        w.map(1);
+        w.str("a");
+        w.map(3);
+        w.str("task");
+        w.int(0);
+        w.str("nodes");
+        w.array(2);
+        w.int(0);
+        w.int(1);
+        w.str("scores");
+        w.array(scores.len());
+        for &s in scores {
+            w.f64(s);
+        }
+        b
+    };
+    let out = call(&mut m, HOOK_BEST_NODE, &best(&[3.0, -1.0]));
+    assert_eq!(*out.last().unwrap(), 1, "node 1");
+    let out = call(&mut m, HOOK_BEST_NODE, &best(&[3.0, 1.0]));
+    assert_eq!(*out.last().unwrap(), 0xff, "-1: no pick");
+    let (code, msg) = reply(&call(&mut m, HOOK_BEST_NODE, &best(&[3.0])));
+    assert_eq!((code, msg.as_str()), (65, "best_node: 1 scores for 2 nodes"));
+}
+
+#[test]
+fn a_confused_host_gets_clear_codes() {
+    let mut m = module();
+    let none = request(&[], args(&[], &[("job", 0)]));
+    assert_eq!(reply(&call(&mut m, HOOK_JOB_STARVING, &none)), (65, "no session is open".to_string()));
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    assert_eq!(reply(&call(&mut m, HOOK_OVERUSED, &none)), (64, "overused is not implemented".to_string()));
+    assert_eq!(reply(&call(&mut m, 99, &none)).0, 64);
+    let bad = request(&[], args(&[], &[("job", 7)]));
+    assert_eq!(reply(&call(&mut m, HOOK_JOB_STARVING, &bad)), (65, "job handle 7 of 1".to_string()));
+    let bad_event = request(&[[1, 9, 0]], args(&[], &[("job", 0)]));
+    assert_eq!(reply(&call(&mut m, HOOK_JOB_STARVING, &bad_event)), (65, "event 1 names task 9 of 2".to_string()));
+    assert_eq!(reply(&call(&mut m, HOOK_JOB_STARVING, b"\x93")).0, 65, "not a map");
+}
+
+/// `{delta: {tasks: {len, full, set}}}`.
+fn delta(len: i32, full: bool, set: &[(i32, &Task)]) -> Vec<u8> {
+    request(&[], |w| {
+        w.map(1);
+        w.str("delta");
+        w.map(1);
+        w.str("tasks");
+        w.map(3);
+        w.str("len");
+        w.int(i64::from(len));
+        w.str("full");
+        w.bool(full);
+        w.str("set");
+        w.array(set.len());
+        for (h, t) in set {
+            w.array(2);
+            w.int(i64::from(*h));
+            w.0.extend_from_slice(&rmp_serde::to_vec_named(t).unwrap());
+        }
+    })
+}
+
+#[test]
+fn deltas_apply_to_the_view_the_last_session_left() {
+    let mut m = module();
+    // No earlier view: the host must send the whole view.
+    let t = Task { name: "new".into(), ..Task::default() };
+    let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &delta(2, false, &[(1, &t)])));
+    assert_eq!((code, msg.as_str()), (65, "session_open: a delta arrived but this instance holds no earlier view"));
+
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    call(&mut m, HOOK_SESSION_CLOSE, &request(&[[1, 0, 0]], |w| w.nil()));
+    assert_eq!(reply(&call(&mut m, HOOK_SESSION_OPEN, &delta(2, false, &[(1, &t)]))).0, 0);
+    {
+        let s = m.session.as_ref().unwrap();
+        let names: Vec<_> = s.tasks().iter().map(|t| (t.name.as_str(), t.handle)).collect();
+        assert_eq!(names, [("t0", 0), ("new", 1)]);
+        assert_eq!(s.tasks()[0].status, status::ALLOCATED, "kept as the event left it");
+        assert_eq!(s.nodes()[0].idle.milli_cpu, 3000);
+        assert_eq!(s.tasks_of(&s.jobs()[0]).count(), 2);
+    }
+    call(&mut m, HOOK_SESSION_CLOSE, &request(&[], |w| w.nil()));
+    // A whole list replaces the held one.
+    assert_eq!(reply(&call(&mut m, HOOK_SESSION_OPEN, &delta(1, true, &[(0, &t)]))).0, 0);
+    assert_eq!(m.session.as_ref().unwrap().tasks().len(), 1);
+    call(&mut m, HOOK_SESSION_CLOSE, &request(&[], |w| w.nil()));
+    // A length that does not match the held list is refused.
+    let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &delta(5, false, &[])));
+    assert_eq!((code, msg.as_str()), (65, "session_open: delta tasks: the delta is for 5 objects, the view holds 1"));
+}

@@ -1,0 +1,348 @@
+//! One scheduling session as a plugin sees it.
+
+use std::cell::RefCell;
+
+use crate::arguments::Arguments;
+use crate::view::{phase, status, Handle, Job, Node, Queue, Task, View};
+
+/// The view of one scheduling session and the policy's arguments.
+///
+/// The view is read-only to plugins: the SDK keeps it current as the
+/// scheduler places tasks, and keeps it across sessions so that the next
+/// session sends only what changed. Keep your own state in your plugin.
+#[derive(Debug)]
+pub struct Session {
+    view: View,
+    arguments: Arguments,
+    // The tasks of job j are job_tasks[job_start[j]..job_start[j + 1]], in
+    // handle order.
+    job_start: Vec<u32>,
+    job_tasks: Vec<u32>,
+    conditions: RefCell<Vec<Condition>>,
+}
+
+/// A PodGroup condition to set when the session closes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Condition {
+    pub(crate) job: Handle,
+    pub(crate) kind: String,
+    pub(crate) status: String,
+    pub(crate) reason: String,
+    pub(crate) message: String,
+}
+
+/// Event kinds the scheduler forwards (docs/abi.md, section 6).
+pub(crate) const EVENT_ALLOCATE: i32 = 1;
+pub(crate) const EVENT_PIPELINE: i32 = 2;
+pub(crate) const EVENT_DEALLOCATE: i32 = 3;
+pub(crate) const EVENT_EVICT: i32 = 4;
+pub(crate) const EVENT_UNEVICT: i32 = 5;
+pub(crate) const EVENT_ENQUEUE: i32 = 6;
+pub(crate) const EVENT_BIND: i32 = 7;
+
+impl Session {
+    /// A session over a view, prepared as the SDK prepares one that arrives
+    /// from the scheduler: every object's handle set and each job's tasks
+    /// indexed. A plugin's unit tests build their sessions with it.
+    pub fn new(view: View, arguments: Arguments) -> Session {
+        let mut s = Session {
+            view,
+            arguments,
+            job_start: Vec::new(),
+            job_tasks: Vec::new(),
+            conditions: RefCell::new(Vec::new()),
+        };
+        s.index();
+        s
+    }
+
+    /// Sets every object's handle and lists each job's tasks.
+    fn index(&mut self) {
+        let v = &mut self.view;
+        for (i, n) in v.nodes.iter_mut().enumerate() {
+            n.handle = i as Handle;
+        }
+        for (i, q) in v.queues.iter_mut().enumerate() {
+            q.handle = i as Handle;
+        }
+        for (i, j) in v.jobs.iter_mut().enumerate() {
+            j.handle = i as Handle;
+        }
+        let jobs = v.jobs.len();
+        let mut start = vec![0u32; jobs + 1];
+        for (i, t) in v.tasks.iter_mut().enumerate() {
+            t.handle = i as Handle;
+            if let Ok(j) = usize::try_from(t.job) {
+                if j < jobs {
+                    start[j + 1] += 1;
+                }
+            }
+        }
+        for j in 0..jobs {
+            start[j + 1] += start[j];
+        }
+        let mut next = start.clone();
+        let mut list = vec![0u32; start[jobs] as usize];
+        for (i, t) in v.tasks.iter().enumerate() {
+            if let Ok(j) = usize::try_from(t.job) {
+                if j < jobs {
+                    list[next[j] as usize] = i as u32;
+                    next[j] += 1;
+                }
+            }
+        }
+        self.job_start = start;
+        self.job_tasks = list;
+    }
+
+    /// The whole view.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The policy's arguments from the scheduler configuration.
+    pub fn arguments(&self) -> &Arguments {
+        &self.arguments
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.view.nodes
+    }
+
+    pub fn queues(&self) -> &[Queue] {
+        &self.view.queues
+    }
+
+    pub fn jobs(&self) -> &[Job] {
+        &self.view.jobs
+    }
+
+    pub fn tasks(&self) -> &[Task] {
+        &self.view.tasks
+    }
+
+    /// The node with this handle; `None` for -1 or a handle out of range.
+    pub fn node(&self, h: Handle) -> Option<&Node> {
+        get(&self.view.nodes, h)
+    }
+
+    pub fn queue(&self, h: Handle) -> Option<&Queue> {
+        get(&self.view.queues, h)
+    }
+
+    pub fn job(&self, h: Handle) -> Option<&Job> {
+        get(&self.view.jobs, h)
+    }
+
+    pub fn task(&self, h: Handle) -> Option<&Task> {
+        get(&self.view.tasks, h)
+    }
+
+    /// The task's job.
+    pub fn job_of(&self, task: &Task) -> Option<&Job> {
+        self.job(task.job)
+    }
+
+    /// The node the task is on or placed on.
+    pub fn node_of(&self, task: &Task) -> Option<&Node> {
+        self.node(task.node)
+    }
+
+    /// The job's queue.
+    pub fn queue_of(&self, job: &Job) -> Option<&Queue> {
+        self.queue(job.queue)
+    }
+
+    /// The job's tasks, in handle order.
+    pub fn tasks_of(&self, job: &Job) -> impl ExactSizeIterator<Item = &Task> + DoubleEndedIterator + Clone + '_ {
+        let ids = match usize::try_from(job.handle) {
+            Ok(j) if j + 1 < self.job_start.len() => &self.job_tasks[self.job_start[j] as usize..self.job_start[j + 1] as usize],
+            _ => &[],
+        };
+        ids.iter().map(move |&i| &self.view.tasks[i as usize])
+    }
+
+    /// Asks the scheduler to set a condition on the job's PodGroup when the
+    /// session closes, as a native plugin does from OnSessionClose (for
+    /// example `Unschedulable`, `True`, `NotEnoughResources`, "3/4 tasks in
+    /// gang unschedulable"). A later call for the same job and type wins.
+    pub fn set_condition(&self, job: &Job, kind: &str, status: &str, reason: &str, message: &str) {
+        let mut cs = self.conditions.borrow_mut();
+        if let Some(c) = cs.iter_mut().find(|c| c.job == job.handle && c.kind == kind) {
+            c.status = status.to_string();
+            c.reason = reason.to_string();
+            c.message = message.to_string();
+            return;
+        }
+        cs.push(Condition {
+            job: job.handle,
+            kind: kind.to_string(),
+            status: status.to_string(),
+            reason: reason.to_string(),
+            message: message.to_string(),
+        });
+    }
+
+    pub(crate) fn take_conditions(&self) -> Vec<Condition> {
+        std::mem::take(&mut *self.conditions.borrow_mut())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn view_mut(&mut self) -> &mut View {
+        &mut self.view
+    }
+
+    pub(crate) fn into_view(self) -> View {
+        self.view
+    }
+
+    /// Brings the view up to date with one event, accounting resources the
+    /// way the scheduler's nodes do. Kinds beyond `last` (events of a newer
+    /// ABI minor) change nothing.
+    pub(crate) fn apply(&mut self, kind: i32, object: Handle, node: Handle, last: i32) -> Result<(), String> {
+        if kind > last || kind < EVENT_ALLOCATE {
+            return Ok(());
+        }
+        let v = &mut self.view;
+        if kind == EVENT_ENQUEUE {
+            let n = v.jobs.len();
+            let job = index(object, n).ok_or_else(|| format!("event {} names job {} of {}", kind, object, n))?;
+            v.jobs[job].phase = phase::INQUEUE.to_string();
+            return Ok(());
+        }
+        let n = v.tasks.len();
+        let t = index(object, n).ok_or_else(|| format!("event {} names task {} of {}", kind, object, n))?;
+        let nodes = v.nodes.len();
+        let on = index(node, nodes);
+        if kind != EVENT_DEALLOCATE && on.is_none() {
+            return Err(format!("event {} names node {} of {}", kind, node, nodes));
+        }
+        let task = &mut v.tasks[t];
+        match kind {
+            EVENT_ALLOCATE => {
+                let n = &mut v.nodes[on.unwrap_or_default()];
+                n.idle.sub(&task.request);
+                n.used.add(&task.request);
+                n.pods += 1;
+                set_status(task, status::ALLOCATED);
+                task.node = node;
+            }
+            EVENT_PIPELINE => {
+                v.nodes[on.unwrap_or_default()].pipelined.add(&task.request);
+                set_status(task, status::PIPELINED);
+                task.node = node;
+            }
+            EVENT_EVICT => {
+                v.nodes[on.unwrap_or_default()].releasing.add(&task.request);
+                set_status(task, status::RELEASING);
+            }
+            EVENT_UNEVICT => {
+                v.nodes[on.unwrap_or_default()].releasing.sub(&task.request);
+                set_status(task, status::RUNNING);
+            }
+            EVENT_BIND => set_status(task, status::BINDING),
+            EVENT_DEALLOCATE => {
+                if let Some(h) = index(task.node, nodes) {
+                    let n = &mut v.nodes[h];
+                    match task.status.as_str() {
+                        status::PIPELINED => n.pipelined.sub(&task.request),
+                        status::ALLOCATED | status::BINDING | status::BOUND | status::RUNNING => {
+                            n.idle.add(&task.request);
+                            n.used.sub(&task.request);
+                            n.pods -= 1;
+                        }
+                        _ => {}
+                    }
+                }
+                set_status(task, status::PENDING);
+                task.node = -1;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn index(h: Handle, len: usize) -> Option<usize> {
+    usize::try_from(h).ok().filter(|&i| i < len)
+}
+
+fn get<T>(list: &[T], h: Handle) -> Option<&T> {
+    index(h, list.len()).map(|i| &list[i])
+}
+
+/// Sets a status, reusing the string's buffer (events are frequent).
+fn set_status(task: &mut Task, s: &str) {
+    task.status.clear();
+    task.status.push_str(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::Resource;
+
+    fn cpu(m: i64) -> Resource {
+        Resource { milli_cpu: m, ..Resource::default() }
+    }
+
+    fn session() -> Session {
+        let view = View {
+            nodes: vec![Node { name: "n0".into(), allocatable: cpu(4000), idle: cpu(4000), ..Node::default() }],
+            jobs: vec![Job { name: "a".into(), ..Job::default() }, Job { name: "b".into(), ..Job::default() }],
+            tasks: vec![
+                Task { name: "b0".into(), job: 1, request: cpu(1000), ..Task::default() },
+                Task { name: "a0".into(), job: 0, request: cpu(1000), ..Task::default() },
+                Task { name: "b1".into(), job: 1, request: cpu(500), ..Task::default() },
+                Task { name: "orphan".into(), job: 9, ..Task::default() },
+            ],
+            ..View::default()
+        };
+        Session::new(view, Arguments::default())
+    }
+
+    #[test]
+    fn index_lists_each_jobs_tasks_in_handle_order() {
+        let s = session();
+        let names = |j: Handle| s.tasks_of(s.job(j).unwrap()).map(|t| t.name.as_str()).collect::<Vec<_>>();
+        assert_eq!(names(0), ["a0"]);
+        assert_eq!(names(1), ["b0", "b1"]);
+        assert_eq!(s.task(2).unwrap().handle, 2);
+        assert!(s.node(-1).is_none());
+    }
+
+    #[test]
+    fn events_account_resources_like_the_scheduler() {
+        let mut s = session();
+        s.apply(EVENT_ALLOCATE, 0, 0, EVENT_BIND).unwrap();
+        s.apply(EVENT_PIPELINE, 2, 0, EVENT_BIND).unwrap();
+        let n = s.node(0).unwrap();
+        assert_eq!((n.idle.milli_cpu, n.used.milli_cpu, n.pipelined.milli_cpu, n.pods), (3000, 1000, 500, 1));
+        s.apply(EVENT_BIND, 0, 0, EVENT_BIND).unwrap();
+        assert_eq!(s.task(0).unwrap().status, status::BINDING);
+        s.apply(EVENT_DEALLOCATE, 0, -1, EVENT_BIND).unwrap();
+        s.apply(EVENT_DEALLOCATE, 2, -1, EVENT_BIND).unwrap();
+        let n = s.node(0).unwrap();
+        assert_eq!((n.idle.milli_cpu, n.used.milli_cpu, n.pipelined.milli_cpu, n.pods), (4000, 0, 0, 0));
+        assert_eq!((s.task(0).unwrap().status.as_str(), s.task(0).unwrap().node), (status::PENDING, -1));
+        s.apply(EVENT_ENQUEUE, 1, -1, EVENT_BIND).unwrap();
+        assert_eq!(s.job(1).unwrap().phase, phase::INQUEUE);
+        // A newer minor's event changes nothing; bad handles are errors.
+        s.apply(42, 0, 0, EVENT_BIND).unwrap();
+        assert!(s.apply(EVENT_ALLOCATE, 7, 0, EVENT_BIND).is_err());
+        assert!(s.apply(EVENT_ALLOCATE, 0, 3, EVENT_BIND).is_err());
+        assert!(s.apply(EVENT_ENQUEUE, 5, -1, EVENT_BIND).is_err());
+    }
+
+    #[test]
+    fn a_later_condition_for_the_same_job_and_type_wins() {
+        let s = session();
+        let j = s.job(0).unwrap();
+        s.set_condition(j, "Unschedulable", "True", "a", "first");
+        s.set_condition(j, "Unschedulable", "True", "b", "second");
+        s.set_condition(j, "Scheduled", "True", "c", "");
+        let cs = s.take_conditions();
+        assert_eq!(cs.len(), 2);
+        assert_eq!(cs[0].message, "second");
+    }
+}

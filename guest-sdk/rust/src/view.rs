@@ -1,0 +1,427 @@
+//! The session's view of the cluster: plain values, decoded from the
+//! scheduler's msgpack with serde (docs/abi.md, section 6).
+//!
+//! Every collection and string accepts msgpack nil as empty, and every
+//! field may be absent (an older scheduler does not send what a newer ABI
+//! minor added): absent fields take their `Default`. Unknown fields are
+//! skipped, so a newer scheduler's additions do not break an older module.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// An object's index in its list of the [`View`], the same on both sides of
+/// the boundary. `-1` means "none" where the ABI allows it (a task on no
+/// node).
+pub type Handle = i32;
+
+/// Reads msgpack nil as the type's default (Go's host sends nil for an
+/// empty list or map that it does not omit).
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// An amount of every resource dimension.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Resource {
+    /// CPU in milli-cores.
+    #[serde(rename = "cpu")]
+    pub milli_cpu: i64,
+    /// Memory in bytes.
+    pub memory: i64,
+    /// Scalar resources by name, in milli-units (`pods` as a count).
+    #[serde(deserialize_with = "nullable")]
+    pub scalars: BTreeMap<String, i64>,
+}
+
+impl Resource {
+    /// One scalar dimension, 0 when absent.
+    pub fn scalar(&self, name: &str) -> i64 {
+        self.scalars.get(name).copied().unwrap_or(0)
+    }
+
+    pub(crate) fn add(&mut self, d: &Resource) {
+        self.milli_cpu += d.milli_cpu;
+        self.memory += d.memory;
+        for (k, v) in &d.scalars {
+            match self.scalars.get_mut(k) {
+                Some(q) => *q += v,
+                None => {
+                    self.scalars.insert(k.clone(), *v);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn sub(&mut self, d: &Resource) {
+        self.milli_cpu -= d.milli_cpu;
+        self.memory -= d.memory;
+        for (k, v) in &d.scalars {
+            match self.scalars.get_mut(k) {
+                Some(q) => *q -= v,
+                None => {
+                    self.scalars.insert(k.clone(), -v);
+                }
+            }
+        }
+    }
+}
+
+/// A node taint.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Taint {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+    #[serde(deserialize_with = "nullable")]
+    pub value: String,
+    /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    #[serde(deserialize_with = "nullable")]
+    pub effect: String,
+}
+
+/// A pod toleration.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Toleration {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+    /// `Equal` (or empty) or `Exists`.
+    #[serde(deserialize_with = "nullable")]
+    pub operator: String,
+    #[serde(deserialize_with = "nullable")]
+    pub value: String,
+    #[serde(deserialize_with = "nullable")]
+    pub effect: String,
+}
+
+/// One requirement of a node selector term: a node label (in
+/// `match_expressions`) or field (in `match_fields`; only `metadata.name` has
+/// a value) compared with `values` by `operator` (`In`, `NotIn`, `Exists`,
+/// `DoesNotExist`, `Gt`, `Lt`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NodeSelectorRequirement {
+    #[serde(deserialize_with = "nullable")]
+    pub key: String,
+    #[serde(deserialize_with = "nullable")]
+    pub operator: String,
+    #[serde(deserialize_with = "nullable")]
+    pub values: Vec<String>,
+}
+
+/// A node selector term: its requirements ANDed. A term with no
+/// requirements matches no node; neither does an `invalid` one, which
+/// kube-scheduler's parser rejects.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NodeSelectorTerm {
+    #[serde(deserialize_with = "nullable")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(deserialize_with = "nullable")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+    pub invalid: bool,
+}
+
+/// Required node affinity: its terms ORed; no terms match no node.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NodeSelector {
+    #[serde(deserialize_with = "nullable")]
+    pub terms: Vec<NodeSelectorTerm>,
+}
+
+/// A preferred node affinity term and its weight.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PreferredTerm {
+    pub weight: i32,
+    pub term: NodeSelectorTerm,
+}
+
+/// A pod's node affinity.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NodeAffinity {
+    /// `None` when the pod has no required affinity.
+    pub required: Option<NodeSelector>,
+    #[serde(deserialize_with = "nullable")]
+    pub preferred: Vec<PreferredTerm>,
+}
+
+/// A container's host port; `ip` defaults to `0.0.0.0` and `protocol` to
+/// `TCP`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct HostPort {
+    #[serde(deserialize_with = "nullable")]
+    pub ip: String,
+    pub port: i32,
+    #[serde(deserialize_with = "nullable")]
+    pub protocol: String,
+}
+
+/// A pod's requests as kube-scheduler's scoring counts them: milli-CPU,
+/// memory bytes and `nvidia.com/gpu` devices as written, and milli-CPU and
+/// memory with kube-scheduler's defaults (100m, 200Mi) for containers that
+/// request none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct KubeRequest {
+    #[serde(rename = "cpu")]
+    pub milli_cpu: i64,
+    pub memory: i64,
+    pub gpu: i64,
+    #[serde(rename = "nonZeroCpu")]
+    pub non_zero_milli_cpu: i64,
+    #[serde(rename = "nonZeroMemory")]
+    pub non_zero_memory: i64,
+}
+
+/// A node as the session sees it. `idle`, `used`, `releasing`, `pipelined`
+/// and `pods` follow the session's placements: the SDK applies the
+/// scheduler's events to them before each hook runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Node {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(deserialize_with = "nullable")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(deserialize_with = "nullable")]
+    pub taints: Vec<Taint>,
+    pub unschedulable: bool,
+    pub allocatable: Resource,
+    pub idle: Resource,
+    pub used: Resource,
+    pub releasing: Resource,
+    pub pipelined: Resource,
+    pub pods: i32,
+    /// `kube_request` summed over the `pods` pods on the node when the
+    /// session opened, pods of jobs outside the view included. Events do
+    /// not change it: a policy that needs it current follows the events.
+    pub kube_requested: KubeRequest,
+    /// The host ports of those pods, one entry per container port. Events
+    /// do not change it.
+    #[serde(deserialize_with = "nullable")]
+    pub host_ports: Vec<HostPort>,
+
+    /// The node's index in [`View::nodes`], set by the SDK.
+    #[serde(skip)]
+    pub handle: Handle,
+}
+
+/// A queue of jobs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Queue {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    pub weight: i32,
+    pub capability: Resource,
+    pub guarantee: Resource,
+    /// `Open`, `Closed`, ...
+    #[serde(deserialize_with = "nullable")]
+    pub state: String,
+    #[serde(deserialize_with = "nullable")]
+    pub annotations: BTreeMap<String, String>,
+    /// The queue's `spec.priority`; a higher one goes first.
+    pub priority: i32,
+
+    /// The queue's index in [`View::queues`], set by the SDK.
+    #[serde(skip)]
+    pub handle: Handle,
+}
+
+/// PodGroup phases, as Volcano names them ([`Job::phase`]).
+pub mod phase {
+    pub const PENDING: &str = "Pending";
+    pub const INQUEUE: &str = "Inqueue";
+    pub const RUNNING: &str = "Running";
+    pub const UNKNOWN: &str = "Unknown";
+    pub const COMPLETED: &str = "Completed";
+}
+
+/// Task statuses, as Volcano names them ([`Task::status`]).
+pub mod status {
+    pub const PENDING: &str = "Pending";
+    pub const ALLOCATED: &str = "Allocated";
+    pub const PIPELINED: &str = "Pipelined";
+    pub const BINDING: &str = "Binding";
+    pub const BOUND: &str = "Bound";
+    pub const RUNNING: &str = "Running";
+    pub const RELEASING: &str = "Releasing";
+    pub const SUCCEEDED: &str = "Succeeded";
+    pub const FAILED: &str = "Failed";
+    pub const UNKNOWN: &str = "Unknown";
+}
+
+/// A PodGroup and, through [`Session::tasks_of`](crate::Session::tasks_of),
+/// its tasks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Job {
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    /// The job's queue.
+    pub queue: Handle,
+    pub priority: i32,
+    pub min_available: i32,
+    pub min_resources: Resource,
+    /// One of [`phase`].
+    #[serde(deserialize_with = "nullable")]
+    pub phase: String,
+    #[serde(deserialize_with = "nullable")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(deserialize_with = "nullable")]
+    pub annotations: BTreeMap<String, String>,
+    /// Unix milliseconds.
+    pub creation_time: i64,
+    /// The PodGroup's `spec.minTaskMember`: the least number of tasks of
+    /// each role the job needs.
+    #[serde(deserialize_with = "nullable")]
+    pub min_task_member: BTreeMap<String, i32>,
+
+    /// The job's index in [`View::jobs`], set by the SDK.
+    #[serde(skip)]
+    pub handle: Handle,
+}
+
+/// One pod of a job.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Task {
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    /// The task's job.
+    pub job: Handle,
+    /// One of [`status`].
+    #[serde(deserialize_with = "nullable")]
+    pub status: String,
+    /// The node the task is on or placed on, `-1` when none.
+    pub node: Handle,
+    pub priority: i32,
+    pub request: Resource,
+    pub init_request: Resource,
+    #[serde(deserialize_with = "nullable")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(deserialize_with = "nullable")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(deserialize_with = "nullable")]
+    pub node_selector: BTreeMap<String, String>,
+    #[serde(deserialize_with = "nullable")]
+    pub tolerations: Vec<Toleration>,
+    pub preemptable: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub role: String,
+    /// Unix milliseconds.
+    pub creation_time: i64,
+    /// The pod's `spec.priorityClassName`.
+    #[serde(deserialize_with = "nullable")]
+    pub priority_class_name: String,
+    /// The task requests no resources (Volcano's BestEffort).
+    pub best_effort: bool,
+    /// The pod's node affinity, `None` when it has none.
+    pub node_affinity: Option<NodeAffinity>,
+    /// The host ports of the pod's containers.
+    #[serde(deserialize_with = "nullable")]
+    pub host_ports: Vec<HostPort>,
+    /// The pod's requests as kube-scheduler's scoring counts them.
+    pub kube_request: KubeRequest,
+
+    /// The task's index in [`View::tasks`], set by the SDK.
+    #[serde(skip)]
+    pub handle: Handle,
+}
+
+impl Default for Task {
+    /// A pending task on no node (`node` is -1).
+    fn default() -> Self {
+        Task {
+            namespace: String::new(),
+            name: String::new(),
+            job: 0,
+            status: status::PENDING.to_string(),
+            node: -1,
+            priority: 0,
+            request: Resource::default(),
+            init_request: Resource::default(),
+            labels: BTreeMap::new(),
+            annotations: BTreeMap::new(),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+            preemptable: false,
+            role: String::new(),
+            creation_time: 0,
+            priority_class_name: String::new(),
+            best_effort: false,
+            node_affinity: None,
+            host_ports: Vec::new(),
+            kube_request: KubeRequest::default(),
+            handle: 0,
+        }
+    }
+}
+
+/// The cluster as one session sees it. An object's handle is its index in
+/// its list.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct View {
+    #[serde(deserialize_with = "nullable")]
+    pub nodes: Vec<Node>,
+    #[serde(deserialize_with = "nullable")]
+    pub queues: Vec<Queue>,
+    #[serde(deserialize_with = "nullable")]
+    pub jobs: Vec<Job>,
+    #[serde(deserialize_with = "nullable")]
+    pub tasks: Vec<Task>,
+    /// The policy of each of the session's plugins, in configuration order:
+    /// a native plugin's name, or the name a Wasm module declares
+    /// ([`Plugin::NAME`](crate::Plugin::NAME)), whatever its file is called.
+    #[serde(deserialize_with = "nullable")]
+    pub plugins: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msgpack::Writer;
+
+    /// A newer scheduler's fields are skipped, nil collections read as
+    /// empty, and absent fields take their defaults.
+    #[test]
+    fn decoding_tolerates_other_minors() {
+        let mut b = Vec::new();
+        let mut w = Writer(&mut b);
+        w.map(5);
+        w.str("name");
+        w.str("n1");
+        w.str("labels");
+        w.nil();
+        w.str("fromABI1_9");
+        w.array(2);
+        w.int(1);
+        w.str("x");
+        w.str("taints");
+        w.nil();
+        w.str("pods");
+        w.int(3);
+        let n: Node = rmp_serde::from_slice(&b).unwrap();
+        assert_eq!((n.name.as_str(), n.pods, n.labels.len(), n.taints.len()), ("n1", 3, 0, 0));
+        assert_eq!(n.kube_requested, KubeRequest::default());
+        let t: Task = rmp_serde::from_slice(&[0x80]).unwrap();
+        assert_eq!((t.node, t.status.as_str()), (-1, status::PENDING));
+    }
+}

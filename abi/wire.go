@@ -14,6 +14,11 @@ type Descriptor struct {
 	// Deltas says the module accepts a session_open that carries only what
 	// changed since the view it kept from its previous session.
 	Deltas bool `msgpack:"deltas,omitempty"`
+	// LocalKeys says an object's order key changes only when an event
+	// touches it: a task's when an event names it, a job's when an event
+	// names one of its tasks or admits it, a queue's when an event touches
+	// one of its jobs. The host then asks again only for those objects.
+	LocalKeys bool `msgpack:"localKeys,omitempty"`
 }
 
 // Argument is one configuration argument a module reads.

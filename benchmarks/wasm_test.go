@@ -63,8 +63,9 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 }
 
 // allPorts is Volcano's default configuration with every plugin replaced by
-// its Wasm port when `make plugins` has built it (build is "tinygo" or
-// "go"); native plugins stay where no port is built.
+// its Wasm port when `make plugins` has built it (build is "tinygo", "go"
+// or "rust"); native plugins stay where no port is built (Rust has ports of
+// priority, gang and drf among these).
 func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
 	names := []string{"priority", "gang", "conformance", "overcommit", "drf", "predicates", "proportion", "nodeorder"}
@@ -107,7 +108,7 @@ func BenchmarkSessionPorts(b *testing.B) {
 		{Nodes: 1000, Gangs: 200, GangSize: 10},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 	} {
-		for _, build := range []string{"native", "tinygo", "go"} {
+		for _, build := range []string{"native", "tinygo", "go", "rust"} {
 			b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, build), func(b *testing.B) {
 				if build == "native" {
 					benchSession(b, w)
@@ -120,7 +121,8 @@ func BenchmarkSessionPorts(b *testing.B) {
 				b.Logf("ported: %v", ported)
 				metrics.PluginCallDuration.Reset()
 				runSessions(b, w, plugins, acts, cfg)
-				b.Log("\n" + CallTimes(b.N))
+				// Printed, not logged: a benchmark's log keeps ten lines.
+				fmt.Printf("%s (%d sessions):\n%s", b.Name(), b.N, CallTimes(b.N))
 			})
 		}
 	}

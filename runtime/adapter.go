@@ -62,6 +62,23 @@ type adapter struct {
 	epoch    int
 	verdicts predicateCache
 	keys     orderKeys
+	// touched holds, per object, the epoch of the last event that touched
+	// it, for modules whose keys only such events change (localKeys).
+	touched touchedAt
+}
+
+// touchedAt holds the epoch of the last event touching each task, job and
+// queue, by handle; 0 means none this session.
+type touchedAt struct {
+	tasks, jobs, queues []int
+}
+
+// size makes room for the session's objects, keeping what a reopened
+// session already recorded.
+func (t *touchedAt) size(tasks, jobs, queues int) {
+	if len(t.tasks) != tasks || len(t.jobs) != jobs || len(t.queues) != queues {
+		*t = touchedAt{tasks: make([]int, tasks), jobs: make([]int, jobs), queues: make([]int, queues)}
+	}
 }
 
 // predicateCache holds one task's verdicts, by node handle, from the
@@ -174,6 +191,7 @@ func (a *adapter) open(reopen bool) error {
 		return fmt.Errorf("plugin %s: encoding the session view: %w", a.name, err)
 	}
 	a.handles = ev.handles
+	a.touched.size(len(a.handles.taskList), len(a.handles.jobTasks), len(a.handles.allQueues))
 	a.taskNode = a.taskNode[:0]
 	for _, t := range a.handles.taskList {
 		n, ok := a.handles.nodes[t.NodeName]
@@ -379,6 +397,7 @@ func (a *adapter) JobEnqueued(job *api.JobInfo) {
 		a.lease.held().mark(listJobs, j)
 		a.events = append(a.events, abi.Event{abi.EventEnqueue, j, -1})
 		a.epoch++
+		a.touchJob(j)
 	}
 }
 
@@ -404,6 +423,16 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 	}
 	a.events = append(a.events, abi.Event{kind, t, node})
 	a.epoch++
+	a.touched.tasks[t] = a.epoch
+	a.touchJob(a.handles.taskJob[t])
+}
+
+// touchJob records that an event changed the job, hence its queue.
+func (a *adapter) touchJob(j int32) {
+	a.touched.jobs[j] = a.epoch
+	if q := a.handles.jobQueue[j]; q >= 0 {
+		a.touched.queues[q] = a.epoch
+	}
 }
 
 // Predicate answers for one node from predicate_batch calls over windows

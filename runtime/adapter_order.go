@@ -8,7 +8,9 @@ import (
 
 // The ordering hooks compare keys: one order_keys call answers every
 // comparison among a whole list of jobs, tasks or queues until the next
-// event (or for the whole session when the module declares stable keys).
+// event (or for the whole session when the module declares stable keys;
+// or, when it declares local keys, until an event touches the object, and
+// then only the touched objects are asked again).
 
 var (
 	_ framework.JobOrderer         = &adapter{}
@@ -38,6 +40,8 @@ type orderKeys struct {
 	jobs, tasks, queues keyList
 	// victimQueues holds victim_queue_order_keys per preemptor queue.
 	victimQueues map[int32]*keyList
+	// ask is the handle list of the next fetch, reused.
+	ask []int32
 }
 
 func (o *orderKeys) reset() {
@@ -45,9 +49,27 @@ func (o *orderKeys) reset() {
 	o.victimQueues = map[int32]*keyList{}
 }
 
-// fresh reports whether a key fetched at epoch still holds.
-func (a *adapter) fresh(epoch int) bool {
-	return epoch >= 0 && (epoch == a.epoch || a.mod.descriptor.StableKeys)
+// fresh reports whether a key fetched at epoch still holds for an object
+// last touched by an event at touched.
+func (a *adapter) fresh(epoch, touched int) bool {
+	d := &a.mod.descriptor
+	return epoch >= 0 && (epoch == a.epoch || d.StableKeys || d.LocalKeys && touched <= epoch)
+}
+
+// toAsk returns the handles whose keys must be fetched: all of them, or for
+// a module with local keys only those not fresh.
+func (a *adapter) toAsk(k *keyList, touched []int, handles []int32) []int32 {
+	if !a.mod.descriptor.LocalKeys {
+		return handles
+	}
+	ask := a.keys.ask[:0]
+	for _, h := range handles {
+		if !a.fresh(k.epochs[h], touched[h]) {
+			ask = append(ask, h)
+		}
+	}
+	a.keys.ask = ask
+	return ask
 }
 
 // fetch asks hook for the keys of the handles and stores them in k.
@@ -89,11 +111,11 @@ func compare(l, r abi.Key) int {
 
 // stale reports whether the keys of l or r must be fetched, sizing k for a
 // list of n objects first.
-func (a *adapter) stale(k *keyList, n int, l, r int32) bool {
+func (a *adapter) stale(k *keyList, n int, touched []int, l, r int32) bool {
 	if len(k.epochs) != n {
 		k.reset(n)
 	}
-	return !a.fresh(k.epochs[l]) || !a.fresh(k.epochs[r])
+	return !a.fresh(k.epochs[l], touched[l]) || !a.fresh(k.epochs[r], touched[r])
 }
 
 func (a *adapter) JobOrder(l, r *api.JobInfo) int {
@@ -102,9 +124,12 @@ func (a *adapter) JobOrder(l, r *api.JobInfo) int {
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k, all := &a.keys.jobs, a.handles.allJobs
-	if a.stale(k, len(all), lh, rh) && !a.fetch(abi.HookJobOrderKeys, abi.JobsArgs{Jobs: all}, all, k) {
-		return 0
+	k, all, touched := &a.keys.jobs, a.handles.allJobs, a.touched.jobs
+	if a.stale(k, len(all), touched, lh, rh) {
+		ask := a.toAsk(k, touched, all)
+		if !a.fetch(abi.HookJobOrderKeys, abi.JobsArgs{Jobs: ask}, ask, k) {
+			return 0
+		}
 	}
 	return compare(k.keys[lh], k.keys[rh])
 }
@@ -115,9 +140,12 @@ func (a *adapter) QueueOrder(l, r *api.QueueInfo) int {
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k, all := &a.keys.queues, a.handles.allQueues
-	if a.stale(k, len(all), lh, rh) && !a.fetch(abi.HookQueueOrderKeys, abi.QueuesArgs{Queue: -1, Queues: all}, all, k) {
-		return 0
+	k, all, touched := &a.keys.queues, a.handles.allQueues, a.touched.queues
+	if a.stale(k, len(all), touched, lh, rh) {
+		ask := a.toAsk(k, touched, all)
+		if !a.fetch(abi.HookQueueOrderKeys, abi.QueuesArgs{Queue: -1, Queues: ask}, ask, k) {
+			return 0
+		}
 	}
 	return compare(k.keys[lh], k.keys[rh])
 }
@@ -134,9 +162,12 @@ func (a *adapter) VictimQueueOrder(l, r, preemptor *api.QueueInfo) int {
 		k = &keyList{}
 		a.keys.victimQueues[ph] = k
 	}
-	all := a.handles.allQueues
-	if a.stale(k, len(all), lh, rh) && !a.fetch(abi.HookVictimQueueOrderKeys, abi.QueuesArgs{Queue: ph, Queues: all}, all, k) {
-		return 0
+	all, touched := a.handles.allQueues, a.touched.queues
+	if a.stale(k, len(all), touched, lh, rh) {
+		ask := a.toAsk(k, touched, all)
+		if !a.fetch(abi.HookVictimQueueOrderKeys, abi.QueuesArgs{Queue: ph, Queues: ask}, ask, k) {
+			return 0
+		}
 	}
 	return compare(k.keys[lh], k.keys[rh])
 }
@@ -149,21 +180,21 @@ func (a *adapter) TaskOrder(l, r *api.TaskInfo) int {
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k := &a.keys.tasks
-	if !a.stale(k, len(a.handles.taskList), lh, rh) {
+	k, touched := &a.keys.tasks, a.touched.tasks
+	if !a.stale(k, len(a.handles.taskList), touched, lh, rh) {
 		return compare(k.keys[lh], k.keys[rh])
 	}
 	for _, t := range []*api.TaskInfo{l, r} {
 		h := a.handles.tasks[t.UID]
-		if a.fresh(k.epochs[h]) {
+		if a.fresh(k.epochs[h], touched[h]) {
 			continue
 		}
 		j, ok := a.handles.jobs[t.Job]
 		if !ok {
 			return 0
 		}
-		mine := a.handles.jobTasks[j]
-		if !a.fetch(abi.HookTaskOrderKeys, abi.TasksArgs{Tasks: mine}, mine, k) {
+		ask := a.toAsk(k, touched, a.handles.jobTasks[j])
+		if !a.fetch(abi.HookTaskOrderKeys, abi.TasksArgs{Tasks: ask}, ask, k) {
 			return 0
 		}
 	}

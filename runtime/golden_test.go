@@ -109,6 +109,7 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_job_order_keys", &[]abi.Key{}, &[]abi.Key{{-5}, {1, 0.25}}},
 		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
 		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
+		{"reply_victim_tasks", &[]int32{}, &[]int32{0, 127, 128, 255, 256, 32767, 32768}},
 		{"reply_session_close", &abi.CloseResult{}, &abi.CloseResult{Conditions: []abi.Condition{{Job: 0, Type: "Unschedulable", Status: "True", Reason: "NotEnoughResources", Message: "1/2 tasks in gang unschedulable"}}}},
 	} {
 		raw, err := os.ReadFile(filepath.Join(goldenDir, c.name+".msgpack"))

@@ -25,6 +25,10 @@ type handles struct {
 	queueList []*api.QueueInfo
 	// jobTasks lists each job's task handles, for task_order_keys.
 	jobTasks [][]int32
+	// taskJob and jobQueue map a task to its job and a job to its queue
+	// (-1 when the queue is not in the session), for keys that only
+	// events on an object change.
+	taskJob, jobQueue []int32
 	// allNodes, allJobs and allQueues are every handle of their list, the
 	// requests of predicate_batch and the order-key hooks.
 	allNodes, allJobs, allQueues []int32
@@ -101,6 +105,7 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 			}
 		}
 		v.Jobs = append(v.Jobs, wj)
+		h.jobQueue = append(h.jobQueue, wj.Queue)
 		ids := make([]api.TaskID, 0, len(j.Tasks))
 		for id := range j.Tasks {
 			ids = append(ids, id)
@@ -112,6 +117,7 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 			th := int32(len(v.Tasks))
 			h.tasks[id] = th
 			h.taskList = append(h.taskList, t)
+			h.taskJob = append(h.taskJob, int32(ji))
 			mine = append(mine, th)
 			v.Tasks = append(v.Tasks, wireTask(t, int32(ji), h))
 		}

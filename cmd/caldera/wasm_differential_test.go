@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ tiers:
 - plugins: [{name: priority}, {name: gang}, {name: conformance}]
 - plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}, {name: binpack, arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 5}}]
 `
-	for seed := int64(1); seed <= 8; seed++ {
+	for seed := int64(1); seed <= randomClusters(t); seed++ {
 		cluster := filepath.Join(dir, fmt.Sprintf("random-%d.yaml", seed))
 		if err := os.WriteFile(cluster, randomcluster.Generate(seed), 0o644); err != nil {
 			t.Fatal(err)
@@ -206,4 +207,19 @@ func TestWasmScenarios(t *testing.T) {
 			})
 		}
 	}
+}
+
+// randomClusters is how many random clusters the differential test runs:
+// 8 in the ordinary test run, more with CALDERA_RANDOM_CLUSTERS (the
+// closing runs of a port change use hundreds).
+func randomClusters(t *testing.T) int64 {
+	v := os.Getenv("CALDERA_RANDOM_CLUSTERS")
+	if v == "" {
+		return 8
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		t.Fatalf("CALDERA_RANDOM_CLUSTERS=%q: want a positive number", v)
+	}
+	return n
 }

@@ -64,11 +64,22 @@ var module host
 
 // describe encodes the module's Descriptor.
 func describe() []byte {
-	stable := false
+	stable, local := false, false
 	if k, ok := registered.(StableOrderKeys); ok {
 		stable = k.OrderKeysStable()
 	}
-	b := msgp.AppendMapHeader(nil, 6)
+	if k, ok := registered.(LocalOrderKeys); ok {
+		local = k.OrderKeysLocal()
+	}
+	var args []ArgumentSpec
+	if d, ok := registered.(ArgumentDeclarer); ok {
+		args = d.DeclaredArguments()
+	}
+	fields := uint32(7)
+	if len(args) > 0 {
+		fields++
+	}
+	b := msgp.AppendMapHeader(nil, fields)
 	b = msgp.AppendString(b, "name")
 	name := ""
 	if registered != nil {
@@ -88,12 +99,47 @@ func describe() []byte {
 	for _, h := range hs {
 		b = msgp.AppendString(b, h)
 	}
+	if len(args) > 0 {
+		b = msgp.AppendString(b, "arguments")
+		b = appendArguments(b, args)
+	}
 	b = msgp.AppendString(b, "stableKeys")
 	b = msgp.AppendBool(b, stable)
+	b = msgp.AppendString(b, "localKeys")
+	b = msgp.AppendBool(b, local)
 	b = msgp.AppendString(b, "deltas")
 	b = msgp.AppendBool(b, abiMinor >= 1)
 	b = msgp.AppendString(b, "sdk")
 	return msgp.AppendString(b, SDKVersion)
+}
+
+// appendArguments encodes the declared arguments as [{name, type, default}].
+func appendArguments(b []byte, args []ArgumentSpec) []byte {
+	b = msgp.AppendArrayHeader(b, uint32(len(args)))
+	for _, a := range args {
+		b = msgp.AppendMapHeader(b, 3)
+		b = msgp.AppendString(b, "name")
+		b = msgp.AppendString(b, a.Name)
+		b = msgp.AppendString(b, "type")
+		b = msgp.AppendString(b, a.Type)
+		b = msgp.AppendString(b, "default")
+		// A type switch, not msgp.AppendIntf: no reflection in the module.
+		switch v := a.Default.(type) {
+		case bool:
+			b = msgp.AppendBool(b, v)
+		case int:
+			b = msgp.AppendInt(b, v)
+		case int64:
+			b = msgp.AppendInt64(b, v)
+		case float64:
+			b = msgp.AppendFloat64(b, v)
+		case string:
+			b = msgp.AppendString(b, v)
+		default:
+			b = msgp.AppendNil(b)
+		}
+	}
+	return b
 }
 
 // dispatch serves one caldera_call and returns the encoded reply, which

@@ -1,6 +1,7 @@
 package caldera
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/tinylib/msgp/msgp"
@@ -142,5 +143,63 @@ func TestDescribeListsImplementedHooks(t *testing.T) {
 	}
 	if d.name != "fuller" || len(d.hooks) != 3 || d.hooks[2] != "node_order_batch" {
 		t.Errorf("descriptor %+v", d)
+	}
+}
+
+// declaring is fuller with declared arguments.
+type declaring struct {
+	fuller
+	args []ArgumentSpec
+}
+
+func (d *declaring) DeclaredArguments() []ArgumentSpec { return d.args }
+
+func TestDescribeSendsDeclaredArguments(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Plugin
+		want any // the descriptor's arguments; nil: no such key
+	}{
+		{"no declarer", &fuller{}, nil},
+		{"nothing declared", &declaring{}, nil},
+		{"one of each type", &declaring{args: []ArgumentSpec{
+			{Name: "fuller.enabled", Type: ArgBool, Default: true},
+			{Name: "fuller.weight", Type: ArgInt, Default: 300},
+			{Name: "fuller.floor", Type: ArgInt, Default: int64(-1)},
+			{Name: "fuller.ratio", Type: ArgFloat, Default: 0.5},
+			{Name: "fuller.resource", Type: ArgString, Default: "nvidia.com/gpu"},
+			{Name: "fuller.list", Type: ArgString, Default: []string{"not", "sent"}},
+		}}, []any{
+			map[string]any{"name": "fuller.enabled", "type": "bool", "default": true},
+			map[string]any{"name": "fuller.weight", "type": "int", "default": int64(300)},
+			map[string]any{"name": "fuller.floor", "type": "int", "default": int64(-1)},
+			map[string]any{"name": "fuller.ratio", "type": "float", "default": 0.5},
+			map[string]any{"name": "fuller.resource", "type": "string", "default": "nvidia.com/gpu"},
+			map[string]any{"name": "fuller.list", "type": "string", "default": nil},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			Register(c.p)
+			defer Register(nil)
+			// Decoding the whole map, and nothing after it, checks its header's count.
+			v, rest, err := msgp.ReadIntfBytes(describe())
+			if err != nil || len(rest) != 0 {
+				t.Fatalf("descriptor: %v, %d bytes after it", err, len(rest))
+			}
+			d := v.(map[string]any)
+			got, ok := d["arguments"]
+			if c.want == nil {
+				if ok {
+					t.Errorf("arguments sent: %v", got)
+				}
+				return
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("arguments\n%#v, want\n%#v", got, c.want)
+			}
+			if d["name"] != "fuller" || d["sdk"] != SDKVersion {
+				t.Errorf("descriptor %v", d)
+			}
+		})
 	}
 }

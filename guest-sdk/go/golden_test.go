@@ -63,6 +63,8 @@ func (g *goldenPlugin) JobOrderKey(*Session, *Job) Key {
 
 func (*goldenPlugin) Preemptable(_ *Session, _ *Task, c []*Task) ([]*Task, bool) { return c, true }
 
+func (*goldenPlugin) VictimTasks(_ *Session, tasks []*Task) []*Task { return tasks }
+
 func (*goldenPlugin) JobValid(*Session, *Job) *ValidateResult {
 	return &ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}
 }
@@ -126,11 +128,22 @@ func TestGoldenVectors(t *testing.T) {
 		got := append([]byte(nil), h.dispatch(c.hook, c.req)...)
 		check(t, c.name, got)
 	}
+	// Handles past 127 and 32767 take msgp's int16 and int32 forms (never
+	// uint8 or uint16). No request vector has that many objects: this reply
+	// answers a view of its own.
+	big := &host{session: NewSession(View{Tasks: make([]Task, bigVictims[len(bigVictims)-1]+1)}, nil)}
+	got := append([]byte(nil), big.dispatch(hookVictimTasks, request(t, nil, &Args{Task: -1, Job: -1, Queue: -1, Tasks: bigVictims}))...)
+	check(t, "reply_victim_tasks", got)
+
 	h2 := &host{}
 	Register(&badArgs{})
-	got := append([]byte(nil), h2.dispatch(hookSessionOpen, request(t, nil, &OpenArgs{Arguments: map[string]any{"binpack.weight": "ten"}}))...)
+	got = append([]byte(nil), h2.dispatch(hookSessionOpen, request(t, nil, &OpenArgs{Arguments: map[string]any{"binpack.weight": "ten"}}))...)
 	check(t, "reply_error", got)
 }
+
+// bigVictims are the task handles of reply_victim_tasks: each side of
+// msgpack's fixint, int16 and int32 boundaries.
+var bigVictims = []int32{0, 127, 128, 255, 256, 32767, 32768}
 
 type badArgs struct{}
 

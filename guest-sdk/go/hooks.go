@@ -38,6 +38,18 @@ type StableOrderKeys interface {
 	OrderKeysStable() bool
 }
 
+// LocalOrderKeys is implemented by a plugin whose order key for an object
+// changes only through events on that object: a task's key through events
+// naming the task, a job's through events on its tasks or its admission, a
+// queue's through events on its jobs' tasks (a DRF share, a gang's
+// readiness, a queue's share of its deserved resources). The scheduler
+// then asks again only for the objects events touched, instead of for the
+// whole list after every placement. A key that reads anything else (the
+// cluster's free resources, another job's state) must not declare it.
+type LocalOrderKeys interface {
+	OrderKeysLocal() bool
+}
+
 // PrePredicater rejects a task before any node is looked at.
 type PrePredicater interface {
 	PrePredicate(s *Session, task *Task) Verdict

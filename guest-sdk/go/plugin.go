@@ -6,6 +6,33 @@ type Plugin interface {
 	Name() string
 }
 
+// ArgumentDeclarer is implemented by a plugin that declares the
+// configuration arguments it reads. The module's descriptor carries them and
+// `caldera plugin inspect` prints them; the scheduler does not check a
+// configuration against them. Declare them from the table the plugin reads
+// its arguments with, so that the two cannot drift.
+type ArgumentDeclarer interface {
+	DeclaredArguments() []ArgumentSpec
+}
+
+// ArgumentSpec declares one argument: its name as the configuration spells
+// it, its Type (ArgBool, ArgInt, ArgFloat or ArgString) and the value the
+// plugin uses when the configuration leaves it out: a bool, an int or
+// int64, a float64 or a string. Any other Default is sent as nil (no
+// default).
+type ArgumentSpec struct {
+	Name, Type string
+	Default    any
+}
+
+// The types of an ArgumentSpec.
+const (
+	ArgBool   = "bool"
+	ArgInt    = "int"
+	ArgFloat  = "float"
+	ArgString = "string"
+)
+
 // SessionOpener prepares per-session state (shares, indexes) once the view
 // has arrived.
 type SessionOpener interface {

@@ -6,6 +6,8 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::msgpack::Writer;
+
 /// One argument value, as it arrived from the configuration's YAML.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -259,6 +261,106 @@ impl<'de> Deserialize<'de> for Arguments {
                 Ok(Arguments(out))
             }
             Some(other) => Err(de::Error::custom(format!("arguments are {}, not a map", other))),
+        }
+    }
+}
+
+/// One configuration argument a policy reads, declared in
+/// [`Plugin::ARGUMENTS`](crate::Plugin::ARGUMENTS): the module's descriptor
+/// carries its name, type and default, and `caldera plugin inspect` prints
+/// them. The scheduler does not check a configuration against them.
+///
+/// Write each name and default once, for both the declaration and the
+/// reading:
+///
+/// ```
+/// use caldera::{Argument, Error, Plugin, Session};
+///
+/// const WEIGHT: &str = "tight.weight";
+/// const WEIGHT_DEFAULT: i64 = 1;
+///
+/// #[derive(Default)]
+/// struct Tight {
+///     weight: i64,
+/// }
+///
+/// impl Plugin for Tight {
+///     const NAME: &'static str = "tight";
+///     const ARGUMENTS: &'static [Argument] = &[Argument::int(WEIGHT, WEIGHT_DEFAULT)];
+///
+///     fn on_session_open(&mut self, s: &Session) -> Result<(), Error> {
+///         self.weight = s.arguments().int(WEIGHT, WEIGHT_DEFAULT)?;
+///         Ok(())
+///     }
+/// }
+///
+/// let a = Tight::ARGUMENTS[0];
+/// assert_eq!((a.name(), a.type_name()), ("tight.weight", "int"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Argument {
+    name: &'static str,
+    default: Declared,
+}
+
+/// A declared argument's type and default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Declared {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'static str),
+}
+
+impl Argument {
+    /// A boolean argument ([`Arguments::bool`]) and its default.
+    pub const fn bool(name: &'static str, default: bool) -> Argument {
+        Argument { name, default: Declared::Bool(default) }
+    }
+
+    /// An integer argument ([`Arguments::int`]) and its default.
+    pub const fn int(name: &'static str, default: i64) -> Argument {
+        Argument { name, default: Declared::Int(default) }
+    }
+
+    /// A number argument ([`Arguments::float`]) and its default.
+    pub const fn float(name: &'static str, default: f64) -> Argument {
+        Argument { name, default: Declared::Float(default) }
+    }
+
+    /// A string argument ([`Arguments::str`]) and its default.
+    pub const fn str(name: &'static str, default: &'static str) -> Argument {
+        Argument { name, default: Declared::Str(default) }
+    }
+
+    /// The argument's name, as the configuration spells it.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `bool`, `int`, `float` or `string`, as the descriptor says it.
+    pub const fn type_name(&self) -> &'static str {
+        match self.default {
+            Declared::Bool(_) => "bool",
+            Declared::Int(_) => "int",
+            Declared::Float(_) => "float",
+            Declared::Str(_) => "string",
+        }
+    }
+
+    /// `{name, type, default}`, as the Go SDK writes it.
+    pub(crate) fn encode(&self, w: &mut Writer<'_>) {
+        w.map(3);
+        w.str("name");
+        w.str(self.name);
+        w.str("type");
+        w.str(self.type_name());
+        w.str("default");
+        match self.default {
+            Declared::Bool(b) => w.bool(b),
+            Declared::Int(n) => w.int(n),
+            Declared::Float(x) => w.f64(x),
+            Declared::Str(s) => w.str(s),
         }
     }
 }

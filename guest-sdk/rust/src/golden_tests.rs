@@ -10,7 +10,8 @@ use crate::hooks::*;
 use crate::module::*;
 use crate::msgpack::{Reader, Writer};
 use crate::session::Session;
-use crate::view::{phase, status, Job, Node, Task};
+use crate::arguments::Arguments;
+use crate::view::{phase, status, Job, Node, Task, View};
 
 fn golden(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name));
@@ -110,6 +111,12 @@ impl Preemptable for Golden {
     }
 }
 
+impl VictimTasks for Golden {
+    fn victim_tasks<'s>(&mut self, _: &'s Session, tasks: &[&'s Task]) -> Vec<&'s Task> {
+        tasks.to_vec()
+    }
+}
+
 impl JobValid for Golden {
     fn job_valid(&mut self, _: &Session, _: &Job) -> Result<(), Invalid> {
         Err(Invalid::new("NotEnoughPods", "1/2 tasks valid"))
@@ -201,6 +208,15 @@ fn golden_vectors() {
     for (name, hook, req) in cases {
         check(name, &call(&mut m, hook, &req));
     }
+
+    // Handles past 127 and 32767 take msgp's int16 and int32 forms (never
+    // uint8 or uint16). No request vector has that many objects: this reply
+    // answers a view of its own.
+    let victims = [0, 127, 128, 255, 256, 32767, 32768];
+    let mut big = Module::new(Golden::default(), crate::__hooks!(Golden));
+    let tasks = vec![Task::default(); victims[victims.len() - 1] as usize + 1];
+    big.session = Some(Session::new(View { tasks, ..View::default() }, Arguments::default()));
+    check("reply_victim_tasks", &call(&mut big, HOOK_VICTIM_TASKS, &request(&[], args(&[("tasks", &victims)], &[]))));
 
     let mut bad = Module::new(BadArgs, crate::__hooks!(BadArgs));
     let open = request(&[], |w| {

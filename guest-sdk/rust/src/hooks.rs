@@ -6,6 +6,7 @@
 //! Every hook gets the [`Session`] read-only: the SDK keeps its view
 //! current. A plugin keeps its own state in its fields (`&mut self`).
 
+use crate::arguments::Argument;
 use crate::session::Session;
 use crate::view::{Job, Node, Queue, Task};
 
@@ -27,6 +28,12 @@ pub trait Plugin {
     /// the scheduler then asks for each key once per session instead of
     /// after every placement.
     const STABLE_ORDER_KEYS: bool = false;
+
+    /// The configuration arguments the plugin reads, with their types and
+    /// defaults, for the module's descriptor (`caldera plugin inspect`
+    /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them
+    /// beside the code that reads them, so that the two cannot drift.
+    const ARGUMENTS: &'static [Argument] = &[];
 
     /// Prepares per-session state (shares, indexes) once the view has
     /// arrived. An error fails the session's calls to this plugin as the

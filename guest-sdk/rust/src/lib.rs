@@ -63,7 +63,7 @@ mod probe;
 mod session;
 mod view;
 
-pub use arguments::{ArgumentError, Arguments, Value};
+pub use arguments::{Argument, ArgumentError, Arguments, Value};
 pub use hooks::{
     Allocatable, BestNode, Code, Error, Invalid, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
     Overused, Plugin, PrePredicate, Predicate, Preemptable, Preemptive, QueueOrder, Reclaimable, TargetJob, TaskOrder, Verdict,

@@ -591,12 +591,14 @@ impl<P: Plugin> Module<P> {
 }
 
 impl<P: Plugin> Serve for Module<P> {
-    /// `{name, abi: [major, minor], hooks, stableKeys, deltas, sdk}`, as the
-    /// Go SDK writes it.
+    /// `{name, abi: [major, minor], hooks, arguments, stableKeys, deltas,
+    /// sdk}`, as the Go SDK writes it; `arguments` only when the plugin
+    /// declares some.
     fn describe(&self, out: &mut Vec<u8>) {
         out.clear();
         let mut w = Writer(out);
-        w.map(6);
+        let args = P::ARGUMENTS;
+        w.map(6 + usize::from(!args.is_empty()));
         w.str("name");
         w.str(P::NAME);
         w.str("abi");
@@ -608,6 +610,13 @@ impl<P: Plugin> Serve for Module<P> {
         w.array(names.len());
         for n in names {
             w.str(n);
+        }
+        if !args.is_empty() {
+            w.str("arguments");
+            w.array(args.len());
+            for a in args {
+                a.encode(&mut w);
+            }
         }
         w.str("stableKeys");
         w.bool(P::STABLE_ORDER_KEYS);

@@ -2,6 +2,7 @@
 //! plugin, deltas, and the failures a confused host gets.
 
 use crate::golden_tests::{args, reply, request};
+use crate::arguments::Argument;
 use crate::hooks::*;
 use crate::module::*;
 use crate::msgpack::{Reader, Writer};
@@ -18,6 +19,13 @@ struct Counter {
 impl Plugin for Counter {
     const NAME: &'static str = "counter";
     const STABLE_ORDER_KEYS: bool = true;
+    const ARGUMENTS: &'static [Argument] = &[
+        Argument::bool("counter.enabled", true),
+        Argument::int("counter.weight", 300),
+        Argument::int("counter.floor", -1),
+        Argument::float("counter.ratio", 0.5),
+        Argument::str("counter.resource", "nvidia.com/gpu"),
+    ];
 
     fn on_allocate(&mut self, _: &Session, t: &Task) {
         self.allocated.push(format!("{}:{}", t.name, t.status));
@@ -96,9 +104,9 @@ fn export_declares_exactly_the_implemented_hooks() {
     let mut out = Vec::new();
     module().describe(&mut out);
     let mut r = Reader::new(&out);
-    assert_eq!(r.map_len().unwrap(), 6);
+    assert_eq!(r.map_len().unwrap(), 7);
     let mut seen = Vec::new();
-    for _ in 0..6 {
+    for _ in 0..7 {
         let key = r.str().unwrap().to_string();
         match key.as_str() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
@@ -112,13 +120,63 @@ fn export_declares_exactly_the_implemented_hooks() {
                     assert_eq!(r.str().unwrap(), *n);
                 }
             }
+            "arguments" => {
+                assert_eq!(r.array_len().unwrap(), 5);
+                let mut args = Vec::new();
+                for _ in 0..5 {
+                    assert_eq!(r.map_len().unwrap(), 3);
+                    assert_eq!(r.str().unwrap(), "name");
+                    let name = r.str().unwrap().to_string();
+                    assert_eq!(r.str().unwrap(), "type");
+                    let ty = r.str().unwrap().to_string();
+                    assert_eq!(r.str().unwrap(), "default");
+                    let default = match ty.as_str() {
+                        "bool" => r.bool().unwrap().to_string(),
+                        "int" => r.int().unwrap().to_string(),
+                        "float" => r.f64().unwrap().to_string(),
+                        _ => r.str().unwrap().to_string(),
+                    };
+                    args.push(format!("{} {} {}", name, ty, default));
+                }
+                assert_eq!(
+                    args,
+                    [
+                        "counter.enabled bool true",
+                        "counter.weight int 300",
+                        "counter.floor int -1",
+                        "counter.ratio float 0.5",
+                        "counter.resource string nvidia.com/gpu"
+                    ]
+                );
+            }
             "stableKeys" | "deltas" => assert!(r.bool().unwrap(), "{}", key),
             "sdk" => assert_eq!(r.str().unwrap(), SDK_VERSION),
             other => panic!("unexpected key {}", other),
         }
         seen.push(key);
     }
-    assert_eq!(seen, ["name", "abi", "hooks", "stableKeys", "deltas", "sdk"]);
+    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "deltas", "sdk"]);
+    assert!(r.is_empty(), "bytes after the descriptor");
+}
+
+#[test]
+fn descriptor_leaves_out_undeclared_arguments() {
+    #[derive(Default)]
+    struct Plain;
+    impl Plugin for Plain {
+        const NAME: &'static str = "plain";
+    }
+    let mut out = Vec::new();
+    Module::new(Plain, crate::__hooks!(Plain)).describe(&mut out);
+    let mut r = Reader::new(&out);
+    let n = r.map_len().unwrap();
+    let mut keys = Vec::new();
+    for _ in 0..n {
+        keys.push(r.str().unwrap().to_string());
+        r.skip().unwrap();
+    }
+    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "deltas", "sdk"]);
+    assert!(r.is_empty(), "bytes after the descriptor");
 }
 
 #[test]

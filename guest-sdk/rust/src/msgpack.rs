@@ -72,6 +72,12 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether every byte has been read.
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.b.is_empty()
+    }
+
     /// Whether the next value is nil.
     pub(crate) fn is_nil(&self) -> bool {
         self.b.first() == Some(&0xc0)

@@ -24,37 +24,64 @@ type binpack struct {
 
 func (*binpack) Name() string { return "binpack" }
 
+// weightArgs are binpack's weights with Volcano's defaults: OnSessionOpen
+// reads them and DeclaredArguments declares them from this one table. A
+// negative cpu or memory weight counts as the default, as in Volcano.
+var weightArgs = [...]struct {
+	name     string
+	def      int64
+	positive bool
+	field    func(*binpack) *int64
+}{
+	{"binpack.weight", 1, false, func(b *binpack) *int64 { return &b.weight }},
+	{"binpack.cpu", 1, true, func(b *binpack) *int64 { return &b.cpu }},
+	{"binpack.memory", 1, true, func(b *binpack) *int64 { return &b.memory }},
+}
+
+// Other resources: resourcesArg lists them, comma-separated, and
+// resourceWeightArg+name weighs each (negative counts as the default).
+const (
+	resourcesArg          = "binpack.resources"
+	resourceWeightArg     = "binpack.resources."
+	resourceWeightDefault = 1
+)
+
+// DeclaredArguments lists what OnSessionOpen reads.
+func (*binpack) DeclaredArguments() []caldera.ArgumentSpec {
+	out := make([]caldera.ArgumentSpec, 0, len(weightArgs)+2)
+	for _, a := range weightArgs {
+		out = append(out, caldera.ArgumentSpec{Name: a.name, Type: caldera.ArgInt, Default: a.def})
+	}
+	return append(out,
+		caldera.ArgumentSpec{Name: resourcesArg, Type: caldera.ArgString, Default: ""},
+		caldera.ArgumentSpec{Name: resourceWeightArg + "<name>", Type: caldera.ArgInt, Default: int64(resourceWeightDefault)})
+}
+
 // OnSessionOpen reads the arguments with Volcano's defaults.
 func (b *binpack) OnSessionOpen(s *caldera.Session) error {
-	var err error
-	if b.weight, err = s.Int("binpack.weight", 1); err != nil {
-		return err
-	}
-	if b.cpu, err = s.Int("binpack.cpu", 1); err != nil {
-		return err
-	}
-	if b.cpu < 0 {
-		b.cpu = 1
-	}
-	if b.memory, err = s.Int("binpack.memory", 1); err != nil {
-		return err
-	}
-	if b.memory < 0 {
-		b.memory = 1
+	for _, a := range weightArgs {
+		w, err := s.Int(a.name, a.def)
+		if err != nil {
+			return err
+		}
+		if a.positive && w < 0 {
+			w = a.def
+		}
+		*a.field(b) = w
 	}
 	b.scalars = nil
-	list, _ := s.Arguments["binpack.resources"].(string)
+	list, _ := s.Arguments[resourcesArg].(string)
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" || name == "cpu" || name == "memory" {
 			continue
 		}
-		w, err := s.Int("binpack.resources."+name, 1)
+		w, err := s.Int(resourceWeightArg+name, resourceWeightDefault)
 		if err != nil {
 			return fmt.Errorf("binpack: %w", err)
 		}
 		if w < 0 {
-			w = 1
+			w = resourceWeightDefault
 		}
 		b.scalars.Set(name, w)
 	}

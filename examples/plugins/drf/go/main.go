@@ -101,6 +101,10 @@ func (d *drf) shareOf(used []int64) float64 {
 	return best
 }
 
+// OrderKeysLocal: a job's key is its dominant share of the cluster's
+// resources, fixed for the session, so only events on its tasks change it.
+func (*drf) OrderKeysLocal() bool { return true }
+
 // JobOrderKey puts the job with the smaller share first. Shares change as
 // tasks are placed, so keys are not declared stable.
 func (d *drf) JobOrderKey(_ *caldera.Session, j *caldera.Job) caldera.Key {

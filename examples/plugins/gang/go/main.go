@@ -86,6 +86,10 @@ func (*gang) JobStarving(_ *caldera.Session, j *caldera.Job) bool {
 	return c.waiting+c.ready < j.MinAvailable
 }
 
+// OrderKeysLocal: a job's key is its readiness, which only events on its
+// own tasks change.
+func (*gang) OrderKeysLocal() bool { return true }
+
 // JobOrderKey puts jobs that are not ready (0) before ready ones (1). The
 // key changes as tasks are placed, so keys are not declared stable.
 func (g *gang) JobOrderKey(_ *caldera.Session, j *caldera.Job) caldera.Key {

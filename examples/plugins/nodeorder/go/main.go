@@ -20,7 +20,11 @@
 // (usage.go).
 package main
 
-import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+import (
+	"bytes"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+)
 
 func main() {}
 
@@ -48,6 +52,7 @@ var (
 	_ caldera.SessionOpener    = (*plugin)(nil)
 	_ caldera.NodeOrderBatcher = (*plugin)(nil)
 	_ caldera.EventObserver    = (*plugin)(nil)
+	_ caldera.ArgumentDeclarer = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "nodeorder" }
@@ -78,19 +83,32 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	p.entries = make([]entry, len(v.Tasks))
 	templates := map[string]*template{}
 	tables := map[caldera.KubeRequest]*resourceScores{}
-	var key []byte
+	// The tasks of a job follow each other in the view and mostly share
+	// their template and request: the maps are consulted only when the
+	// task differs from the one before (under TinyGo a map lookup
+	// allocates, which cost seconds at 10,000 tasks).
+	var key, prevKey []byte
+	var tpl *template
+	var scores *resourceScores
+	var prevReq caldera.KubeRequest
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
 		key = templateKey(key[:0], t)
-		tpl := templates[string(key)]
-		if tpl == nil {
-			tpl = newTemplate(t, len(v.Nodes))
-			templates[string(key)] = tpl
+		if tpl == nil || !bytes.Equal(key, prevKey) {
+			tpl = templates[string(key)]
+			if tpl == nil {
+				tpl = newTemplate(t, len(v.Nodes))
+				templates[string(key)] = tpl
+			}
+			prevKey = append(prevKey[:0], key...)
 		}
-		scores := tables[t.KubeRequest]
-		if scores == nil {
-			scores = newResourceScores(len(v.Nodes))
-			tables[t.KubeRequest] = scores
+		if scores == nil || t.KubeRequest != prevReq {
+			scores = tables[t.KubeRequest]
+			if scores == nil {
+				scores = newResourceScores(len(v.Nodes))
+				tables[t.KubeRequest] = scores
+			}
+			prevReq = t.KubeRequest
 		}
 		p.entries[i] = entry{tpl: tpl, scores: scores, placedOn: -1}
 		// A session reopened after a failure sees its own placements in the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
 
 // weights are the native plugin's arguments with Volcano's defaults. A
@@ -14,27 +16,43 @@ type weights struct {
 	podAffinity, podTopologySpread, imageLocality int64
 }
 
+// weightTable lists every weight with Volcano's defaults
+// (hostplugins/nodeorder): parseWeights reads it and DeclaredArguments
+// declares it.
+var weightTable = [...]struct {
+	key   string
+	def   int64
+	field func(*weights) *int64
+}{
+	{"leastrequested.weight", 1, func(w *weights) *int64 { return &w.leastRequested }},
+	{"mostrequested.weight", 0, func(w *weights) *int64 { return &w.mostRequested }},
+	{"balancedresource.weight", 1, func(w *weights) *int64 { return &w.balancedResource }},
+	{"nodeaffinity.weight", 2, func(w *weights) *int64 { return &w.nodeAffinity }},
+	{"tainttoleration.weight", 3, func(w *weights) *int64 { return &w.taintToleration }},
+	{"podaffinity.weight", 2, func(w *weights) *int64 { return &w.podAffinity }},
+	{"podtopologyspread.weight", 2, func(w *weights) *int64 { return &w.podTopologySpread }},
+	{"imagelocality.weight", 1, func(w *weights) *int64 { return &w.imageLocality }},
+}
+
 func parseWeights(m map[string]any) (weights, error) {
-	w := weights{leastRequested: 1, balancedResource: 1, nodeAffinity: 2, taintToleration: 3,
-		podAffinity: 2, podTopologySpread: 2, imageLocality: 1}
-	for _, f := range []struct {
-		key string
-		dst *int64
-	}{
-		{"leastrequested.weight", &w.leastRequested},
-		{"mostrequested.weight", &w.mostRequested},
-		{"balancedresource.weight", &w.balancedResource},
-		{"nodeaffinity.weight", &w.nodeAffinity},
-		{"tainttoleration.weight", &w.taintToleration},
-		{"podaffinity.weight", &w.podAffinity},
-		{"podtopologyspread.weight", &w.podTopologySpread},
-		{"imagelocality.weight", &w.imageLocality},
-	} {
-		if err := readInt(m, f.key, f.dst); err != nil {
+	var w weights
+	for _, f := range weightTable {
+		dst := f.field(&w)
+		*dst = f.def
+		if err := readInt(m, f.key, dst); err != nil {
 			return w, err
 		}
 	}
 	return w, nil
+}
+
+// DeclaredArguments lists what parseWeights reads.
+func (*plugin) DeclaredArguments() []caldera.ArgumentSpec {
+	out := make([]caldera.ArgumentSpec, len(weightTable))
+	for i, f := range weightTable {
+		out[i] = caldera.ArgumentSpec{Name: f.key, Type: caldera.ArgInt, Default: f.def}
+	}
+	return out
 }
 
 // readInt reads an integer as the scheduler's framework.Arguments.Int does:

@@ -3,48 +3,58 @@ package main
 import (
 	"fmt"
 	"strconv"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
 
-// args are the native plugin's arguments with Volcano's defaults. Only the
-// first three change decisions; the others are read so that a value of the
-// wrong type is reported, as the native plugin does.
+// args are the native plugin's arguments that change decisions.
 type args struct {
 	nodeAffinity, nodePorts, taintToleration bool
 }
 
-// ignoredArgs are accepted and type-checked but not implemented (see
-// hostplugins/predicates/doc.go).
-var ignoredArgs = []string{
-	"predicate.PodAffinityEnable",
-	"predicate.NodeVolumeLimitsEnable",
-	"predicate.VolumeZoneEnable",
-	"predicate.PodTopologySpreadEnable",
-	"predicate.VolumeBindingEnable",
-	"predicate.DynamicResourceAllocationEnable",
-	"predicate.CacheEnable",
+// argTable lists every argument the port reads, with Volcano's defaults
+// (hostplugins/predicates.ParseArgs): parseArgs reads it and
+// DeclaredArguments declares it. An entry without a field is accepted and
+// type-checked but not implemented (hostplugins/predicates/doc.go), so that
+// a value of the wrong type is reported, as the native plugin does.
+var argTable = [...]struct {
+	key   string
+	def   bool
+	field func(*args) *bool
+}{
+	{"predicate.NodeAffinityEnable", true, func(a *args) *bool { return &a.nodeAffinity }},
+	{"predicate.NodePortsEnable", true, func(a *args) *bool { return &a.nodePorts }},
+	{"predicate.TaintTolerationEnable", true, func(a *args) *bool { return &a.taintToleration }},
+	{"predicate.PodAffinityEnable", true, nil},
+	{"predicate.NodeVolumeLimitsEnable", true, nil},
+	{"predicate.VolumeZoneEnable", true, nil},
+	{"predicate.PodTopologySpreadEnable", true, nil},
+	{"predicate.VolumeBindingEnable", true, nil},
+	{"predicate.DynamicResourceAllocationEnable", false, nil},
+	{"predicate.CacheEnable", false, nil},
 }
 
 func parseArgs(m map[string]any) (args, error) {
-	a := args{nodeAffinity: true, nodePorts: true, taintToleration: true}
-	for _, b := range []struct {
-		key string
-		dst *bool
-	}{
-		{"predicate.NodeAffinityEnable", &a.nodeAffinity},
-		{"predicate.NodePortsEnable", &a.nodePorts},
-		{"predicate.TaintTolerationEnable", &a.taintToleration},
-	} {
-		if err := readBool(m, b.key, b.dst); err != nil {
+	var a args
+	for _, e := range argTable {
+		v := e.def
+		if err := readBool(m, e.key, &v); err != nil {
 			return a, err
 		}
-	}
-	var ignored bool
-	for _, key := range ignoredArgs {
-		if err := readBool(m, key, &ignored); err != nil {
-			return a, err
+		if e.field != nil {
+			*e.field(&a) = v
 		}
 	}
 	return a, nil
+}
+
+// DeclaredArguments lists what parseArgs reads.
+func (*plugin) DeclaredArguments() []caldera.ArgumentSpec {
+	out := make([]caldera.ArgumentSpec, len(argTable))
+	for i, e := range argTable {
+		out[i] = caldera.ArgumentSpec{Name: e.key, Type: caldera.ArgBool, Default: e.def}
+	}
+	return out
 }
 
 // readBool reads a boolean as the scheduler's framework.Arguments.Bool does:

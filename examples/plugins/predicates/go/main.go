@@ -14,7 +14,11 @@
 // plugin's, with its defaults (args.go).
 package main
 
-import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+import (
+	"bytes"
+
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+)
 
 func main() {}
 
@@ -49,6 +53,7 @@ var (
 	_ caldera.PrePredicater    = (*plugin)(nil)
 	_ caldera.PredicateBatcher = (*plugin)(nil)
 	_ caldera.EventObserver    = (*plugin)(nil)
+	_ caldera.ArgumentDeclarer = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "predicates" }
@@ -68,14 +73,21 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	}
 	p.entries = make([]entry, len(v.Tasks))
 	templates := map[string]*template{}
-	var key []byte
+	// The tasks of a job follow each other and mostly share a template:
+	// the map is consulted only when the key changes (under TinyGo a map
+	// lookup allocates).
+	var key, prevKey []byte
+	var tpl *template
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
 		key = templateKey(key[:0], t)
-		tpl := templates[string(key)]
-		if tpl == nil {
-			tpl = newTemplate(t, len(v.Nodes))
-			templates[string(key)] = tpl
+		if tpl == nil || !bytes.Equal(key, prevKey) {
+			tpl = templates[string(key)]
+			if tpl == nil {
+				tpl = newTemplate(t, len(v.Nodes))
+				templates[string(key)] = tpl
+			}
+			prevKey = append(prevKey[:0], key...)
 		}
 		p.entries[i] = entry{tpl: tpl, fit: newFit(&t.InitRequest), placedOn: -1, evictedFrom: -1}
 		// A session reopened after a failure sees its own placements in the

@@ -2,6 +2,11 @@ package main
 
 import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 
+// OrderKeysLocal: a queue's key is its priority and its share of its
+// deserved resources, fixed at session open, so only events on the tasks
+// of its jobs change it.
+func (*proportion) OrderKeysLocal() bool { return true }
+
 // QueueOrderKey serves the queue with the higher priority first, then the
 // one furthest below its deserved share. Shares change as tasks are placed,
 // so keys are not declared stable.

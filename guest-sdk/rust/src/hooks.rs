@@ -29,6 +29,14 @@ pub trait Plugin {
     /// after every placement.
     const STABLE_ORDER_KEYS: bool = false;
 
+    /// Whether an object's order key changes only through events on it: a
+    /// task's through events naming it, a job's through events on its tasks
+    /// or its admission, a queue's through events on its jobs' tasks (a DRF
+    /// share, a gang's readiness). The scheduler then asks again only for
+    /// the objects events touched, instead of for the whole list after every
+    /// placement. A key that reads anything else must leave it false.
+    const LOCAL_ORDER_KEYS: bool = false;
+
     /// The configuration arguments the plugin reads, with their types and
     /// defaults, for the module's descriptor (`caldera plugin inspect`
     /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them

@@ -591,14 +591,14 @@ impl<P: Plugin> Module<P> {
 }
 
 impl<P: Plugin> Serve for Module<P> {
-    /// `{name, abi: [major, minor], hooks, arguments, stableKeys, deltas,
-    /// sdk}`, as the Go SDK writes it; `arguments` only when the plugin
+    /// `{name, abi: [major, minor], hooks, arguments, stableKeys, localKeys,
+    /// deltas, sdk}`, as the Go SDK writes it; `arguments` only when the plugin
     /// declares some.
     fn describe(&self, out: &mut Vec<u8>) {
         out.clear();
         let mut w = Writer(out);
         let args = P::ARGUMENTS;
-        w.map(6 + usize::from(!args.is_empty()));
+        w.map(7 + usize::from(!args.is_empty()));
         w.str("name");
         w.str(P::NAME);
         w.str("abi");
@@ -620,6 +620,8 @@ impl<P: Plugin> Serve for Module<P> {
         }
         w.str("stableKeys");
         w.bool(P::STABLE_ORDER_KEYS);
+        w.str("localKeys");
+        w.bool(P::LOCAL_ORDER_KEYS);
         w.str("deltas");
         w.bool(true);
         w.str("sdk");

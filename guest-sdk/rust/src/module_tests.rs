@@ -19,6 +19,7 @@ struct Counter {
 impl Plugin for Counter {
     const NAME: &'static str = "counter";
     const STABLE_ORDER_KEYS: bool = true;
+    const LOCAL_ORDER_KEYS: bool = true;
     const ARGUMENTS: &'static [Argument] = &[
         Argument::bool("counter.enabled", true),
         Argument::int("counter.weight", 300),
@@ -104,9 +105,9 @@ fn export_declares_exactly_the_implemented_hooks() {
     let mut out = Vec::new();
     module().describe(&mut out);
     let mut r = Reader::new(&out);
-    assert_eq!(r.map_len().unwrap(), 7);
+    assert_eq!(r.map_len().unwrap(), 8);
     let mut seen = Vec::new();
-    for _ in 0..7 {
+    for _ in 0..8 {
         let key = r.str().unwrap().to_string();
         match key.as_str() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
@@ -149,13 +150,13 @@ fn export_declares_exactly_the_implemented_hooks() {
                     ]
                 );
             }
-            "stableKeys" | "deltas" => assert!(r.bool().unwrap(), "{}", key),
+            "stableKeys" | "localKeys" | "deltas" => assert!(r.bool().unwrap(), "{}", key),
             "sdk" => assert_eq!(r.str().unwrap(), SDK_VERSION),
             other => panic!("unexpected key {}", other),
         }
         seen.push(key);
     }
-    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "deltas", "sdk"]);
+    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "localKeys", "deltas", "sdk"]);
     assert!(r.is_empty(), "bytes after the descriptor");
 }
 
@@ -175,7 +176,7 @@ fn descriptor_leaves_out_undeclared_arguments() {
         keys.push(r.str().unwrap().to_string());
         r.skip().unwrap();
     }
-    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "deltas", "sdk"]);
+    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "localKeys", "deltas", "sdk"]);
     assert!(r.is_empty(), "bytes after the descriptor");
 }
 

@@ -65,6 +65,9 @@ fn allocated_status(s: &str) -> bool {
 
 impl Plugin for Drf {
     const NAME: &'static str = "drf";
+    // A job's key is its share of a cluster total fixed for the session, which
+    // only events on its own tasks change.
+    const LOCAL_ORDER_KEYS: bool = true;
 
     /// Computes every job's share from what its tasks hold. The plugin takes
     /// no arguments.

@@ -46,6 +46,8 @@ fn reset<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
 
 impl Plugin for Gang {
     const NAME: &'static str = "gang";
+    // A job's key is its readiness, which only events on its own tasks change.
+    const LOCAL_ORDER_KEYS: bool = true;
 
     /// Sizes the per-session state; the plugin has no arguments.
     fn on_session_open(&mut self, s: &Session) -> Result<(), caldera::Error> {

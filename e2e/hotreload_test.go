@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/caldera-scheduler/caldera/e2e/harness"
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 )
 
 // hotReloadConf is Volcano's default configuration with plugin "policy",
@@ -45,14 +46,14 @@ func TestHotReloadSwapsModuleWithoutRestart(t *testing.T) {
 	if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, drained, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	volume := &configMapVolume{t: t, dir: t.TempDir()}
-	volume.update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": draining})
+	volume := reloadtest.NewConfigMapVolume(t, t.TempDir())
+	volume.Update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": draining})
 	// As deploy/caldera.yaml sets them from the downward API; the scheduler
 	// inherits the test's environment.
 	const podName = "caldera-hotreload"
 	t.Setenv("POD_NAME", podName)
 	t.Setenv("POD_NAMESPACE", tc.Namespace)
-	s := tc.StartScheduler("--scheduler-conf="+filepath.Join(volume.dir, "volcano-scheduler.conf"), "--wasm-cache-dir="+t.TempDir())
+	s := tc.StartScheduler("--scheduler-conf="+filepath.Join(volume.Dir(), "volcano-scheduler.conf"), "--wasm-cache-dir="+t.TempDir())
 	pid := s.Pid()
 
 	tc.CreatePods(harness.Pods{Prefix: "hot", Count: 6, CPU: "1"})
@@ -62,8 +63,8 @@ func TestHotReloadSwapsModuleWithoutRestart(t *testing.T) {
 		return n == 4, fmt.Sprintf("%d of 6 pods bound under draining, want 4 (node %s is draining, %s full)", n, nodes[0], nodes[1])
 	})
 
-	module := filepath.Join(volume.dir, "policy.wasm")
-	volume.update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": []byte("not a module")})
+	module := filepath.Join(volume.Dir(), "policy.wasm")
+	volume.Update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": []byte("not a module")})
 	harness.Eventually(t, timeout, func() (bool, string) {
 		n := s.LogLines(`"Reload refused; the previous version keeps serving" err="` + module)
 		return n == 1, fmt.Sprintf("%d log lines refusing %s, want 1", n, module)
@@ -75,7 +76,7 @@ func TestHotReloadSwapsModuleWithoutRestart(t *testing.T) {
 		t.Fatalf("%d pods bound after the broken module was refused, want still 4", n)
 	}
 
-	volume.update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": binpack})
+	volume.Update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": binpack})
 	waitPods(t, tc, "hot", 6, harness.Bound, "bound")
 	onDrained := 0
 	for _, p := range tc.ListPods("hot") {
@@ -149,51 +150,4 @@ func waitMetric(t *testing.T, s *harness.Scheduler, line string) {
 		}
 		return strings.Contains(body, line+"\n"), "no metric line " + line
 	})
-}
-
-// configMapVolume writes a directory the way the kubelet's atomic writer
-// updates a ConfigMap volume: each version in its own ..<timestamp>
-// folder, the ..data link renamed over to the new one, each key a link
-// through ..data, the old folder removed.
-type configMapVolume struct {
-	t   *testing.T
-	dir string
-	seq int
-	old string
-}
-
-func (c *configMapVolume) update(files map[string][]byte) {
-	t := c.t
-	t.Helper()
-	c.seq++
-	version := fmt.Sprintf("..2025_06_01_12_00_%02d.%09d", c.seq, c.seq)
-	if err := os.Mkdir(filepath.Join(c.dir, version), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(c.dir, version, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tmp := filepath.Join(c.dir, "..data_tmp")
-	if err := os.Symlink(version, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(c.dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
-	for name := range files {
-		link := filepath.Join(c.dir, name)
-		if _, err := os.Lstat(link); os.IsNotExist(err) {
-			if err := os.Symlink(filepath.Join("..data", name), link); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if c.old != "" {
-		if err := os.RemoveAll(filepath.Join(c.dir, c.old)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.old = version
 }

@@ -53,28 +53,11 @@ mkdir -p "${CARGO_HOME_DIR}" "${TARGET_DIR}" "${BIN_DIR}"
 
 log() { printf '[rust] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=hack/apt.sh
+source "${REPO_ROOT}/hack/apt.sh"
 
 # 1. Debian packages.
-install_packages() {
-	local missing=() p status
-	for p in "${APT_PACKAGES[@]}"; do
-		status="$(dpkg-query -W -f='${db:Status-Status}' "${p}" 2>/dev/null || true)"
-		[[ "${status}" == installed ]] || missing+=("${p}")
-	done
-	if [[ ${#missing[@]} -eq 0 ]]; then
-		log "packages: all installed (${APT_PACKAGES[*]})"
-		return
-	fi
-	log "packages: installing ${missing[*]}"
-	local sudo=()
-	if [[ $(id -u) -ne 0 ]]; then
-		command -v sudo >/dev/null || die "not root and no sudo: install ${missing[*]} by hand"
-		sudo=(sudo)
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	"${sudo[@]}" apt-get update -qq
-	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}" >/dev/null
-}
+install_packages() { apt_install "${APT_PACKAGES[@]}"; }
 
 check_toolchain() {
 	local f

@@ -60,6 +60,8 @@ mkdir -p "${BIN_DIR}" "${XDG_DIR}" "${SCRATCH_DIR}" "$(dirname "${STAMP_FILE}")"
 
 log() { printf '[tinygo] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=hack/apt.sh
+source "${REPO_ROOT}/hack/apt.sh"
 
 timed() {
 	local start=$SECONDS
@@ -72,26 +74,7 @@ json_field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | head 
 
 # 1. Debian packages: LLVM/clang 19 libraries and tools, wasm-ld, the wasm32
 #    compiler-rt builtins, wasi-libc and binaryen (wasm-opt).
-install_packages() {
-	local missing=() p status
-	for p in "${APT_PACKAGES[@]}"; do
-		status="$(dpkg-query -W -f='${db:Status-Status}' "${p}" 2>/dev/null || true)"
-		[[ "${status}" == installed ]] || missing+=("${p}")
-	done
-	if [[ ${#missing[@]} -eq 0 ]]; then
-		log "packages: all installed (${APT_PACKAGES[*]})"
-		return
-	fi
-	log "packages: installing ${missing[*]}"
-	local sudo=()
-	if [[ $(id -u) -ne 0 ]]; then
-		command -v sudo >/dev/null || die "not root and no sudo: install ${missing[*]} by hand"
-		sudo=(sudo)
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	"${sudo[@]}" apt-get update -qq
-	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}" >/dev/null
-}
+install_packages() { apt_install "${APT_PACKAGES[@]}"; }
 
 # 2. The Go toolchain TinyGo supports, fetched as a module by the go command.
 GO_TOOLCHAIN_BIN=""

@@ -124,14 +124,21 @@ func (a *adapter) JobOrder(l, r *api.JobInfo) int {
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k, all, touched := &a.keys.jobs, a.handles.allJobs, a.touched.jobs
-	if a.stale(k, len(all), touched, lh, rh) {
+	return a.compareIn(&a.keys.jobs, a.handles.allJobs, a.touched.jobs, lh, rh, abi.HookJobOrderKeys,
+		func(ask []int32) any { return abi.JobsArgs{Jobs: ask} })
+}
+
+// compareIn compares the keys of l and r in one list of objects (every
+// handle of the list in all), first fetching with hook the keys that are
+// not fresh; args builds the hook's request for the handles asked.
+func (a *adapter) compareIn(k *keyList, all []int32, touched []int, l, r int32, hook abi.Hook, args func(ask []int32) any) int {
+	if a.stale(k, len(all), touched, l, r) {
 		ask := a.toAsk(k, touched, all)
-		if !a.fetch(abi.HookJobOrderKeys, abi.JobsArgs{Jobs: ask}, ask, k) {
+		if !a.fetch(hook, args(ask), ask, k) {
 			return 0
 		}
 	}
-	return compare(k.keys[lh], k.keys[rh])
+	return compare(k.keys[l], k.keys[r])
 }
 
 func (a *adapter) QueueOrder(l, r *api.QueueInfo) int {
@@ -140,14 +147,8 @@ func (a *adapter) QueueOrder(l, r *api.QueueInfo) int {
 	if a.skipped || !lok || !rok {
 		return 0
 	}
-	k, all, touched := &a.keys.queues, a.handles.allQueues, a.touched.queues
-	if a.stale(k, len(all), touched, lh, rh) {
-		ask := a.toAsk(k, touched, all)
-		if !a.fetch(abi.HookQueueOrderKeys, abi.QueuesArgs{Queue: -1, Queues: ask}, ask, k) {
-			return 0
-		}
-	}
-	return compare(k.keys[lh], k.keys[rh])
+	return a.compareIn(&a.keys.queues, a.handles.allQueues, a.touched.queues, lh, rh, abi.HookQueueOrderKeys,
+		func(ask []int32) any { return abi.QueuesArgs{Queue: -1, Queues: ask} })
 }
 
 func (a *adapter) VictimQueueOrder(l, r, preemptor *api.QueueInfo) int {
@@ -162,14 +163,8 @@ func (a *adapter) VictimQueueOrder(l, r, preemptor *api.QueueInfo) int {
 		k = &keyList{}
 		a.keys.victimQueues[ph] = k
 	}
-	all, touched := a.handles.allQueues, a.touched.queues
-	if a.stale(k, len(all), touched, lh, rh) {
-		ask := a.toAsk(k, touched, all)
-		if !a.fetch(abi.HookVictimQueueOrderKeys, abi.QueuesArgs{Queue: ph, Queues: ask}, ask, k) {
-			return 0
-		}
-	}
-	return compare(k.keys[lh], k.keys[rh])
+	return a.compareIn(k, a.handles.allQueues, a.touched.queues, lh, rh, abi.HookVictimQueueOrderKeys,
+		func(ask []int32) any { return abi.QueuesArgs{Queue: ph, Queues: ask} })
 }
 
 // TaskOrder fetches the keys of all the tasks of a job at once: tasks are

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/caldera-scheduler/caldera/abi"
@@ -54,7 +55,7 @@ func (p *Plugin) callOn(ctx context.Context, in *instance, hook abi.Hook, req ab
 // count records a call in the metrics and wraps a failure with the plugin
 // and hook.
 func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi.Code, string, error) {
-	metrics.PluginCalls.WithLabelValues(p.opts.Name, hook.String()).Inc()
+	p.metricsFor(hook).calls.Inc()
 	p.calls.Add(1)
 	if err != nil {
 		p.failures.Add(1)
@@ -65,7 +66,8 @@ func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi
 }
 
 func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
-	if !p.hooks[hook] {
+	m, ok := p.hooks[hook]
+	if !ok {
 		return abi.UnknownHook, "", fmt.Errorf("the module does not declare this hook")
 	}
 	body, err := EncodeRequest(req)
@@ -73,9 +75,7 @@ func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.
 		return 0, "", fmt.Errorf("encoding the request: %w", err)
 	}
 	start := time.Now()
-	defer func() {
-		metrics.PluginCallDuration.WithLabelValues(p.opts.Name, hook.String()).Observe(time.Since(start).Seconds())
-	}()
+	defer func() { m.seconds.Observe(time.Since(start).Seconds()) }()
 	callCtx, cancel := p.deadlineFor(ctx, hook)
 	defer cancel()
 	raw, err := in.request(callCtx, body, uint32(hook), p.opts.Limits.MaxReplyBytes)
@@ -167,4 +167,27 @@ func EncodeRequest(req abi.Request) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// hookMetrics are one hook's collectors, looked up once when the module is
+// loaded: a call then costs no lookup by label values.
+type hookMetrics struct {
+	calls   prometheus.Counter
+	seconds prometheus.Observer
+}
+
+func newHookMetrics(plugin string, hook abi.Hook) hookMetrics {
+	return hookMetrics{
+		calls:   metrics.PluginCalls.WithLabelValues(plugin, hook.String()),
+		seconds: metrics.PluginCallDuration.WithLabelValues(plugin, hook.String()),
+	}
+}
+
+// metricsFor returns a hook's collectors; a hook the module did not
+// declare (a failed call) looks them up.
+func (p *Plugin) metricsFor(hook abi.Hook) hookMetrics {
+	if m, ok := p.hooks[hook]; ok {
+		return m
+	}
+	return newHookMetrics(p.opts.Name, hook)
 }

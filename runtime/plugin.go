@@ -58,7 +58,8 @@ type Plugin struct {
 	descriptor abi.Descriptor
 	version    abi.Version
 	digest     string
-	hooks      map[abi.Hook]bool
+	// hooks holds the declared hooks, each with its collectors.
+	hooks map[abi.Hook]hookMetrics
 
 	mu   sync.Mutex
 	idle []*instance
@@ -145,7 +146,7 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 	if err := msgpack.Unmarshal(reply, &p.descriptor); err != nil {
 		return fmt.Errorf("%s returned a malformed descriptor: %w", abi.ExportDescribe, err)
 	}
-	p.hooks = map[abi.Hook]bool{}
+	p.hooks = map[abi.Hook]hookMetrics{}
 	for _, name := range p.descriptor.Hooks {
 		h, ok := abi.HookByName(name)
 		if !ok {
@@ -153,7 +154,7 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 			p.opts.Log(1, fmt.Sprintf("module declares hook %q, which ABI %d.%d does not have; it will not be called", name, abi.Major, abi.Minor))
 			continue
 		}
-		p.hooks[h] = true
+		p.hooks[h] = newHookMetrics(p.opts.Name, h)
 	}
 	return nil
 }
@@ -194,7 +195,10 @@ func (p *Plugin) Version() abi.Version { return p.version }
 func (p *Plugin) SHA256() string { return p.digest }
 
 // Implements reports whether the module declared the hook.
-func (p *Plugin) Implements(h abi.Hook) bool { return p.hooks[h] }
+func (p *Plugin) Implements(h abi.Hook) bool {
+	_, ok := p.hooks[h]
+	return ok
+}
 
 // Close frees every instance and the compiled code.
 func (p *Plugin) Close(ctx context.Context) error {

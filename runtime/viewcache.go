@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"hash/fnv"
+	"slices"
 	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -175,7 +176,7 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any) (req openRe
 	d := &viewDelta{Plugins: ev.plugins}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
 		out.Len = int32(len(ev.keys[l]))
-		same := equalKeys(held.keys[l], ev.keys[l])
+		same := slices.Equal(held.keys[l], ev.keys[l])
 		out.Full = !same
 		out.Set = []placedObject{} // an empty list, never nil, on the wire
 		for i, obj := range ev.objs[l] {
@@ -192,16 +193,4 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any) (req openRe
 		}
 	}
 	return openRequest{Delta: d, Arguments: args}, next, full, delta, kept
-}
-
-func equalKeys(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -47,26 +47,12 @@ func intern(raw []byte) string {
 		h *= 16777619
 	}
 	slot := &internTable[h%internSlots]
-	if sameBytes(*slot, raw) {
+	if *slot == unsafeString(raw) {
 		return *slot
 	}
 	s := string(raw)
 	*slot = s
 	return s
-}
-
-// sameBytes compares without converting raw to a string, which TinyGo
-// would allocate for.
-func sameBytes(s string, raw []byte) bool {
-	if len(s) != len(raw) {
-		return false
-	}
-	for i := range raw {
-		if s[i] != raw[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // unsafeString views b as a string without copying, for the generated

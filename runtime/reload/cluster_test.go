@@ -2,7 +2,6 @@ package reload
 
 import (
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -76,32 +75,8 @@ func newFixedCluster() *fixedCluster {
 	return &fixedCluster{base: c, binds: map[string]string{}}
 }
 
-// Snapshot copies the base state the way the real cache does: jobs
-// cloned, nodes cloned sharing the jobs' task copies.
-func (c *fixedCluster) Snapshot() *api.ClusterInfo {
-	snap := api.NewClusterInfo()
-	tasks := map[api.TaskID]*api.TaskInfo{}
-	for id, j := range c.base.Jobs {
-		cj := j.Clone()
-		maps.Copy(tasks, cj.Tasks)
-		snap.Jobs[id] = cj
-	}
-	resolve := func(t *api.TaskInfo) *api.TaskInfo {
-		if s, ok := tasks[t.UID]; ok {
-			return s
-		}
-		return t.Clone()
-	}
-	for _, name := range c.base.NodeList {
-		snap.Nodes[name] = c.base.Nodes[name].Clone(resolve)
-	}
-	snap.NodeList = c.base.NodeList
-	for id, q := range c.base.Queues {
-		cp := *q
-		snap.Queues[id] = &cp
-	}
-	return snap
-}
+// Snapshot copies the base state the way the real cache does.
+func (c *fixedCluster) Snapshot() *api.ClusterInfo { return c.base.Clone() }
 
 func (c *fixedCluster) Bind(t *api.TaskInfo, node string) error {
 	c.mu.Lock()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
@@ -187,8 +188,8 @@ func TestRemovedModuleKeepsLastGoodUntilUnnamed(t *testing.T) {
 func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 	binpack, draining := moduleBytes(t, "binpack.tinygo"), moduleBytes(t, "draining.tinygo")
 	dir := t.TempDir()
-	cm := configMapVolume{t: t, dir: dir}
-	cm.update(map[string][]byte{"scheduler.yaml": []byte(confNaming("policy")), "policy.wasm": binpack})
+	cm := reloadtest.NewConfigMapVolume(t, dir)
+	cm.Update(map[string][]byte{"scheduler.yaml": []byte(confNaming("policy")), "policy.wasm": binpack})
 	var mu sync.Mutex
 	var failures []error
 	r := newTestReloader(t, dir, func(o Outcome) {
@@ -207,11 +208,11 @@ func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 	}()
 	time.Sleep(100 * time.Millisecond) // let the watch start
 
-	cm.update(map[string][]byte{"scheduler.yaml": []byte(confNaming("policy")), "policy.wasm": draining})
+	cm.Update(map[string][]byte{"scheduler.yaml": []byte(confNaming("policy")), "policy.wasm": draining})
 	eventually(t, 10*time.Second, "draining's module serving after the ConfigMap update", func() bool {
 		return serving(r, "policy") == digest(draining)
 	})
-	cm.update(map[string][]byte{"scheduler.yaml": []byte(confNaming("policy")), "policy.wasm": []byte("garbage")})
+	cm.Update(map[string][]byte{"scheduler.yaml": []byte(confNaming("policy")), "policy.wasm": []byte("garbage")})
 	eventually(t, 10*time.Second, "a failure reported for the broken module", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -277,46 +278,4 @@ func TestWatchWaitsForSlowWrites(t *testing.T) {
 	if len(reports) < 1 || len(reports) > 2 {
 		t.Errorf("%d reloads reported, want 1 or 2 (module, configuration): %+v", len(reports), reports)
 	}
-}
-
-// configMapVolume writes a directory the way the kubelet's atomic writer
-// does for a ConfigMap volume.
-type configMapVolume struct {
-	t   *testing.T
-	dir string
-	seq int
-	old string
-}
-
-func (c *configMapVolume) update(files map[string][]byte) {
-	t := c.t
-	c.seq++
-	ts := fmt.Sprintf("..2025_01_01_00_00_%02d.%d", c.seq, c.seq)
-	if err := os.Mkdir(filepath.Join(c.dir, ts), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range files {
-		writeFile(t, filepath.Join(c.dir, ts, name), data)
-	}
-	tmp := filepath.Join(c.dir, "..data_tmp")
-	if err := os.Symlink(ts, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(c.dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
-	for name := range files {
-		link := filepath.Join(c.dir, name)
-		if _, err := os.Lstat(link); os.IsNotExist(err) {
-			if err := os.Symlink(filepath.Join("..data", name), link); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if c.old != "" {
-		if err := os.RemoveAll(filepath.Join(c.dir, c.old)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.old = ts
 }

@@ -22,3 +22,35 @@ func NewClusterInfo() *ClusterInfo {
 		Queues: map[QueueID]*QueueInfo{},
 	}
 }
+
+// Clone copies the snapshot the way the cache makes one: jobs cloned, nodes
+// cloned sharing the jobs' task copies (a task in a job and on a node stays
+// one object), queues copied; what they point to is shared. Tests and
+// benchmarks that run many sessions on one cluster hand each a Clone.
+func (c *ClusterInfo) Clone() *ClusterInfo {
+	out := NewClusterInfo()
+	tasks := map[TaskID]*TaskInfo{}
+	for id, j := range c.Jobs {
+		cj := j.Clone()
+		for tid, t := range cj.Tasks {
+			tasks[tid] = t
+		}
+		out.Jobs[id] = cj
+	}
+	resolve := func(t *TaskInfo) *TaskInfo {
+		if s, ok := tasks[t.UID]; ok {
+			return s
+		}
+		return t.Clone()
+	}
+	for _, name := range c.NodeList {
+		out.Nodes[name] = c.Nodes[name].Clone(resolve)
+	}
+	out.NodeList = c.NodeList
+	for id, q := range c.Queues {
+		cp := *q
+		out.Queues[id] = &cp
+	}
+	out.NamespaceWeights = c.NamespaceWeights
+	return out
+}

@@ -41,3 +41,23 @@ func TestNodeAccountingSurvivesSharedTaskMutation(t *testing.T) {
 		t.Fatalf("after unpipeline: idle %v pipelined %v", n.Idle.MilliCPU, n.Pipelined.MilliCPU)
 	}
 }
+
+func TestClusterCloneSharesTasksBetweenJobsAndNodes(t *testing.T) {
+	c := NewClusterInfo()
+	job := NewJobInfo("ns/j")
+	task := NewTaskInfo(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "p"}, Spec: v1.PodSpec{NodeName: "n"}})
+	job.AddTaskInfo(task)
+	c.Jobs[job.UID] = job
+	node := NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}})
+	node.AddTask(task)
+	c.Nodes["n"], c.NodeList = node, []string{"n"}
+
+	cp := c.Clone()
+	onJob, onNode := cp.Jobs[job.UID].Tasks[task.UID], cp.Nodes["n"].Tasks[task.UID]
+	if onJob == nil || onJob != onNode {
+		t.Fatalf("the copy's task on its job (%p) and on its node (%p) must be one object", onJob, onNode)
+	}
+	if onJob == task || cp.Nodes["n"] == node || cp.Jobs[job.UID] == job {
+		t.Fatal("the copy shares a job, node or task with the original")
+	}
+}

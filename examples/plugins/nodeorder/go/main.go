@@ -21,8 +21,6 @@
 package main
 
 import (
-	"bytes"
-
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
 
@@ -81,26 +79,21 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		p.nodes[i].init(&v.Nodes[i])
 	}
 	p.entries = make([]entry, len(v.Tasks))
-	templates := map[string]*template{}
+	var templates caldera.ByKey[*template]
 	tables := map[caldera.KubeRequest]*resourceScores{}
 	// The tasks of a job follow each other in the view and mostly share
-	// their template and request: the maps are consulted only when the
-	// task differs from the one before (under TinyGo a map lookup
-	// allocates, which cost seconds at 10,000 tasks).
-	var key, prevKey []byte
-	var tpl *template
+	// their request: the table map is consulted only when the request
+	// differs from the one before, as ByKey does for templates.
+	var key []byte
 	var scores *resourceScores
 	var prevReq caldera.KubeRequest
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
 		key = templateKey(key[:0], t)
-		if tpl == nil || !bytes.Equal(key, prevKey) {
-			tpl = templates[string(key)]
-			if tpl == nil {
-				tpl = newTemplate(t, len(v.Nodes))
-				templates[string(key)] = tpl
-			}
-			prevKey = append(prevKey[:0], key...)
+		tpl, ok := templates.Get(key)
+		if !ok {
+			tpl = newTemplate(t, len(v.Nodes))
+			templates.Put(key, tpl)
 		}
 		if scores == nil || t.KubeRequest != prevReq {
 			scores = tables[t.KubeRequest]

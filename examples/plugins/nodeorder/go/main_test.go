@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
@@ -53,18 +54,6 @@ func scores(t testing.TB, p *plugin, s *caldera.Session, task int32) []float64 {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // n1: 4 cpu, 8Gi, 1 cpu and 2Gi in use; n2: 8 cpu, 8Gi, empty; the task
@@ -120,7 +109,7 @@ func TestNodeOrderBatch(t *testing.T) {
 				tt.task(&tk)
 			}
 			p, s := open(t, nodes, []caldera.Task{tk}, []string{"predicates", "nodeorder"}, tt.args)
-			if got := scores(t, p, s, 0); !equal(got, tt.want) {
+			if got := scores(t, p, s, 0); !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
@@ -154,13 +143,13 @@ func TestUsageFollowsPlacementsWithPredicates(t *testing.T) {
 		placed := &s.View.Tasks[1]
 		placed.Status, placed.Node = caldera.Allocated, 1
 		p.OnAllocate(s, placed)
-		if got := scores(t, p, s, 0); !equal(got, tt.want) {
+		if got := scores(t, p, s, 0); !slices.Equal(got, tt.want) {
 			t.Errorf("plugins %v: got %v, want %v", tt.plugins, got, tt.want)
 		}
 		// Undone, the placement has lost its node in the view.
 		placed.Status, placed.Node = caldera.Pending, -1
 		p.OnDeallocate(s, placed)
-		if got, want := scores(t, p, s, 0), []float64{56 + 93 + 300, 87 + 100 + 300}; !equal(got, want) {
+		if got, want := scores(t, p, s, 0), []float64{56 + 93 + 300, 87 + 100 + 300}; !slices.Equal(got, want) {
 			t.Errorf("plugins %v, placement undone: got %v, want %v", tt.plugins, got, want)
 		}
 	}

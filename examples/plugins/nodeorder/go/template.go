@@ -109,40 +109,8 @@ func templateKey(buf []byte, t *caldera.Task) []byte {
 		for i := range t.NodeAffinity.Preferred {
 			pt := &t.NodeAffinity.Preferred[i]
 			buf = binary.AppendVarint(buf, int64(pt.Weight))
-			buf = appendTerm(buf, &pt.Term)
+			buf = pt.Term.AppendKey(buf)
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(t.Tolerations)))
-	for _, tol := range t.Tolerations {
-		buf = appendString(buf, tol.Key)
-		buf = appendString(buf, tol.Operator)
-		buf = appendString(buf, tol.Value)
-		buf = appendString(buf, tol.Effect)
-	}
-	return buf
-}
-
-func appendTerm(buf []byte, t *caldera.NodeSelectorTerm) []byte {
-	if t.Invalid {
-		buf = append(buf, 1)
-	} else {
-		buf = append(buf, 0)
-	}
-	for _, rs := range [][]caldera.NodeSelectorRequirement{t.MatchExpressions, t.MatchFields} {
-		buf = binary.AppendUvarint(buf, uint64(len(rs)))
-		for _, r := range rs {
-			buf = appendString(buf, r.Key)
-			buf = appendString(buf, r.Operator)
-			buf = binary.AppendUvarint(buf, uint64(len(r.Values)))
-			for _, v := range r.Values {
-				buf = appendString(buf, v)
-			}
-		}
-	}
-	return buf
-}
-
-func appendString(buf []byte, s string) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(s)))
-	return append(buf, s...)
+	return caldera.AppendTolerationsKey(buf, t.Tolerations)
 }

@@ -14,11 +14,7 @@
 // plugin's, with its defaults (args.go).
 package main
 
-import (
-	"bytes"
-
-	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
-)
+import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 
 func main() {}
 
@@ -72,22 +68,15 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		p.nodes[i].init(&v.Nodes[i])
 	}
 	p.entries = make([]entry, len(v.Tasks))
-	templates := map[string]*template{}
-	// The tasks of a job follow each other and mostly share a template:
-	// the map is consulted only when the key changes (under TinyGo a map
-	// lookup allocates).
-	var key, prevKey []byte
-	var tpl *template
+	var templates caldera.ByKey[*template]
+	var key []byte
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
 		key = templateKey(key[:0], t)
-		if tpl == nil || !bytes.Equal(key, prevKey) {
-			tpl = templates[string(key)]
-			if tpl == nil {
-				tpl = newTemplate(t, len(v.Nodes))
-				templates[string(key)] = tpl
-			}
-			prevKey = append(prevKey[:0], key...)
+		tpl, ok := templates.Get(key)
+		if !ok {
+			tpl = newTemplate(t, len(v.Nodes))
+			templates.Put(key, tpl)
 		}
 		p.entries[i] = entry{tpl: tpl, fit: newFit(&t.InitRequest), placedOn: -1, evictedFrom: -1}
 		// A session reopened after a failure sees its own placements in the

@@ -163,8 +163,8 @@ func templateKey(buf []byte, t *caldera.Task) []byte {
 	sort.Strings(keys)
 	buf = binary.AppendUvarint(buf, uint64(len(keys)))
 	for _, k := range keys {
-		buf = appendString(buf, k)
-		buf = appendString(buf, t.NodeSelector[k])
+		buf = caldera.AppendKeyString(buf, k)
+		buf = caldera.AppendKeyString(buf, t.NodeSelector[k])
 	}
 	if t.NodeAffinity == nil || t.NodeAffinity.Required == nil {
 		buf = append(buf, 0)
@@ -173,46 +173,15 @@ func templateKey(buf []byte, t *caldera.Task) []byte {
 		buf = append(buf, 1)
 		buf = binary.AppendUvarint(buf, uint64(len(terms)))
 		for i := range terms {
-			buf = appendTerm(buf, &terms[i])
+			buf = terms[i].AppendKey(buf)
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(t.Tolerations)))
-	for _, tol := range t.Tolerations {
-		buf = appendString(buf, tol.Key)
-		buf = appendString(buf, tol.Operator)
-		buf = appendString(buf, tol.Value)
-		buf = appendString(buf, tol.Effect)
-	}
+	buf = caldera.AppendTolerationsKey(buf, t.Tolerations)
 	buf = binary.AppendUvarint(buf, uint64(len(t.HostPorts)))
 	for _, hp := range t.HostPorts {
-		buf = appendString(buf, hp.IP)
-		buf = appendString(buf, hp.Protocol)
+		buf = caldera.AppendKeyString(buf, hp.IP)
+		buf = caldera.AppendKeyString(buf, hp.Protocol)
 		buf = binary.AppendVarint(buf, int64(hp.Port))
 	}
 	return buf
-}
-
-func appendTerm(buf []byte, t *caldera.NodeSelectorTerm) []byte {
-	if t.Invalid {
-		buf = append(buf, 1)
-	} else {
-		buf = append(buf, 0)
-	}
-	for _, rs := range [][]caldera.NodeSelectorRequirement{t.MatchExpressions, t.MatchFields} {
-		buf = binary.AppendUvarint(buf, uint64(len(rs)))
-		for _, r := range rs {
-			buf = appendString(buf, r.Key)
-			buf = appendString(buf, r.Operator)
-			buf = binary.AppendUvarint(buf, uint64(len(r.Values)))
-			for _, v := range r.Values {
-				buf = appendString(buf, v)
-			}
-		}
-	}
-	return buf
-}
-
-func appendString(buf []byte, s string) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(s)))
-	return append(buf, s...)
 }

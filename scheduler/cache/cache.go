@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -122,14 +123,26 @@ func New(opts Options) (*Cache, error) {
 	for _, n := range opts.SchedulerNames {
 		c.schedulerNames[n] = true
 	}
-	c.registerHandlers()
+	if err := c.registerHandlers(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
-func (c *Cache) registerHandlers() {
+func (c *Cache) registerHandlers() error {
+	var errs []error
+	// A session may start once every handler has been given the initial
+	// list: the registration's HasSynced says so. The informer's own
+	// HasSynced only says that its store is filled, and a session started
+	// then could miss a queue whose add event is still on its way (a
+	// simulated session once found no queue and bound nothing).
 	add := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) {
-		_, _ = inf.AddEventHandler(h)
-		c.synced = append(c.synced, inf.HasSynced)
+		reg, err := inf.AddEventHandler(h)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("registering a cache event handler: %w", err))
+			return
+		}
+		c.synced = append(c.synced, reg.HasSynced)
 	}
 	add(c.informers.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { c.onPod(nil, asPod(o)) },
@@ -159,6 +172,7 @@ func (c *Cache) registerHandlers() {
 	// Namespaces are watched so that per-namespace policies can read them;
 	// nothing in the core needs them yet.
 	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
+	return errors.Join(errs...)
 }
 
 // Run makes sure the default queue exists, starts the informers and the bind

@@ -63,7 +63,7 @@ sdk-check:
 	cd guest-sdk/go && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
 		GOTOOLCHAIN=local $(GO) mod tidy -diff && GOTOOLCHAIN=local $(GO) test -count=1 ./...
 	@# The example ports are plain Go too: their own unit tests run without Wasm.
-	@for d in examples/plugins/*/go runtime/testdata/guests/hostile; do \
+	@for d in examples/plugins/*/go examples/eventhandlers/*/go runtime/testdata/guests/hostile; do \
 		(cd $$d && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local $(GO) test -count=1 ./... >/dev/null) || { echo "sdk-check: $$d failed"; exit 1; }; \
 	done
 
@@ -142,8 +142,9 @@ rust:
 
 CARGO := $(RUST_CACHE)/bin/cargo-wrapped
 CARGO_ENV := CARGO_TARGET_DIR=$(RUST_CACHE)/target
-RUST_CRATES := guest-sdk/rust $(patsubst %/Cargo.toml,%,$(wildcard examples/plugins/*/rust/Cargo.toml))
-RUST_PLUGIN_NAMES := $(patsubst examples/plugins/%/rust/Cargo.toml,%,$(wildcard examples/plugins/*/rust/Cargo.toml))
+# Example policies (examples/plugins) and event handlers (examples/eventhandlers).
+RUST_EXAMPLES := $(patsubst %/Cargo.toml,%,$(wildcard examples/plugins/*/rust/Cargo.toml examples/eventhandlers/*/rust/Cargo.toml))
+RUST_CRATES := guest-sdk/rust $(RUST_EXAMPLES)
 
 # The Rust SDK's tests (the golden vectors of testdata/abi among them) and the Rust
 # examples' unit tests, run natively. Debian's toolchain being installed, the cargo
@@ -160,13 +161,15 @@ rust-test:
 		(cd $$d && $(CARGO_ENV) $(CARGO) test -q) || { echo "rust-test: $$d FAILED"; exit 1; }; \
 	done
 
-# Every example policy under examples/plugins/<name>/rust, built by Debian's cargo into
+# Every example policy under examples/plugins/<name>/rust and event handler under
+# examples/eventhandlers/<name>/rust, built by Debian's cargo into
 # build/plugins/<name>.rust.wasm.
 rust-plugins: rust
 	@mkdir -p build/plugins
-	@for name in $(RUST_PLUGIN_NAMES); do \
+	@for dir in $(RUST_EXAMPLES); do \
+		name=$$(basename $$(dirname $$dir)); \
 		echo "plugin $$name: rust ($(RUST_TARGET))"; \
-		(cd examples/plugins/$$name/rust && $(CARGO_ENV) $(CARGO) build -q --release --target $(RUST_TARGET)) || exit 1; \
+		(cd $$dir && $(CARGO_ENV) $(CARGO) build -q --release --target $(RUST_TARGET)) || exit 1; \
 		cp $(RUST_CACHE)/target/$(RUST_TARGET)/release/caldera_$$(echo $$name | tr - _).wasm build/plugins/$$name.rust.wasm || exit 1; \
 	done
 
@@ -175,14 +178,15 @@ rust-plugins: rust
 # Every example policy under examples/plugins/<name>/go, built with both Go toolchains:
 # build/plugins/<name>.go.wasm (Go, wasip1) and build/plugins/<name>.tinygo.wasm (TinyGo);
 # and every one under examples/plugins/<name>/rust (rust-plugins).
-PLUGIN_SOURCES := $(wildcard examples/plugins/*/go/main.go)
-PLUGIN_NAMES := $(patsubst examples/plugins/%/go/main.go,%,$(PLUGIN_SOURCES))
+# Event handlers under examples/eventhandlers/<name>/{go,rust} are built the same way.
+GO_EXAMPLES := $(patsubst %/main.go,%,$(wildcard examples/plugins/*/go/main.go examples/eventhandlers/*/go/main.go))
 TINYGO := $(TINYGO_CACHE)/bin/tinygo-wrapped
 plugins: tinygo rust-plugins
 	@mkdir -p build/plugins
-	@for name in $(PLUGIN_NAMES); do \
+	@for dir in $(GO_EXAMPLES); do \
+		name=$$(basename $$(dirname $$dir)); \
 		echo "plugin $$name: go, tinygo"; \
-		(cd examples/plugins/$$name/go && \
+		(cd $$dir && \
 		 GOTOOLCHAIN=local GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(CURDIR)/build/plugins/$$name.go.wasm . && \
 		 $(TINYGO) build -target=wasip1 -buildmode=c-shared -scheduler=none -no-debug -o $(CURDIR)/build/plugins/$$name.tinygo.wasm . 2>&1 | grep -v 'is not a recognized feature' ; \
 		 test -s $(CURDIR)/build/plugins/$$name.tinygo.wasm) || exit 1; \

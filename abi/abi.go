@@ -14,9 +14,11 @@ import "fmt"
 // 1.1: every other hook of section 5, the descriptor's stableKeys, event 6
 // (enqueue), and the view fields minTaskMember, priorityClassName and
 // bestEffort.
+// 1.2: cache_event, the hook of event handler modules, and the
+// descriptor's eventKinds.
 const (
 	Major = 1
-	Minor = 1
+	Minor = 2
 )
 
 // Version is a module's declared ABI version.
@@ -70,7 +72,7 @@ const (
 	// Added while 1.0 was a draft.
 	HookVictimQueueOrderKeys Hook = 23
 	HookTargetJob            Hook = 24
-	lastHook                      = HookTargetJob
+	lastHook                      = HookCacheEvent
 )
 
 var hookNames = map[Hook]string{
@@ -85,6 +87,7 @@ var hookNames = map[Hook]string{
 	HookJobEnqueueable: "job_enqueueable", HookJobEnqueued: "job_enqueued",
 	HookJobStarving: "job_starving", HookVictimTasks: "victim_tasks", HookPreemptive: "preemptive",
 	HookVictimQueueOrderKeys: "victim_queue_order_keys", HookTargetJob: "target_job",
+	HookCacheEvent: "cache_event",
 }
 
 // String returns the hook's name as modules declare it.

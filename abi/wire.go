@@ -19,6 +19,9 @@ type Descriptor struct {
 	// names one of its tasks or admits it, a queue's when an event touches
 	// one of its jobs. The host then asks again only for those objects.
 	LocalKeys bool `msgpack:"localKeys,omitempty"`
+	// EventKinds lists the object kinds an event handler module wants
+	// cache_event calls for; empty means every kind.
+	EventKinds []string `msgpack:"eventKinds,omitempty"`
 }
 
 // Argument is one configuration argument a module reads.

@@ -50,6 +50,23 @@ func goldenView() abi.View {
 	}
 }
 
+// goldenCacheEvent is request_cache_event's args: a node update whose
+// new version adds a reservation, labels, a taint and cordons the node.
+func goldenCacheEvent() abi.CacheEventArgs {
+	alloc := abi.Resource{MilliCPU: 8000, Memory: 32 << 30, Scalars: map[string]int64{"pods": 110}}
+	return abi.CacheEventArgs{
+		Type: abi.EventUpdate, Kind: "Node",
+		Old: &abi.Object{Name: "n1", Annotations: map[string]string{"caldera.sh/external-reserved": "cpu=6"}, Allocatable: &alloc},
+		New: &abi.Object{
+			Name: "n1", Labels: map[string]string{"zone": "a"},
+			Annotations:   map[string]string{"caldera.sh/external-reserved": "cpu=6,memory=2Gi"},
+			Allocatable:   &alloc,
+			Taints:        []abi.Taint{{Key: "gpu", Value: "true", Effect: "NoSchedule"}},
+			Unschedulable: true,
+		},
+	}
+}
+
 // goldenRequests builds each request vector with the host's own encoding
 // path.
 func goldenRequests(t *testing.T) map[string][]byte {
@@ -70,6 +87,7 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},
+		"request_cache_event":        {Args: goldenCacheEvent()},
 	} {
 		b, err := EncodeRequest(req)
 		if err != nil {
@@ -110,6 +128,7 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
 		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
 		{"reply_victim_tasks", &[]int32{}, &[]int32{0, 127, 128, 255, 256, 32767, 32768}},
+		{"reply_cache_event", &abi.CacheEventResult{}, &abi.CacheEventResult{Action: abi.ActionAdjust, Allocatable: &abi.Resource{MilliCPU: 2000, Memory: 30 << 30, Scalars: map[string]int64{"pods": 110}}}},
 		{"reply_session_close", &abi.CloseResult{}, &abi.CloseResult{Conditions: []abi.Condition{{Job: 0, Type: "Unschedulable", Status: "True", Reason: "NotEnoughResources", Message: "1/2 tasks in gang unschedulable"}}}},
 	} {
 		raw, err := os.ReadFile(filepath.Join(goldenDir, c.name+".msgpack"))

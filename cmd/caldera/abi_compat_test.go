@@ -21,7 +21,7 @@ func buildPortAs(t *testing.T, port, tag, dir, file string) {
 }
 
 // Minor versions only add: a module built for the previous minor (1.0) and
-// one built for the next (1.2, declaring a hook this scheduler does not
+// one built for the next (1.3, declaring a hook this scheduler does not
 // know) both load and decide exactly as the native plugins. The 1.0 module
 // would fail on 1.1's enqueue event, so this also proves the scheduler
 // sends a module only what its minor knows.
@@ -29,7 +29,7 @@ func TestModulesOfOtherMinorsKeepWorking(t *testing.T) {
 	dir := t.TempDir()
 	buildPortAs(t, "binpack", "caldera_abi_1_0", dir, "binpack.abi10.wasm")
 	buildPortAs(t, "priority", "caldera_abi_next", dir, "priority.abinext.wasm")
-	for name, abi := range map[string]string{"binpack.abi10": "1.0", "priority.abinext": "1.2"} {
+	for name, abi := range map[string]string{"binpack.abi10": "1.0", "priority.abinext": "1.3"} {
 		out, err := runCaldera("plugin", "inspect", filepath.Join(dir, name+".wasm"))
 		if err != nil || !strings.Contains(out, abi) {
 			t.Errorf("inspect %s: %v, want ABI %s in\n%s", name, err, abi, out)
@@ -57,7 +57,7 @@ tiers:
 		}
 		got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", dir)
 		if !reflect.DeepEqual(want, got) {
-			t.Errorf("seed %d: modules of ABI 1.0 and 1.2 decided differently:\nnative %+v\nmixed  %+v", seed, want, got)
+			t.Errorf("seed %d: modules of ABI 1.0 and 1.3 decided differently:\nnative %+v\nmixed  %+v", seed, want, got)
 		}
 	}
 }

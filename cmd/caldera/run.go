@@ -64,6 +64,7 @@ releases the leader lease and exits.`,
 	f.String("listen-address", defaultListenAddress, "address of the /metrics endpoint; empty disables it")
 	f.String("healthz-address", defaultHealthzAddress, "address of the /healthz and /readyz endpoints; empty disables them")
 	addPolicyFlags(f, true)
+	addEventHandlerFlags(f)
 	addLeaderElectionFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runScheduler(cmd.Context(), settings(cmd.Flags()))
@@ -117,12 +118,21 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 		go watchPolicy(ctx, policy)
 	}
 
+	handlers, err := newEventHandlers(ctx, v, policy.CompilationCache())
+	if err != nil {
+		return err
+	}
+	defer handlers.close()
 	schedCache, err := cache.New(cache.Options{
-		Client:         kube,
-		VCClient:       vc,
-		SchedulerNames: v.GetStringSlice("scheduler-name"),
-		DefaultQueue:   v.GetString("default-queue"),
-		Recorder:       recorder,
+		Client:             kube,
+		VCClient:           vc,
+		SchedulerNames:     v.GetStringSlice("scheduler-name"),
+		DefaultQueue:       v.GetString("default-queue"),
+		Recorder:           recorder,
+		Registry:           handlers.registry,
+		EventHandler:       handlers.name,
+		EventHandlerConfig: handlers.config,
+		RestConfig:         restConfig,
 	})
 	if err != nil {
 		return err

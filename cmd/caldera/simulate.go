@@ -39,6 +39,7 @@ between sessions as caldera run reloads them; each session prints a line
 	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable)")
 	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
 	addPolicyFlags(f, false)
+	addEventHandlerFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		v := settings(cmd.Flags())
 		clusterFile := v.GetString("cluster")
@@ -71,12 +72,21 @@ between sessions as caldera run reloads them; each session prints a line
 		if err != nil {
 			return err
 		}
+		handlers, err := newEventHandlers(ctx, v, policy.CompilationCache())
+		if err != nil {
+			return err
+		}
+		defer handlers.close()
 		opts := simulator.Options{
 			Cluster:        cluster,
 			Policies:       policy.Policies(),
 			Actions:        actions.Registry(),
 			Cycles:         v.GetInt("cycles"),
 			SchedulerNames: v.GetStringSlice("scheduler-name"),
+
+			EventHandlers:      handlers.registry,
+			EventHandler:       handlers.name,
+			EventHandlerConfig: handlers.config,
 		}
 		if watch {
 			go watchPolicy(ctx, policy)

@@ -37,6 +37,7 @@ const (
 	hookPreemptive           = 22
 	hookVictimQueueOrderKeys = 23
 	hookTargetJob            = 24
+	hookCacheEvent           = 25
 )
 
 // Reply codes that are not hook statuses.
@@ -75,8 +76,15 @@ func describe() []byte {
 	if d, ok := registered.(ArgumentDeclarer); ok {
 		args = d.DeclaredArguments()
 	}
+	var kinds []string
+	if d, ok := registered.(EventKindsDeclarer); ok && abiMinor >= 2 {
+		kinds = d.EventKinds()
+	}
 	fields := uint32(7)
 	if len(args) > 0 {
+		fields++
+	}
+	if len(kinds) > 0 {
 		fields++
 	}
 	b := msgp.AppendMapHeader(nil, fields)
@@ -102,6 +110,13 @@ func describe() []byte {
 	if len(args) > 0 {
 		b = msgp.AppendString(b, "arguments")
 		b = appendArguments(b, args)
+	}
+	if len(kinds) > 0 {
+		b = msgp.AppendString(b, "eventKinds")
+		b = msgp.AppendArrayHeader(b, uint32(len(kinds)))
+		for _, k := range kinds {
+			b = msgp.AppendString(b, k)
+		}
 	}
 	b = msgp.AppendString(b, "stableKeys")
 	b = msgp.AppendBool(b, stable)
@@ -195,6 +210,9 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
 		return h.open(args)
 	case hookSessionClose:
 		return h.close()
+	case hookCacheEvent:
+		// An event handler's hook: no session, no view.
+		return serveCacheEvent(args)
 	}
 	if h.session == nil {
 		return codeDecodeFailed, "no session is open", nil

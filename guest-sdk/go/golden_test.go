@@ -171,3 +171,37 @@ func check(t *testing.T, name string, got []byte) {
 		t.Errorf("%s: the SDK encodes\n%x\nthe golden vector is\n%x", name, got, want)
 	}
 }
+
+// reservingHandler answers request_cache_event: the new allocatable less
+// 6 CPUs and 2 GiB.
+type reservingHandler struct{ got *CacheEvent }
+
+func (*reservingHandler) Name() string { return "reserving" }
+
+func (*reservingHandler) EventKinds() []string { return []string{"Node"} }
+
+func (r *reservingHandler) OnCacheEvent(ev *CacheEvent) EventVerdict {
+	r.got = ev
+	a := *ev.New.Allocatable
+	a.MilliCPU -= 6000
+	a.Memory -= 2 << 30
+	return AdjustAllocatable(a)
+}
+
+func TestGoldenCacheEvent(t *testing.T) {
+	r := &reservingHandler{}
+	Register(r)
+	defer Register(nil)
+	h := &host{}
+	got := append([]byte(nil), h.dispatch(hookCacheEvent, golden(t, "request_cache_event"))...)
+	ev := r.got
+	if ev == nil || ev.Type != "update" || ev.Kind != "Node" || ev.Old == nil || ev.New == nil ||
+		ev.Old.Annotations["caldera.sh/external-reserved"] != "cpu=6" ||
+		ev.New.Annotations["caldera.sh/external-reserved"] != "cpu=6,memory=2Gi" ||
+		ev.New.Labels["zone"] != "a" || len(ev.New.Taints) != 1 || ev.New.Taints[0].Key != "gpu" || !ev.New.Unschedulable ||
+		ev.New.Allocatable.MilliCPU != 8000 || ev.New.Allocatable.Memory != 32<<30 || ev.New.Allocatable.Scalar("pods") != 110 ||
+		ev.Old.Labels != nil || ev.Old.Unschedulable {
+		t.Fatalf("request_cache_event decoded to %+v", ev)
+	}
+	check(t, "reply_cache_event", got)
+}

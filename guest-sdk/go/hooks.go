@@ -177,6 +177,8 @@ func hookNames(p Plugin) []string {
 	}
 	_, ok := p.(JobOrderKeyer)
 	add(ok, "job_order_keys")
+	_, ok = p.(CacheEventHandler)
+	add(ok, "cache_event")
 	_, ok = p.(TaskOrderKeyer)
 	add(ok, "task_order_keys")
 	_, ok = p.(QueueOrderKeyer)

@@ -121,6 +121,10 @@ func New(ctx context.Context, opts Options) (*Reloader, error) {
 // from.
 func (r *Reloader) Policies() *scheduler.PolicyStore { return r.store }
 
+// CompilationCache is the cache the reloader compiles modules with, for
+// other modules of the same process (an event handler) to share.
+func (r *Reloader) CompilationCache() wazero.CompilationCache { return r.opts.Cache }
+
 // Close retires the policy in service: its modules are closed once its
 // last session, if one is running, ends.
 func (r *Reloader) Close() {

@@ -12,10 +12,14 @@ type NodeInfo struct {
 	Name string
 	Node *v1.Node
 
+	// Allocatable is the node's, less External.
 	Allocatable *Resource
 	Capability  *Resource
-	Idle        *Resource
-	Used        *Resource
+	// External is what resource managers outside Kubernetes hold on the
+	// node (ExternalReservation); nil when nothing.
+	External *Resource
+	Idle     *Resource
+	Used     *Resource
 	// Releasing is held by tasks being deleted; Pipelined is promised to tasks
 	// waiting for it.
 	Releasing *Resource
@@ -59,9 +63,23 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.Node = node
 	n.Name = node.Name
 	n.Allocatable = NewResource(node.Status.Allocatable)
+	if n.External != nil {
+		n.Allocatable.Sub(n.External).clampAtZero()
+	}
 	n.Capability = NewResource(node.Status.Capacity)
 	n.Idle = n.Allocatable.Clone().Sub(n.Used)
 	n.refreshReady()
+}
+
+// SetExternal records what is held on the node outside Kubernetes (nil:
+// nothing) and takes it off the allocatable.
+func (n *NodeInfo) SetExternal(r *Resource) {
+	n.External = r
+	if n.Node != nil {
+		n.SetNode(n.Node)
+	} else {
+		n.Generation++
+	}
 }
 
 // refreshReady recomputes Ready after the node or its tasks changed, so that
@@ -149,6 +167,7 @@ func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 		Node:        n.Node,
 		Allocatable: n.Allocatable,
 		Capability:  n.Capability,
+		External:    n.External,
 		Idle:        n.Idle.Clone(),
 		Used:        n.Used.Clone(),
 		Releasing:   n.Releasing.Clone(),

@@ -170,6 +170,16 @@ func (r *Resource) Sub(rr *Resource) *Resource {
 	return r
 }
 
+// clampAtZero raises every negative dimension to zero and returns r.
+func (r *Resource) clampAtZero() *Resource {
+	r.MilliCPU = max(r.MilliCPU, 0)
+	r.Memory = max(r.Memory, 0)
+	for n, q := range r.Scalars {
+		r.Scalars[n] = max(q, 0)
+	}
+	return r
+}
+
 // Multi scales every dimension by ratio and returns r.
 func (r *Resource) Multi(ratio float64) *Resource {
 	r.MilliCPU *= ratio

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -46,6 +47,18 @@ type Options struct {
 	Recorder record.EventRecorder
 	// BindWorkers bounds the binds and evictions in flight at once.
 	BindWorkers int
+	// EventHandler names the handler of object events in Registry;
+	// "" is the default handler, which records every event as it comes.
+	EventHandler string
+	// EventHandlerConfig is the path of the handler's configuration file
+	// (the handler's settings and the custom informers to run); "" for none.
+	EventHandlerConfig string
+	// Registry holds the handlers and custom informers that EventHandler
+	// and EventHandlerConfig name; nil holds only the default handler.
+	Registry *Registry
+	// RestConfig is passed to handler factories; nil when there is no API
+	// server (the simulator).
+	RestConfig *rest.Config
 }
 
 // Cache is the scheduler's picture of the cluster, fed by informers.
@@ -68,6 +81,18 @@ type Cache struct {
 	// pendingReasons explains, per pod key, why the last session left it
 	// pending.
 	pendingReasons map[string]string
+	// reservations holds the external reservations by source and name,
+	// reservedOn what they add up to per node.
+	reservations   map[string]*api.ExternalReservation
+	reservationsOn map[string]map[string]*api.ExternalReservation
+	reservedOn     map[string]*api.Resource
+	// podsSeen and podsRecorded hold, per pod, the resourceVersion of the
+	// last event the informer delivered and of the last one the default
+	// handler recorded: where they differ, the event handler dropped it.
+	podsSeen, podsRecorded map[types.UID]string
+
+	handler EventHandler
+	custom  []CustomInformer
 
 	informers   informers.SharedInformerFactory
 	vcInformers vcinformers.SharedInformerFactory
@@ -114,6 +139,11 @@ func New(opts Options) (*Cache, error) {
 		assumed:         map[api.TaskID]string{},
 		releasing:       map[api.TaskID]bool{},
 		pendingReasons:  map[string]string{},
+		reservations:    map[string]*api.ExternalReservation{},
+		reservationsOn:  map[string]map[string]*api.ExternalReservation{},
+		reservedOn:      map[string]*api.Resource{},
+		podsSeen:        map[types.UID]string{},
+		podsRecorded:    map[types.UID]string{},
 		informers:       informers.NewSharedInformerFactory(opts.Client, 0),
 		vcInformers:     vcinformers.NewSharedInformerFactory(opts.VCClient, 0),
 		work:            make(chan func(context.Context), 4096),
@@ -123,6 +153,15 @@ func New(opts Options) (*Cache, error) {
 	for _, n := range opts.SchedulerNames {
 		c.schedulerNames[n] = true
 	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = NewRegistry()
+	}
+	h, custom, err := reg.build(opts, EventHandlerFunc(c.record))
+	if err != nil {
+		return nil, err
+	}
+	c.handler, c.custom = h, custom
 	if err := c.registerHandlers(); err != nil {
 		return nil, err
 	}
@@ -144,31 +183,14 @@ func (c *Cache) registerHandlers() error {
 		}
 		c.synced = append(c.synced, reg.HasSynced)
 	}
-	add(c.informers.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { c.onPod(nil, asPod(o)) },
-		UpdateFunc: func(o, n any) { c.onPod(asPod(o), asPod(n)) },
-		DeleteFunc: func(o any) { c.onPodDelete(asPod(o)) },
-	})
-	add(c.informers.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { c.onNode(asNode(o)) },
-		UpdateFunc: func(_, n any) { c.onNode(asNode(n)) },
-		DeleteFunc: func(o any) { c.onNodeDelete(asNode(o)) },
-	})
-	add(c.informers.Scheduling().V1().PriorityClasses().Informer(), cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { c.onPriorityClass(asPriorityClass(o), false) },
-		UpdateFunc: func(_, n any) { c.onPriorityClass(asPriorityClass(n), false) },
-		DeleteFunc: func(o any) { c.onPriorityClass(asPriorityClass(o), true) },
-	})
-	add(c.vcInformers.Scheduling().V1beta1().PodGroups().Informer(), cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { c.onPodGroup(asPodGroup(o), false) },
-		UpdateFunc: func(_, n any) { c.onPodGroup(asPodGroup(n), false) },
-		DeleteFunc: func(o any) { c.onPodGroup(asPodGroup(o), true) },
-	})
-	add(c.vcInformers.Scheduling().V1beta1().Queues().Informer(), cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { c.onQueue(asQueue(o), false) },
-		UpdateFunc: func(_, n any) { c.onQueue(asQueue(n), false) },
-		DeleteFunc: func(o any) { c.onQueue(asQueue(o), true) },
-	})
+	add(c.informers.Core().V1().Pods().Informer(), c.dispatcher(KindPod))
+	add(c.informers.Core().V1().Nodes().Informer(), c.dispatcher(KindNode))
+	add(c.informers.Scheduling().V1().PriorityClasses().Informer(), c.dispatcher(KindPriorityClass))
+	add(c.vcInformers.Scheduling().V1beta1().PodGroups().Informer(), c.dispatcher(KindPodGroup))
+	add(c.vcInformers.Scheduling().V1beta1().Queues().Informer(), c.dispatcher(KindQueue))
+	for _, ci := range c.custom {
+		add(ci.Informer, c.dispatcher(ci.Kind))
+	}
 	// Namespaces are watched so that per-namespace policies can read them;
 	// nothing in the core needs them yet.
 	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
@@ -183,6 +205,9 @@ func (c *Cache) Run(ctx context.Context) error {
 	}
 	c.informers.Start(ctx.Done())
 	c.vcInformers.Start(ctx.Done())
+	for _, ci := range c.custom {
+		go ci.Informer.Run(ctx.Done())
+	}
 	for i := 0; i < c.opts.BindWorkers; i++ {
 		go c.worker(ctx)
 	}
@@ -194,8 +219,9 @@ func (c *Cache) Run(ctx context.Context) error {
 	return nil
 }
 
-// WaitForCacheSync blocks until every informer has listed its objects; no
-// session may start before.
+// WaitForCacheSync blocks until every informer, custom ones included, has
+// listed its objects and the event handler has seen them; no session may
+// start before.
 func (c *Cache) WaitForCacheSync(ctx context.Context) bool {
 	return cache.WaitForCacheSync(ctx.Done(), c.synced...)
 }

@@ -55,6 +55,23 @@ var (
 		Namespace: namespace, Name: "plugin_call_failures_total",
 		Help: "Failed calls into sandboxed or remote plugins, by plugin, hook and cause",
 	}, []string{"plugin", "hook", "cause"})
+	// EventHandlerFailures counts object events whose handler failed and
+	// that were handled by the handler's failure policy instead.
+	EventHandlerFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "event_handler_failures_total",
+		Help: "Object events whose event handler failed, by handler, kind and what was done instead (default: recorded as they came; drop: kept out of the cache)",
+	}, []string{"handler", "kind", "fallback"})
+	// EventHandlerActions counts what event handlers decided, by action.
+	EventHandlerActions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "event_handler_events_total",
+		Help: "Object events seen by sandboxed event handlers, by handler, kind and action (pass, drop, adjust)",
+	}, []string{"handler", "kind", "action"})
+	// CustomInformerErrors counts failed reads of custom informers'
+	// sources; the last good objects stay.
+	CustomInformerErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "custom_informer_errors_total",
+		Help: "Failed reads of a custom informer's source; its last good objects stay",
+	}, []string{"informer"})
 	// ScheduleAttempts counts tasks a session tried to place, by result:
 	// "scheduled" (a bind was sent) or "unschedulable".
 	ScheduleAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -117,6 +134,7 @@ func All() []prometheus.Collector {
 		ScheduleAttempts, BindFailures, PreemptionVictims,
 		QueueAllocatedMilliCPU, QueueAllocatedMemory, QueueDeservedMilliCPU, QueueDeservedMemory, QueueShare,
 		ConfigReloads, PluginReloads, PluginModule, ReloadLatency,
+		EventHandlerFailures, EventHandlerActions, CustomInformerErrors,
 	}
 }
 

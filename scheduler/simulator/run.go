@@ -44,6 +44,12 @@ type Options struct {
 	// OnSession, when set, is called after each session with what that
 	// session decided; an error it returns ends the run.
 	OnSession func(*SessionResult) error
+	// EventHandlers, EventHandler and EventHandlerConfig choose the cache's
+	// event handler and custom informers (cache.Options); zero values are
+	// the default handler.
+	EventHandlers      *cache.Registry
+	EventHandler       string
+	EventHandlerConfig string
 }
 
 // Condition is the part of a PodGroup condition that does not change from
@@ -140,6 +146,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		SchedulerNames: opts.SchedulerNames,
 		Binder:         rec,
 		Evictor:        rec,
+
+		Registry:           opts.EventHandlers,
+		EventHandler:       opts.EventHandler,
+		EventHandlerConfig: opts.EventHandlerConfig,
 	})
 	if err != nil {
 		return nil, err
@@ -235,7 +245,7 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		behind := cacheBehind(c.TaskStates(), want)
+		behind := cacheBehind(c.TaskStates(), want, c.DroppedPods())
 		if behind == "" {
 			behind = podGroupsBehind(c.PodGroupPhases(), phases)
 		}
@@ -266,11 +276,12 @@ func podGroupsBehind(have, want map[string]string) string {
 
 // cacheBehind describes a pod the cache shows differently from the API
 // server, or returns "".
-func cacheBehind(have map[api.TaskID]cache.TaskView, want map[api.TaskID]*v1.Pod) string {
+func cacheBehind(have map[api.TaskID]cache.TaskView, want map[api.TaskID]*v1.Pod, dropped map[api.TaskID]bool) string {
 	for uid, p := range want {
 		v, ok := have[uid]
-		if p.Spec.NodeName == "" && !ok {
-			// Not ours and unplaced: the cache rightly ignores it.
+		if !ok && (p.Spec.NodeName == "" || dropped[uid]) {
+			// Not ours and unplaced, or kept out by the event handler:
+			// the cache rightly ignores it.
 			continue
 		}
 		wantStatus := api.NewTaskInfo(p).Status

@@ -1,0 +1,158 @@
+package caldera
+
+import (
+	"sort"
+
+	"github.com/tinylib/msgp/msgp"
+)
+
+// CacheEventHandler is implemented by an event handler module: it sees
+// each object event before the scheduler's cache records it and says what
+// the cache records (docs/abi.md, section 8). It is called outside
+// sessions, with no view.
+type CacheEventHandler interface {
+	OnCacheEvent(ev *CacheEvent) EventVerdict
+}
+
+// EventKindsDeclarer is implemented by a handler that wants the events of
+// some kinds only; without it, it gets every kind.
+type EventKindsDeclarer interface {
+	EventKinds() []string
+}
+
+// EventAction is what the cache does with an event.
+type EventAction uint8
+
+const (
+	// EventPass records the event as it came.
+	EventPass EventAction = iota
+	// EventDrop keeps this version of the object out of the cache.
+	EventDrop
+	// EventAdjust records the object with the verdict's fields replacing
+	// its own.
+	EventAdjust
+)
+
+// EventVerdict is a handler's answer. With EventAdjust, each field that is
+// set replaces the object's own: Allocatable, Labels and Taints for nodes;
+// Requests, Priority and Labels for pods. An empty, non-nil Labels map or
+// Taints slice clears them.
+type EventVerdict struct {
+	Action      EventAction
+	Allocatable *Resource
+	Labels      map[string]string
+	Taints      *[]Taint
+	Requests    *Resource
+	Priority    *int32
+}
+
+// PassEvent records the event as it came.
+func PassEvent() EventVerdict { return EventVerdict{Action: EventPass} }
+
+// DropEvent keeps the object version out of the cache.
+func DropEvent() EventVerdict { return EventVerdict{Action: EventDrop} }
+
+// AdjustAllocatable records a node with another allocatable.
+func AdjustAllocatable(r Resource) EventVerdict {
+	return EventVerdict{Action: EventAdjust, Allocatable: &r}
+}
+
+var actionNames = [...]string{EventPass: "pass", EventDrop: "drop", EventAdjust: "adjust"}
+
+// appendEventVerdict encodes a verdict: action first, then the fields set, in
+// a fixed order, so that every SDK writes the same bytes
+// (testdata/abi/reply_cache_event.msgpack).
+func appendEventVerdict(b []byte, v EventVerdict) []byte {
+	if int(v.Action) >= len(actionNames) {
+		v = PassEvent()
+	}
+	n := uint32(1)
+	adjust := v.Action == EventAdjust
+	if adjust {
+		for _, set := range []bool{v.Allocatable != nil, v.Labels != nil, v.Taints != nil, v.Requests != nil, v.Priority != nil} {
+			if set {
+				n++
+			}
+		}
+	}
+	b = msgp.AppendMapHeader(b, n)
+	b = msgp.AppendString(b, "action")
+	b = msgp.AppendString(b, actionNames[v.Action])
+	if !adjust {
+		return b
+	}
+	if v.Allocatable != nil {
+		b = msgp.AppendString(b, "allocatable")
+		b = appendResource(b, v.Allocatable)
+	}
+	if v.Labels != nil {
+		b = msgp.AppendString(b, "labels")
+		keys := make([]string, 0, len(v.Labels))
+		for k := range v.Labels {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = msgp.AppendMapHeader(b, uint32(len(keys)))
+		for _, k := range keys {
+			b = msgp.AppendString(b, k)
+			b = msgp.AppendString(b, v.Labels[k])
+		}
+	}
+	if v.Taints != nil {
+		b = msgp.AppendString(b, "taints")
+		b = msgp.AppendArrayHeader(b, uint32(len(*v.Taints)))
+		for _, t := range *v.Taints {
+			b = msgp.AppendMapHeader(b, 3)
+			b = msgp.AppendString(b, "key")
+			b = msgp.AppendString(b, t.Key)
+			b = msgp.AppendString(b, "value")
+			b = msgp.AppendString(b, t.Value)
+			b = msgp.AppendString(b, "effect")
+			b = msgp.AppendString(b, t.Effect)
+		}
+	}
+	if v.Requests != nil {
+		b = msgp.AppendString(b, "requests")
+		b = appendResource(b, v.Requests)
+	}
+	if v.Priority != nil {
+		b = msgp.AppendString(b, "priority")
+		b = msgp.AppendInt32(b, *v.Priority)
+	}
+	return b
+}
+
+// appendResource writes {cpu, memory[, scalars]}, scalars sorted by name
+// and left out when there are none.
+func appendResource(b []byte, r *Resource) []byte {
+	n := uint32(2)
+	if len(r.Scalars) > 0 {
+		n++
+	}
+	b = msgp.AppendMapHeader(b, n)
+	b = msgp.AppendString(b, "cpu")
+	b = msgp.AppendInt64(b, r.MilliCPU)
+	b = msgp.AppendString(b, "memory")
+	b = msgp.AppendInt64(b, r.Memory)
+	if n == 3 {
+		b = msgp.AppendString(b, "scalars")
+		b, _ = r.Scalars.MarshalMsg(b)
+	}
+	return b
+}
+
+// serveCacheEvent decodes a cache_event request and asks the handler.
+func serveCacheEvent(args []byte) (int32, string, result) {
+	p, ok := registered.(CacheEventHandler)
+	if !ok {
+		return unknown("cache_event")
+	}
+	var ev CacheEvent
+	if args != nil {
+		if _, err := ev.UnmarshalMsg(args); err != nil {
+			return codeDecodeFailed, "cache_event: " + err.Error(), nil
+		}
+	}
+	v := p.OnCacheEvent(&ev)
+	return ok0(func(b []byte) []byte { return appendEventVerdict(b, v) })
+}

@@ -1,0 +1,168 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/cache"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
+)
+
+// Failure policies of an event handler module.
+const (
+	// FailureIgnore records an event whose handler failed as it came.
+	FailureIgnore = "Ignore"
+	// FailureFail keeps it out of the cache, as a drop does.
+	FailureFail = "Fail"
+)
+
+// HandlerConfig is the handler section of --event-handler-config for a
+// Wasm event handler.
+type HandlerConfig struct {
+	// FailurePolicy is Ignore (the default) or Fail.
+	FailurePolicy string `json:"failurePolicy,omitempty"`
+	// Arguments are sent with every cache_event call.
+	Arguments map[string]any `json:"arguments,omitempty"`
+}
+
+// ParseHandlerConfig reads the handler section, refusing unknown fields.
+func ParseHandlerConfig(raw json.RawMessage) (HandlerConfig, error) {
+	cfg := HandlerConfig{FailurePolicy: FailureIgnore}
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, fmt.Errorf("handler: %w", err)
+		}
+	}
+	switch cfg.FailurePolicy {
+	case "":
+		cfg.FailurePolicy = FailureIgnore
+	case FailureIgnore, FailureFail:
+	default:
+		return cfg, fmt.Errorf("handler.failurePolicy: expected %s or %s, got %q", FailureIgnore, FailureFail, cfg.FailurePolicy)
+	}
+	return cfg, nil
+}
+
+// EventHandler is a Wasm module as the cache's event handler: each event
+// of a kind the module wants goes through cache_event, and what the module
+// answers goes to next.
+type EventHandler struct {
+	plugin *Plugin
+	name   string
+	cfg    HandlerConfig
+	next   cache.EventHandler
+	kinds  map[string]bool // nil: every kind
+
+	mu       sync.Mutex
+	lastWarn map[string]time.Time
+}
+
+// NewEventHandler wraps next with the module's verdicts. The module must
+// declare cache_event.
+func NewEventHandler(p *Plugin, name string, cfg HandlerConfig, next cache.EventHandler) (*EventHandler, error) {
+	if !p.Implements(abi.HookCacheEvent) {
+		return nil, fmt.Errorf("module %s does not declare the hook cache_event: it is not an event handler (it declares %s)", name, strings.Join(p.Descriptor().Hooks, ", "))
+	}
+	h := &EventHandler{plugin: p, name: name, cfg: cfg, next: next, lastWarn: map[string]time.Time{}}
+	if kinds := p.Descriptor().EventKinds; len(kinds) > 0 {
+		h.kinds = map[string]bool{}
+		for _, k := range kinds {
+			h.kinds[k] = true
+		}
+	}
+	return h, nil
+}
+
+// Handle asks the module about the event and passes on what it says.
+func (h *EventHandler) Handle(ev cache.Event) {
+	if h.kinds != nil && !h.kinds[ev.Kind] {
+		h.next.Handle(ev)
+		return
+	}
+	out, action, err := h.decide(ev)
+	if err != nil {
+		h.fail(ev, err)
+		return
+	}
+	metrics.EventHandlerActions.WithLabelValues(h.name, ev.Kind, action).Inc()
+	if action == abi.ActionDrop {
+		cache.DropEvent(h.next, ev)
+		return
+	}
+	h.next.Handle(out)
+}
+
+// decide makes the call and returns the event to record and the action.
+func (h *EventHandler) decide(ev cache.Event) (cache.Event, string, error) {
+	args := abi.CacheEventArgs{Type: ev.Type.String(), Kind: ev.Kind, Arguments: h.cfg.Arguments}
+	if ev.Old != nil {
+		args.Old = compact(ev.Old)
+	}
+	if ev.New != nil {
+		args.New = compact(ev.New)
+	}
+	var res abi.CacheEventResult
+	code, msg, err := h.plugin.Call(context.Background(), abi.HookCacheEvent, abi.Request{Args: args}, &res)
+	if err != nil {
+		return ev, "", err
+	}
+	if code != abi.OK {
+		return ev, "", fmt.Errorf("the module answered status %d: %s", code, msg)
+	}
+	switch res.Action {
+	case "", abi.ActionPass:
+		return ev, abi.ActionPass, nil
+	case abi.ActionDrop:
+		if ev.Type == cache.Deleted {
+			return ev, abi.ActionPass, nil // deletes always go through
+		}
+		return ev, abi.ActionDrop, nil
+	case abi.ActionAdjust:
+		if ev.Type == cache.Deleted {
+			return ev, abi.ActionPass, nil
+		}
+		adjusted, err := adjust(ev.Kind, ev.New, &res)
+		if err != nil {
+			return ev, "", fmt.Errorf("%w: %v", ErrReply, err)
+		}
+		ev.New = adjusted
+		return ev, abi.ActionAdjust, nil
+	default:
+		return ev, "", fmt.Errorf("%w: unknown action %q (pass, drop or adjust)", ErrReply, res.Action)
+	}
+}
+
+// fail applies the failure policy, logs (once a minute per kind) and
+// counts.
+func (h *EventHandler) fail(ev cache.Event, err error) {
+	fallback := "default"
+	if h.cfg.FailurePolicy == FailureFail {
+		fallback = "drop"
+	}
+	metrics.EventHandlerFailures.WithLabelValues(h.name, ev.Kind, fallback).Inc()
+	h.mu.Lock()
+	now := time.Now()
+	warn := now.Sub(h.lastWarn[ev.Kind]) >= time.Minute
+	if warn {
+		h.lastWarn[ev.Kind] = now
+	}
+	h.mu.Unlock()
+	if warn {
+		klog.ErrorS(err, "Event handler failed; its failure policy decides (logged once a minute per kind)",
+			"handler", h.name, "kind", ev.Kind, "event", ev.Type.String(), "object", objectName(ev), "failurePolicy", h.cfg.FailurePolicy)
+	}
+	if fallback == "drop" {
+		cache.DropEvent(h.next, ev)
+		return
+	}
+	h.next.Handle(ev)
+}

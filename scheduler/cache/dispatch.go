@@ -1,0 +1,165 @@
+package cache
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// dispatcher turns one informer's notifications into events of kind for
+// the event handler. A delete whose final state the informer missed
+// (DeletedFinalStateUnknown) carries the last state it knew.
+func (c *Cache) dispatcher(kind string) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.dispatch(Event{Type: Added, Kind: kind, New: o}) },
+		UpdateFunc: func(o, n any) { c.dispatch(Event{Type: Updated, Kind: kind, Old: o, New: n}) },
+		DeleteFunc: func(o any) { c.dispatch(Event{Type: Deleted, Kind: kind, Old: unwrap(o)}) },
+	}
+}
+
+func (c *Cache) dispatch(ev Event) {
+	if ev.Kind == KindPod {
+		c.notePodSeen(ev)
+	}
+	c.handler.Handle(ev)
+}
+
+// notePodSeen remembers which version of a pod the informer delivered
+// last, so that DroppedPods can tell what the handler kept out.
+func (c *Cache) notePodSeen(ev Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev.Type == Deleted {
+		if p := asPod(ev.Old); p != nil {
+			delete(c.podsSeen, p.UID)
+		}
+		return
+	}
+	if p := asPod(ev.New); p != nil {
+		c.podsSeen[p.UID] = p.ResourceVersion
+	}
+}
+
+// record is the default event handler: it records the event in the cache.
+func (c *Cache) record(ev Event) {
+	switch ev.Kind {
+	case KindPod:
+		c.recordPod(ev)
+	case KindNode:
+		if ev.Type == Deleted {
+			c.onNodeDelete(asNode(ev.Old))
+		} else {
+			c.onNode(asNode(ev.New))
+		}
+	case KindPodGroup:
+		if ev.Type == Deleted {
+			c.onPodGroup(asPodGroup(ev.Old), true)
+		} else {
+			c.onPodGroup(asPodGroup(ev.New), false)
+		}
+	case KindQueue:
+		if ev.Type == Deleted {
+			c.onQueue(asQueue(ev.Old), true)
+		} else {
+			c.onQueue(asQueue(ev.New), false)
+		}
+	case KindPriorityClass:
+		if ev.Type == Deleted {
+			c.onPriorityClass(asPriorityClass(ev.Old), true)
+		} else {
+			c.onPriorityClass(asPriorityClass(ev.New), false)
+		}
+	case KindExternalReservation:
+		c.recordReservation(ev)
+	default:
+		klog.V(4).InfoS("Ignoring an event of a kind the default handler does not know", "kind", ev.Kind, "type", ev.Type)
+	}
+}
+
+func (c *Cache) recordPod(ev Event) {
+	switch ev.Type {
+	case Added:
+		c.onPod(nil, asPod(ev.New))
+	case Updated:
+		c.onPod(asPod(ev.Old), asPod(ev.New))
+	case Deleted:
+		c.onPodDelete(asPod(ev.Old))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev.Type == Deleted {
+		if p := asPod(ev.Old); p != nil {
+			delete(c.podsRecorded, p.UID)
+		}
+	} else if p := asPod(ev.New); p != nil {
+		c.podsRecorded[p.UID] = p.ResourceVersion
+	}
+}
+
+// DroppedPods returns the pods whose latest version the event handler kept
+// out of the cache.
+func (c *Cache) DroppedPods() map[api.TaskID]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[api.TaskID]bool{}
+	for uid, rv := range c.podsSeen {
+		if got, ok := c.podsRecorded[uid]; !ok || got != rv {
+			out[api.TaskID(uid)] = true
+		}
+	}
+	return out
+}
+
+// recordReservation takes an external reservation off its node's
+// allocatable, or gives it back.
+func (c *Cache) recordReservation(ev Event) {
+	obj := ev.New
+	if ev.Type == Deleted {
+		obj = ev.Old
+	}
+	r, ok := obj.(*api.ExternalReservation)
+	if !ok {
+		klog.InfoS("Ignoring an ExternalReservation event that carries another type", "type", fmt.Sprintf("%T", obj))
+		return
+	}
+	key := r.Namespace + "/" + r.Name
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.reservations[key]; ok {
+		delete(c.reservationsOn[old.Node], key)
+		c.refreshReserved(old.Node)
+		delete(c.reservations, key)
+	}
+	if ev.Type != Deleted {
+		c.reservations[key] = r
+		if c.reservationsOn[r.Node] == nil {
+			c.reservationsOn[r.Node] = map[string]*api.ExternalReservation{}
+		}
+		c.reservationsOn[r.Node][key] = r
+		c.refreshReserved(r.Node)
+	}
+}
+
+// refreshReserved sums the reservations on a node into its NodeInfo.
+// Callers hold mu.
+func (c *Cache) refreshReserved(node string) {
+	var sum *api.Resource
+	for _, r := range c.reservationsOn[node] {
+		if sum == nil {
+			sum = api.EmptyResource()
+		}
+		sum.Add(api.NewResource(r.Resources))
+	}
+	if sum == nil {
+		delete(c.reservationsOn, node)
+		delete(c.reservedOn, node)
+	} else {
+		c.reservedOn[node] = sum
+	}
+	if n, ok := c.nodes[node]; ok {
+		n.SetExternal(sum)
+	}
+}

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 const reservedExample = "../../examples/eventhandlers/external-reserved"
@@ -99,5 +104,55 @@ func TestEventHandlerFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)
 		}
+	}
+}
+
+// A handler module that fails on every event costs the cluster nothing
+// under failurePolicy Ignore (every event is recorded as it came) and keeps
+// everything out under Fail; every failure is counted. One that drops
+// every event leaves the scheduler with nothing to schedule, and the
+// simulator still finishes.
+func TestFailingEventHandler(t *testing.T) {
+	dir := hostileModule(t)
+	cluster := filepath.Join(reservedExample, "cluster.yaml")
+	want := runSimulate(t, "--cluster", cluster)
+	config := func(policy, mode string) string {
+		p := filepath.Join(t.TempDir(), "handler.yaml")
+		mustWrite(t, p, []byte(fmt.Sprintf("handler:\n  failurePolicy: %s\n  arguments: {hostile.hook: cache_event, hostile.mode: %s}\n", policy, mode)))
+		return p
+	}
+	failures := func(fallback string) float64 {
+		total := 0.0
+		for _, kind := range []string{"Pod", "Node", "Queue", "PodGroup", "PriorityClass"} {
+			total += testutil.ToFloat64(metrics.EventHandlerFailures.WithLabelValues("hostile", kind, fallback))
+		}
+		return total
+	}
+	for _, c := range []struct {
+		policy, mode, fallback string
+		binds                  int
+	}{
+		{"Ignore", "trap", "default", len(want.Binds)},
+		{"Ignore", "badadjust", "default", len(want.Binds)},
+		{"Fail", "trap", "drop", 0},
+		{"Ignore", "drop", "", 0},
+	} {
+		t.Run(c.policy+"/"+c.mode, func(t *testing.T) {
+			before := failures(c.fallback)
+			got := runSimulate(t, "--cluster", cluster, "--plugin-dir", dir, "--event-handler", "hostile", "--event-handler-config", config(c.policy, c.mode))
+			if len(got.Binds) != c.binds {
+				t.Errorf("%d binds, want %d: %+v", len(got.Binds), c.binds, got.Binds)
+			}
+			if c.binds > 0 && !reflect.DeepEqual(got.Binds, want.Binds) {
+				t.Errorf("binds %v, want the default handler's %v", got.Binds, want.Binds)
+			}
+			if c.fallback == "" {
+				return
+			}
+			// Five objects (2 nodes, 3 pods) and the default queue at least.
+			if n := failures(c.fallback) - before; n < 6 {
+				t.Errorf("%v failures counted with fallback %s, want at least 6", n, c.fallback)
+			}
+		})
 	}
 }

@@ -42,7 +42,7 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return err
+		return fmt.Errorf("%q is not a duration such as \"500ms\" or \"1m\"", s)
 	}
 	if v <= 0 {
 		return fmt.Errorf("%s: must be positive", s)

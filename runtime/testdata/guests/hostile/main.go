@@ -228,3 +228,26 @@ func (h *hostile) TargetJob(*caldera.Session, []*caldera.Job) *caldera.Job {
 	h.plain("target_job")
 	return nil
 }
+
+// OnCacheEvent misbehaves as the handler's arguments say (hostile.hook
+// cache_event or all); mode "drop" drops every event and "badadjust"
+// answers an adjustment the kind does not take. Otherwise it passes.
+func (h *hostile) OnCacheEvent(ev *caldera.CacheEvent) caldera.EventVerdict {
+	h.hook, _ = ev.Arguments["hostile.hook"].(string)
+	h.mode, _ = ev.Arguments["hostile.mode"].(string)
+	h.active = true
+	switch {
+	case h.hook != "cache_event" && h.hook != "all":
+	case h.mode == "drop":
+		return caldera.DropEvent()
+	case h.mode == "badadjust":
+		if ev.Kind == "Node" {
+			p := int32(7)
+			return caldera.EventVerdict{Action: caldera.EventAdjust, Priority: &p}
+		}
+		return caldera.AdjustAllocatable(caldera.Resource{MilliCPU: 1})
+	case h.misbehave("cache_event"):
+		panic("hostile: no huge cache_event")
+	}
+	return caldera.PassEvent()
+}

@@ -22,14 +22,21 @@ const (
 	ActionAdjust = "adjust"
 )
 
-// CacheEventArgs is cache_event's request: what happened to which kind of
-// object. Old is nil for an add, New for a delete.
+// CacheEventArgs is cache_event's request: events in the order they
+// happened, and the handler's arguments. The result is a list of
+// CacheEventResult, one per event, in the same order.
 type CacheEventArgs struct {
-	Type      string         `msgpack:"type"`
-	Kind      string         `msgpack:"kind"`
-	Old       *Object        `msgpack:"old"`
-	New       *Object        `msgpack:"new"`
+	Events    []CacheEvent   `msgpack:"events"`
 	Arguments map[string]any `msgpack:"arguments,omitempty"`
+}
+
+// CacheEvent is one event: what happened to which kind of object. Old is
+// nil for an add, New for a delete.
+type CacheEvent struct {
+	Type string  `msgpack:"type"`
+	Kind string  `msgpack:"kind"`
+	Old  *Object `msgpack:"old"`
+	New  *Object `msgpack:"new"`
 }
 
 // Object is the compact form of an object in a cache event: the fields its
@@ -74,8 +81,8 @@ type Object struct {
 	Reserved *Resource `msgpack:"reserved,omitempty"`
 }
 
-// CacheEventResult is cache_event's result. Action "pass" (or a nil
-// result) records the event as it came; "drop" keeps the object version
+// CacheEventResult is the verdict on one event. Action "pass" (or a nil
+// verdict) records the event as it came; "drop" keeps the object version
 // out of the cache; "adjust" records it with every field that is present
 // replacing the object's own. Nodes take allocatable, labels and taints;
 // pods take requests, priority and labels.

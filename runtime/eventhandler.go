@@ -52,9 +52,15 @@ func ParseHandlerConfig(raw json.RawMessage) (HandlerConfig, error) {
 	return cfg, nil
 }
 
-// EventHandler is a Wasm module as the cache's event handler: each event
-// of a kind the module wants goes through cache_event, and what the module
-// answers goes to next.
+// maxEventBatch bounds the events of one cache_event call.
+const maxEventBatch = 512
+
+// EventHandler is a Wasm module as the cache's event handler. Events of
+// the kinds the module wants are queued and sent in batches (one call
+// costs tens of microseconds, one event a few), in the order they came,
+// by one goroutine that runs while the queue is not empty; what the
+// module answers goes to next in the same order. Events of other kinds go
+// to next at once.
 type EventHandler struct {
 	plugin *Plugin
 	name   string
@@ -63,6 +69,8 @@ type EventHandler struct {
 	kinds  map[string]bool // nil: every kind
 
 	mu       sync.Mutex
+	queue    []cache.Event
+	draining bool
 	lastWarn map[string]time.Time
 }
 
@@ -82,42 +90,101 @@ func NewEventHandler(p *Plugin, name string, cfg HandlerConfig, next cache.Event
 	return h, nil
 }
 
-// Handle asks the module about the event and passes on what it says.
+// Handle queues the event for the module, or passes on one of a kind the
+// module does not want.
 func (h *EventHandler) Handle(ev cache.Event) {
 	if h.kinds != nil && !h.kinds[ev.Kind] {
 		h.next.Handle(ev)
 		return
 	}
-	out, action, err := h.decide(ev)
-	if err != nil {
-		h.fail(ev, err)
-		return
+	h.mu.Lock()
+	h.queue = append(h.queue, ev)
+	start := !h.draining
+	h.draining = true
+	h.mu.Unlock()
+	if start {
+		go h.drain()
 	}
-	metrics.EventHandlerActions.WithLabelValues(h.name, ev.Kind, action).Inc()
-	if action == abi.ActionDrop {
-		cache.DropEvent(h.next, ev)
-		return
-	}
-	h.next.Handle(out)
 }
 
-// decide makes the call and returns the event to record and the action.
-func (h *EventHandler) decide(ev cache.Event) (cache.Event, string, error) {
-	args := abi.CacheEventArgs{Type: ev.Type.String(), Kind: ev.Kind, Arguments: h.cfg.Arguments}
-	if ev.Old != nil {
-		args.Old = compact(ev.Old)
+// HasSynced reports whether every event queued so far has been handled;
+// the cache waits for it before the first session.
+func (h *EventHandler) HasSynced() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.draining
+}
+
+// drain sends the queue in batches until it is empty.
+func (h *EventHandler) drain() {
+	for {
+		h.mu.Lock()
+		n := min(len(h.queue), maxEventBatch)
+		if n == 0 {
+			h.draining = false
+			h.queue = nil
+			h.mu.Unlock()
+			return
+		}
+		batch := append([]cache.Event(nil), h.queue[:n]...)
+		h.queue = h.queue[n:]
+		h.mu.Unlock()
+		h.handleBatch(batch)
 	}
-	if ev.New != nil {
-		args.New = compact(ev.New)
+}
+
+func (h *EventHandler) handleBatch(batch []cache.Event) {
+	verdicts, err := h.ask(batch)
+	if err != nil {
+		for _, ev := range batch {
+			h.fail(ev, err)
+		}
+		return
 	}
-	var res abi.CacheEventResult
+	for i, ev := range batch {
+		out, action, err := h.apply(ev, &verdicts[i])
+		if err != nil {
+			h.fail(ev, err)
+			continue
+		}
+		metrics.EventHandlerActions.WithLabelValues(h.name, ev.Kind, action).Inc()
+		if action == abi.ActionDrop {
+			cache.DropEvent(h.next, ev)
+			continue
+		}
+		h.next.Handle(out)
+	}
+}
+
+// ask makes one call for a batch and returns a verdict per event.
+func (h *EventHandler) ask(batch []cache.Event) ([]abi.CacheEventResult, error) {
+	args := abi.CacheEventArgs{Events: make([]abi.CacheEvent, len(batch)), Arguments: h.cfg.Arguments}
+	for i, ev := range batch {
+		e := abi.CacheEvent{Type: ev.Type.String(), Kind: ev.Kind}
+		if ev.Old != nil {
+			e.Old = compact(ev.Old)
+		}
+		if ev.New != nil {
+			e.New = compact(ev.New)
+		}
+		args.Events[i] = e
+	}
+	var res []abi.CacheEventResult
 	code, msg, err := h.plugin.Call(context.Background(), abi.HookCacheEvent, abi.Request{Args: args}, &res)
 	if err != nil {
-		return ev, "", err
+		return nil, err
 	}
 	if code != abi.OK {
-		return ev, "", fmt.Errorf("the module answered status %d: %s", code, msg)
+		return nil, fmt.Errorf("the module answered status %d: %s", code, msg)
 	}
+	if len(res) != len(batch) {
+		return nil, fmt.Errorf("%w: %d verdicts for %d events", ErrReply, len(res), len(batch))
+	}
+	return res, nil
+}
+
+// apply returns the event to record and the action taken.
+func (h *EventHandler) apply(ev cache.Event, res *abi.CacheEventResult) (cache.Event, string, error) {
 	switch res.Action {
 	case "", abi.ActionPass:
 		return ev, abi.ActionPass, nil
@@ -130,7 +197,7 @@ func (h *EventHandler) decide(ev cache.Event) (cache.Event, string, error) {
 		if ev.Type == cache.Deleted {
 			return ev, abi.ActionPass, nil
 		}
-		adjusted, err := adjust(ev.Kind, ev.New, &res)
+		adjusted, err := adjust(ev.Kind, ev.New, res)
 		if err != nil {
 			return ev, "", fmt.Errorf("%w: %v", ErrReply, err)
 		}

@@ -15,6 +15,13 @@ type CacheEvent struct {
 	Old *Object `msg:"old"`
 	New *Object `msg:"new"`
 	// Arguments are the handler's arguments from --event-handler-config.
+	Arguments map[string]any `msg:"-"`
+}
+
+// CacheEventBatch is cache_event's request: a batch of events, oldest
+// first. Handlers never see it: the SDK calls OnCacheEvent per event.
+type CacheEventBatch struct {
+	Events    []CacheEvent   `msg:"events"`
 	Arguments map[string]any `msg:"arguments"`
 }
 

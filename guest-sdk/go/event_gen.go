@@ -9,9 +9,9 @@ import (
 // MarshalMsg implements msgp.Marshaler
 func (z *CacheEvent) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
-	// map header, size 5
+	// map header, size 4
 	// string "type"
-	o = append(o, 0x85, 0xa4, 0x74, 0x79, 0x70, 0x65)
+	o = append(o, 0x84, 0xa4, 0x74, 0x79, 0x70, 0x65)
 	o = msgp.AppendString(o, z.Type)
 	// string "kind"
 	o = append(o, 0xa4, 0x6b, 0x69, 0x6e, 0x64)
@@ -35,17 +35,6 @@ func (z *CacheEvent) MarshalMsg(b []byte) (o []byte, err error) {
 		o, err = z.New.MarshalMsg(o)
 		if err != nil {
 			err = msgp.WrapError(err, "New")
-			return
-		}
-	}
-	// string "arguments"
-	o = append(o, 0xa9, 0x61, 0x72, 0x67, 0x75, 0x6d, 0x65, 0x6e, 0x74, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Arguments)))
-	for za0001, za0002 := range z.Arguments {
-		o = msgp.AppendString(o, za0001)
-		o, err = msgp.AppendIntf(o, za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Arguments", za0001)
 			return
 		}
 	}
@@ -116,34 +105,6 @@ func (z *CacheEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
-		case "arguments":
-			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "Arguments")
-				return
-			}
-			if z.Arguments == nil {
-				z.Arguments = make(map[string]interface{}, zb0002)
-			} else if len(z.Arguments) > 0 {
-				clear(z.Arguments)
-			}
-			for zb0002 > 0 {
-				var za0002 interface{}
-				zb0002--
-				var za0001 string
-				za0001, bts, err = readString(bts)
-				if err != nil {
-					err = msgp.WrapError(err, "Arguments")
-					return
-				}
-				za0002, bts, err = msgp.ReadIntfBytes(bts)
-				if err != nil {
-					err = msgp.WrapError(err, "Arguments", za0001)
-					return
-				}
-				z.Arguments[za0001] = za0002
-			}
 		default:
 			bts, err = msgp.Skip(bts)
 			if err != nil {
@@ -170,11 +131,125 @@ func (z *CacheEvent) Msgsize() (s int) {
 	} else {
 		s += z.New.Msgsize()
 	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *CacheEventBatch) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "events"
+	o = append(o, 0x82, 0xa6, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x73)
+	o = msgp.AppendArrayHeader(o, uint32(len(z.Events)))
+	for za0001 := range z.Events {
+		o, err = z.Events[za0001].MarshalMsg(o)
+		if err != nil {
+			err = msgp.WrapError(err, "Events", za0001)
+			return
+		}
+	}
+	// string "arguments"
+	o = append(o, 0xa9, 0x61, 0x72, 0x67, 0x75, 0x6d, 0x65, 0x6e, 0x74, 0x73)
+	o = msgp.AppendMapHeader(o, uint32(len(z.Arguments)))
+	for za0002, za0003 := range z.Arguments {
+		o = msgp.AppendString(o, za0002)
+		o, err = msgp.AppendIntf(o, za0003)
+		if err != nil {
+			err = msgp.WrapError(err, "Arguments", za0002)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *CacheEventBatch) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "events":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Events")
+				return
+			}
+			if cap(z.Events) >= int(zb0002) {
+				z.Events = (z.Events)[:zb0002]
+			} else {
+				z.Events = make([]CacheEvent, zb0002)
+			}
+			for za0001 := range z.Events {
+				bts, err = z.Events[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Events", za0001)
+					return
+				}
+			}
+		case "arguments":
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Arguments")
+				return
+			}
+			if z.Arguments == nil {
+				z.Arguments = make(map[string]interface{}, zb0003)
+			} else if len(z.Arguments) > 0 {
+				clear(z.Arguments)
+			}
+			for zb0003 > 0 {
+				var za0003 interface{}
+				zb0003--
+				var za0002 string
+				za0002, bts, err = readString(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Arguments")
+					return
+				}
+				za0003, bts, err = msgp.ReadIntfBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Arguments", za0002)
+					return
+				}
+				z.Arguments[za0002] = za0003
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *CacheEventBatch) Msgsize() (s int) {
+	s = 1 + 7 + msgp.ArrayHeaderSize
+	for za0001 := range z.Events {
+		s += z.Events[za0001].Msgsize()
+	}
 	s += 10 + msgp.MapHeaderSize
 	if z.Arguments != nil {
-		for za0001, za0002 := range z.Arguments {
-			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.GuessSize(za0002)
+		for za0002, za0003 := range z.Arguments {
+			_ = za0003
+			s += msgp.StringPrefixSize + len(za0002) + msgp.GuessSize(za0003)
 		}
 	}
 	return

@@ -173,15 +173,18 @@ func check(t *testing.T, name string, got []byte) {
 }
 
 // reservingHandler answers request_cache_event: the new allocatable less
-// 6 CPUs and 2 GiB.
-type reservingHandler struct{ got *CacheEvent }
+// 6 CPUs and 2 GiB for a node, pass for anything else.
+type reservingHandler struct{ got []CacheEvent }
 
 func (*reservingHandler) Name() string { return "reserving" }
 
 func (*reservingHandler) EventKinds() []string { return []string{"Node"} }
 
 func (r *reservingHandler) OnCacheEvent(ev *CacheEvent) EventVerdict {
-	r.got = ev
+	r.got = append(r.got, *ev)
+	if ev.Kind != "Node" {
+		return PassEvent()
+	}
 	a := *ev.New.Allocatable
 	a.MilliCPU -= 6000
 	a.Memory -= 2 << 30
@@ -194,14 +197,21 @@ func TestGoldenCacheEvent(t *testing.T) {
 	defer Register(nil)
 	h := &host{}
 	got := append([]byte(nil), h.dispatch(hookCacheEvent, golden(t, "request_cache_event"))...)
-	ev := r.got
-	if ev == nil || ev.Type != "update" || ev.Kind != "Node" || ev.Old == nil || ev.New == nil ||
+	if len(r.got) != 2 {
+		t.Fatalf("%d events decoded, want 2", len(r.got))
+	}
+	ev, pod := r.got[0], r.got[1]
+	if ev.Type != "update" || ev.Kind != "Node" || ev.Old == nil || ev.New == nil ||
 		ev.Old.Annotations["caldera.sh/external-reserved"] != "cpu=6" ||
 		ev.New.Annotations["caldera.sh/external-reserved"] != "cpu=6,memory=2Gi" ||
 		ev.New.Labels["zone"] != "a" || len(ev.New.Taints) != 1 || ev.New.Taints[0].Key != "gpu" || !ev.New.Unschedulable ||
 		ev.New.Allocatable.MilliCPU != 8000 || ev.New.Allocatable.Memory != 32<<30 || ev.New.Allocatable.Scalar("pods") != 110 ||
 		ev.Old.Labels != nil || ev.Old.Unschedulable {
-		t.Fatalf("request_cache_event decoded to %+v", ev)
+		t.Errorf("event 0 decoded to %+v", ev)
+	}
+	if pod.Type != "delete" || pod.Kind != "Pod" || pod.New != nil || pod.Old.Namespace != "ns" || pod.Old.Requests.MilliCPU != 1000 ||
+		pod.Old.Requests.Scalar("pods") != 1 || pod.Old.Priority == nil || *pod.Old.Priority != 5 || pod.Old.NodeName != "n1" || pod.Old.Phase != "Running" {
+		t.Errorf("event 1 decoded to %+v", pod)
 	}
 	check(t, "reply_cache_event", got)
 }

@@ -9,7 +9,8 @@ import (
 // CacheEventHandler is implemented by an event handler module: it sees
 // each object event before the scheduler's cache records it and says what
 // the cache records (docs/abi.md, section 8). It is called outside
-// sessions, with no view.
+// sessions, with no view; the host sends events in batches, and the SDK
+// calls OnCacheEvent once per event, in order.
 type CacheEventHandler interface {
 	OnCacheEvent(ev *CacheEvent) EventVerdict
 }
@@ -141,18 +142,29 @@ func appendResource(b []byte, r *Resource) []byte {
 	return b
 }
 
-// serveCacheEvent decodes a cache_event request and asks the handler.
+// serveCacheEvent decodes a batch of events and answers a verdict for
+// each, in order.
 func serveCacheEvent(args []byte) (int32, string, result) {
 	p, ok := registered.(CacheEventHandler)
 	if !ok {
 		return unknown("cache_event")
 	}
-	var ev CacheEvent
+	var batch CacheEventBatch
 	if args != nil {
-		if _, err := ev.UnmarshalMsg(args); err != nil {
+		if _, err := batch.UnmarshalMsg(args); err != nil {
 			return codeDecodeFailed, "cache_event: " + err.Error(), nil
 		}
 	}
-	v := p.OnCacheEvent(&ev)
-	return ok0(func(b []byte) []byte { return appendEventVerdict(b, v) })
+	verdicts := make([]EventVerdict, len(batch.Events))
+	for i := range batch.Events {
+		batch.Events[i].Arguments = batch.Arguments
+		verdicts[i] = p.OnCacheEvent(&batch.Events[i])
+	}
+	return ok0(func(b []byte) []byte {
+		b = msgp.AppendArrayHeader(b, uint32(len(verdicts)))
+		for _, v := range verdicts {
+			b = appendEventVerdict(b, v)
+		}
+		return b
+	})
 }

@@ -177,8 +177,6 @@ func hookNames(p Plugin) []string {
 	}
 	_, ok := p.(JobOrderKeyer)
 	add(ok, "job_order_keys")
-	_, ok = p.(CacheEventHandler)
-	add(ok, "cache_event")
 	_, ok = p.(TaskOrderKeyer)
 	add(ok, "task_order_keys")
 	_, ok = p.(QueueOrderKeyer)
@@ -217,5 +215,7 @@ func hookNames(p Plugin) []string {
 	add(ok, "victim_tasks")
 	_, ok = p.(TargetJobPicker)
 	add(ok, "target_job")
+	_, ok = p.(CacheEventHandler)
+	add(ok, "cache_event")
 	return out
 }

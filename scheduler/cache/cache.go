@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -194,6 +196,13 @@ func (c *Cache) registerHandlers() error {
 	// Namespaces are watched so that per-namespace policies can read them;
 	// nothing in the core needs them yet.
 	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
+	// A handler that works through a queue (a Wasm handler sends events in
+	// batches) has synced once its queue is empty. It is checked after the
+	// registrations: once they say every initial event was delivered, an
+	// empty queue means every one was handled.
+	if s, ok := c.handler.(interface{ HasSynced() bool }); ok {
+		c.synced = append(c.synced, s.HasSynced)
+	}
 	return errors.Join(errs...)
 }
 
@@ -223,7 +232,17 @@ func (c *Cache) Run(ctx context.Context) error {
 // listed its objects and the event handler has seen them; no session may
 // start before.
 func (c *Cache) WaitForCacheSync(ctx context.Context) bool {
-	return cache.WaitForCacheSync(ctx.Done(), c.synced...)
+	// client-go's WaitForCacheSync looks every 100 ms; a start that takes
+	// 150 ms should not wait 200.
+	err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+		for _, synced := range c.synced {
+			if !synced() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return err == nil
 }
 
 // Flush waits until every bind and eviction sent so far has completed or

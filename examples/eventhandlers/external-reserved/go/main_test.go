@@ -24,6 +24,8 @@ func TestParseReservation(t *testing.T) {
 		"cpu=1m":                   {MilliCPU: 1},
 		"memory=1.5Ki":             {Memory: 1536},
 		"memory=0.5":               {Memory: 1},
+		"cpu=1.5m":                 {MilliCPU: 2},
+		"memory=7Ei":               {Memory: 7 << 60},
 		"memory=1G,pods=3":         {Memory: 1e9, Scalars: caldera.ScalarsOf(map[string]int64{"pods": 3})},
 		"nvidia.com/gpu=1,cpu=.25": {MilliCPU: 250, Scalars: caldera.ScalarsOf(map[string]int64{"nvidia.com/gpu": 1000})},
 	} {
@@ -33,16 +35,19 @@ func TestParseReservation(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]string{
-		"cpu=abc":           `cpu: "abc" is not a quantity`,
-		"cpu=6,":            "an empty entry",
-		"cpu":               `"cpu" has no =`,
-		"=6":                "no resource name",
-		"cpu=":              "cpu has no quantity",
-		"cpu=1,cpu=2":       "cpu is given twice",
-		"cpu=-1":            `"-1" is not a quantity`,
-		"memory=2Gb":        `"2Gb" is not a quantity`,
-		"memory=1.2.3":      `"1.2.3" is not a quantity`,
-		"nvidia.com/gpu=9E": "too large",
+		"cpu=abc":                   `cpu: "abc" is not a quantity`,
+		"cpu=6,":                    "an empty entry",
+		"cpu":                       `"cpu" has no =`,
+		"=6":                        "no resource name",
+		"cpu=":                      "cpu has no quantity",
+		"cpu=1,cpu=2":               "cpu is given twice",
+		"cpu=-1":                    `"-1" is not a quantity`,
+		"memory=2Gb":                `"2Gb" is not a quantity`,
+		"memory=1.2.3":              `"1.2.3" is not a quantity`,
+		"nvidia.com/gpu=9E":         "too large",
+		"memory=9Ei":                "too large",
+		"cpu=0.0000000000000000001": "more digits",
+		"cpu=1e3":                   `"1e3" is not a quantity`,
 	} {
 		if _, err := parseReservation(text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseReservation(%q) = %v, want an error containing %q", text, err, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,10 +65,15 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 
 // allPorts is Volcano's default configuration with every plugin replaced by
 // its Wasm port when `make plugins` has built it (build is "tinygo", "go"
-// or "rust"); native plugins stay where no port is built (Rust has ports of
-// priority, gang and drf among these).
+// or "rust", with ",no-deadline" for modules loaded without a call
+// deadline and so without termination checks); native plugins stay where
+// no port is built (Rust has ports of priority, gang and drf among these).
 func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
+	limits := runtime.DefaultLimits()
+	if trimmed, ok := strings.CutSuffix(build, ",no-deadline"); ok {
+		build, limits.CallTimeout = trimmed, 0
+	}
 	names := []string{"priority", "gang", "conformance", "overcommit", "drf", "predicates", "proportion", "nodeorder"}
 	entry := map[string]string{}
 	var ported []string
@@ -78,7 +84,7 @@ func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionR
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		p, err := runtime.Load(context.Background(), path, runtime.Options{Name: impl, Limits: runtime.DefaultLimits()})
+		p, err := runtime.Load(context.Background(), path, runtime.Options{Name: impl, Limits: limits})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -108,7 +114,7 @@ func BenchmarkSessionPorts(b *testing.B) {
 		{Nodes: 1000, Gangs: 200, GangSize: 10},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 	} {
-		for _, build := range []string{"native", "tinygo", "go", "rust"} {
+		for _, build := range []string{"native", "tinygo", "go", "rust", "tinygo,no-deadline", "go,no-deadline", "rust,no-deadline"} {
 			b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, build), func(b *testing.B) {
 				if build == "native" {
 					benchSession(b, w)

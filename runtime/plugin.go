@@ -96,10 +96,19 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 	if opts.SHA256 != "" && opts.SHA256 != digest {
 		return nil, fmt.Errorf("plugin %s: module digest is sha256:%s, the configuration pins sha256:%s", opts.Name, digest, opts.SHA256)
 	}
+	// A deadline needs wazero's termination checks: compiled code then
+	// calls back into Go at every loop iteration to ask whether the call
+	// was cancelled, which makes a guest 3x slower (docs/performance.md).
+	// Without a deadline (CallTimeout 0, trusted modules) the checks are
+	// left out. wazero's compilation cache does not tell the two kinds of
+	// compiled code apart, so a module without checks is compiled afresh,
+	// never from or into the shared cache, lest a module with a deadline
+	// get code that cannot be stopped.
+	deadline := opts.Limits.CallTimeout > 0
 	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
+		WithCloseOnContextDone(deadline).
 		WithMemoryLimitPages(opts.Limits.MemoryLimitPages)
-	if opts.Cache != nil {
+	if opts.Cache != nil && deadline {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)

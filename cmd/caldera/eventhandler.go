@@ -52,7 +52,17 @@ func newEventHandlers(ctx context.Context, v *viper.Viper, wasmCache wazero.Comp
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("--event-handler %q: not a registered handler (registered: default), and %s: %w", eh.name, path, err)
 	}
-	plugin, err := runtime.Load(ctx, path, runtime.Options{Name: eh.name, Cache: wasmCache, Log: reload.GuestLog(eh.name)})
+	// The limits are the module's, so they are read before it is loaded.
+	file, err := cache.ReadHandlerFile(eh.config)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := runtime.ParseHandlerConfig(file.Handler)
+	if err != nil {
+		return nil, fmt.Errorf("--event-handler-config %s: %w", eh.config, err)
+	}
+	limits, _ := cfg.Limits() // checked by ParseHandlerConfig
+	plugin, err := runtime.Load(ctx, path, runtime.Options{Name: eh.name, Limits: limits, Cache: wasmCache, Log: reload.GuestLog(eh.name)})
 	if err != nil {
 		return nil, fmt.Errorf("--event-handler: %w", err)
 	}

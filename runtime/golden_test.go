@@ -51,10 +51,12 @@ func goldenView() abi.View {
 }
 
 // goldenCacheEvent is request_cache_event's args: a node update whose
-// new version adds a reservation, labels, a taint and cordons the node.
+// new version adds a reservation, labels, a taint and cordons the node,
+// then a running pod's delete.
 func goldenCacheEvent() abi.CacheEventArgs {
 	alloc := abi.Resource{MilliCPU: 8000, Memory: 32 << 30, Scalars: map[string]int64{"pods": 110}}
-	return abi.CacheEventArgs{
+	priority := int32(5)
+	return abi.CacheEventArgs{Events: []abi.CacheEvent{{
 		Type: abi.EventUpdate, Kind: "Node",
 		Old: &abi.Object{Name: "n1", Annotations: map[string]string{"caldera.sh/external-reserved": "cpu=6"}, Allocatable: &alloc},
 		New: &abi.Object{
@@ -64,7 +66,11 @@ func goldenCacheEvent() abi.CacheEventArgs {
 			Taints:        []abi.Taint{{Key: "gpu", Value: "true", Effect: "NoSchedule"}},
 			Unschedulable: true,
 		},
-	}
+	}, {
+		Type: abi.EventDelete, Kind: "Pod",
+		Old: &abi.Object{Name: "p1", Namespace: "ns", Requests: &abi.Resource{MilliCPU: 1000, Memory: 2 << 30, Scalars: map[string]int64{"pods": 1}},
+			Priority: &priority, NodeName: "n1", Phase: "Running"},
+	}}}
 }
 
 // goldenRequests builds each request vector with the host's own encoding
@@ -128,7 +134,10 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
 		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
 		{"reply_victim_tasks", &[]int32{}, &[]int32{0, 127, 128, 255, 256, 32767, 32768}},
-		{"reply_cache_event", &abi.CacheEventResult{}, &abi.CacheEventResult{Action: abi.ActionAdjust, Allocatable: &abi.Resource{MilliCPU: 2000, Memory: 30 << 30, Scalars: map[string]int64{"pods": 110}}}},
+		{"reply_cache_event", &[]abi.CacheEventResult{}, &[]abi.CacheEventResult{
+			{Action: abi.ActionAdjust, Allocatable: &abi.Resource{MilliCPU: 2000, Memory: 30 << 30, Scalars: map[string]int64{"pods": 110}}},
+			{Action: abi.ActionPass},
+		}},
 		{"reply_session_close", &abi.CloseResult{}, &abi.CloseResult{Conditions: []abi.Condition{{Job: 0, Type: "Unschedulable", Status: "True", Reason: "NotEnoughResources", Message: "1/2 tasks in gang unschedulable"}}}},
 	} {
 		raw, err := os.ReadFile(filepath.Join(goldenDir, c.name+".msgpack"))

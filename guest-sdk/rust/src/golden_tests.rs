@@ -11,7 +11,8 @@ use crate::module::*;
 use crate::msgpack::{Reader, Writer};
 use crate::session::Session;
 use crate::arguments::Arguments;
-use crate::view::{phase, status, Job, Node, Task, View};
+use crate::event::*;
+use crate::view::{phase, status, Job, Node, Resource, Taint, Task, View};
 
 fn golden(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name));
@@ -239,4 +240,71 @@ fn job_order_keys_request_decodes() {
     assert_eq!(r.int().unwrap(), 0);
     r.str().unwrap();
     assert_eq!(r.array_len().unwrap(), 1, "one key for the one job of the request");
+}
+
+/// Checks request_cache_event's values (a node's update, then a pod's
+/// delete) and answers them with reply_cache_event's verdicts: the new
+/// allocatable less 6 CPUs and 2 GiB for the node, pass for the pod.
+#[derive(Default)]
+struct GoldenHandler {
+    events: usize,
+}
+
+impl Plugin for GoldenHandler {
+    const NAME: &'static str = "golden-handler";
+}
+
+impl CacheEventHandler for GoldenHandler {
+    const EVENT_KINDS: &'static [&'static str] = &[kind::NODE];
+
+    fn on_cache_event(&mut self, ev: &CacheEvent) -> EventVerdict {
+        self.events += 1;
+        assert!(ev.arguments.iter().next().is_none());
+        let scalars = |pods: i64| [("pods".to_string(), pods)].into_iter().collect();
+        if self.events == 2 {
+            assert_eq!((&ev.event_type, ev.kind.as_str(), &ev.new), (&EventType::Delete, "Pod", &None));
+            assert_eq!(
+                ev.old,
+                Some(Object {
+                    name: "p1".into(),
+                    namespace: "ns".into(),
+                    requests: Some(Resource { milli_cpu: 1000, memory: 2 << 30, scalars: scalars(1) }),
+                    priority: Some(5),
+                    node_name: "n1".into(),
+                    phase: "Running".into(),
+                    ..Object::default()
+                })
+            );
+            return EventVerdict::Pass;
+        }
+        assert_eq!(self.events, 1, "two events in the batch");
+        let annotation = |v: &str| [("caldera.sh/external-reserved".to_string(), v.to_string())].into_iter().collect();
+        let allocatable = Resource { milli_cpu: 8000, memory: 32 << 30, scalars: scalars(110) };
+        assert_eq!((&ev.event_type, ev.kind.as_str()), (&EventType::Update, "Node"));
+        assert_eq!(
+            ev.old,
+            Some(Object { name: "n1".into(), annotations: annotation("cpu=6"), allocatable: Some(allocatable.clone()), ..Object::default() })
+        );
+        assert_eq!(
+            ev.new,
+            Some(Object {
+                name: "n1".into(),
+                labels: [("zone".to_string(), "a".to_string())].into_iter().collect(),
+                annotations: annotation("cpu=6,memory=2Gi"),
+                allocatable: Some(allocatable),
+                taints: vec![Taint { key: "gpu".into(), value: "true".into(), effect: "NoSchedule".into() }],
+                unschedulable: true,
+                ..Object::default()
+            })
+        );
+        EventVerdict::adjust_allocatable(Resource { milli_cpu: 2000, memory: 30 << 30, scalars: scalars(110) })
+    }
+}
+
+#[test]
+fn cache_event_golden_vectors() {
+    // Served with no session open.
+    let mut m = Module::new(GoldenHandler::default(), crate::__hooks!(GoldenHandler));
+    check("reply_cache_event", &call(&mut m, HOOK_CACHE_EVENT, &golden("request_cache_event")));
+    assert_eq!(m.plugin.events, 2);
 }

@@ -43,6 +43,10 @@
 //! caldera::export!(Tight);
 //! ```
 //!
+//! An event handler (`caldera run --event-handler NAME`) implements
+//! [`CacheEventHandler`] instead, or as well: it sees each object event
+//! before the scheduler's cache records it, and passes, drops or adjusts it.
+//!
 //! Build it as a `cdylib` for `wasm32-unknown-unknown` (the module then
 //! imports nothing) or for `wasm32-wasip1` (`wasm32-wasi` before Rust 1.78);
 //! both load in the scheduler. A panic aborts: the scheduler sees a trap,
@@ -53,6 +57,7 @@
 
 mod arguments;
 mod delta;
+mod event;
 mod exports;
 mod hooks;
 mod log;
@@ -64,6 +69,7 @@ mod session;
 mod view;
 
 pub use arguments::{Argument, ArgumentError, Arguments, Value};
+pub use event::{kind, Adjustment, CacheEvent, CacheEventHandler, EventType, EventVerdict, Object};
 pub use hooks::{
     Allocatable, BestNode, Code, Error, Invalid, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
     Overused, Plugin, PrePredicate, Predicate, Preemptable, Preemptive, QueueOrder, Reclaimable, TargetJob, TaskOrder, Verdict,
@@ -88,10 +94,11 @@ pub mod __private {
     }
 }
 
-/// Makes a plugin type the module's policy: defines the module's exports
-/// (`caldera_abi_version`, `caldera_buffer`, `caldera_describe`,
-/// `caldera_call`) and declares to the scheduler every hook trait the type
-/// implements. Use it once, at the root of a `cdylib` crate.
+/// Makes a plugin type the module's policy (or event handler): defines the
+/// module's exports (`caldera_abi_version`, `caldera_buffer`,
+/// `caldera_describe`, `caldera_call`) and declares to the scheduler every
+/// hook trait the type implements, [`CacheEventHandler`] and its kinds
+/// included. Use it once, at the root of a `cdylib` crate.
 ///
 /// `export!(MyPolicy)` creates the plugin with `Default::default()`;
 /// `export!(MyPolicy, MyPolicy::new())` with an expression. The plugin is

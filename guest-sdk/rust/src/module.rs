@@ -6,6 +6,7 @@
 
 use crate::arguments::Arguments;
 use crate::delta;
+use crate::event::{encode_verdicts, Batch, CacheEvent, EventVerdict};
 use crate::hooks::{Code, Error, Invalid, Plugin, Verdict, Vote};
 use crate::msgpack::{DecodeError, Reader, Writer};
 use crate::session::{Condition, Session, EVENT_ALLOCATE, EVENT_BIND, EVENT_DEALLOCATE, EVENT_ENQUEUE, EVENT_EVICT, EVENT_PIPELINE, EVENT_UNEVICT};
@@ -13,8 +14,9 @@ use crate::view::{Handle, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 1;
-/// The newest event kind of ABI 1.1; newer kinds are ignored.
+pub(crate) const ABI_MINOR: u32 = 2;
+/// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
+/// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
 
 /// Reported in the module's descriptor.
@@ -43,6 +45,7 @@ pub(crate) const HOOK_VICTIM_TASKS: u32 = 21;
 pub(crate) const HOOK_PREEMPTIVE: u32 = 22;
 pub(crate) const HOOK_VICTIM_QUEUE_ORDER_KEYS: u32 = 23;
 pub(crate) const HOOK_TARGET_JOB: u32 = 24;
+pub(crate) const HOOK_CACHE_EVENT: u32 = 25;
 
 // Reply codes that are not hook statuses.
 const CODE_UNKNOWN_HOOK: i32 = 64;
@@ -61,6 +64,7 @@ pub type AllocatableFn<P> = fn(&mut P, &Session, &Queue, &Task) -> bool;
 pub type PreemptiveFn<P> = fn(&mut P, &Session, &Queue, &[&Task]) -> bool;
 pub type VictimTasksFn<P> = fn(&mut P, &Session, &[&Task], &mut Vec<Handle>);
 pub type TargetJobFn<P> = fn(&mut P, &Session, &[&Job]) -> Handle;
+pub type CacheEventFn<P> = fn(&mut P, &CacheEvent) -> EventVerdict;
 
 /// The hooks a plugin type implements, found by [`export!`](crate::export).
 #[doc(hidden)]
@@ -85,6 +89,9 @@ pub struct Hooks<P> {
     pub job_starving: Option<JobFn<P, bool>>,
     pub victim_tasks: Option<VictimTasksFn<P>>,
     pub target_job: Option<TargetJobFn<P>>,
+    pub cache_event: Option<CacheEventFn<P>>,
+    /// The event handler's `EVENT_KINDS`; empty for a type that is none.
+    pub event_kinds: &'static [&'static str],
 }
 
 impl<P> Hooks<P> {
@@ -112,6 +119,7 @@ impl<P> Hooks<P> {
             (self.job_starving.is_some(), "job_starving"),
             (self.victim_tasks.is_some(), "victim_tasks"),
             (self.target_job.is_some(), "target_job"),
+            (self.cache_event.is_some(), "cache_event"),
         ] {
             if has {
                 out.push(name);
@@ -146,6 +154,7 @@ pub struct Module<P> {
     scores: Vec<f64>,
     verdicts: Vec<Verdict>,
     handles: Vec<Handle>,
+    event_verdicts: Vec<EventVerdict>,
 }
 
 /// The handles of a hook's request (docs/abi.md, section 5); each hook
@@ -188,6 +197,7 @@ enum Answer {
     Handles,
     Valid(Result<(), Invalid>),
     Conditions(Vec<Condition>),
+    EventVerdicts,
 }
 
 type Served = Result<Answer, Failure>;
@@ -205,6 +215,7 @@ impl<P: Plugin> Module<P> {
             scores: Vec::new(),
             verdicts: Vec::new(),
             handles: Vec::new(),
+            event_verdicts: Vec::new(),
         }
     }
 
@@ -226,6 +237,8 @@ impl<P: Plugin> Module<P> {
         match hook {
             HOOK_SESSION_OPEN => return self.open(args),
             HOOK_SESSION_CLOSE => return Ok(self.close()),
+            // An event handler's hook: no session, no view.
+            HOOK_CACHE_EVENT => return self.cache_event(args),
             _ => {}
         }
         if self.session.is_none() {
@@ -300,6 +313,23 @@ impl<P: Plugin> Module<P> {
         } else {
             Answer::Conditions(conditions)
         }
+    }
+
+    /// A batch of events, oldest first: the handler's verdict on each, in
+    /// order. Nil args are an empty batch, as in the Go SDK.
+    fn cache_event(&mut self, args: Option<&[u8]>) -> Served {
+        let f = match self.hooks.cache_event {
+            Some(f) => f,
+            None => return Err(Failure(CODE_UNKNOWN_HOOK, "cache_event is not implemented".into())),
+        };
+        let batch: Batch = match args {
+            Some(raw) => rmp_serde::from_slice(raw).map_err(|e| decode_failure(format!("cache_event: {}", e)))?,
+            None => Batch::default(),
+        };
+        let Module { plugin, event_verdicts, .. } = self;
+        event_verdicts.clear();
+        batch.serve(|ev| f(plugin, ev), event_verdicts);
+        Ok(Answer::EventVerdicts)
     }
 
     fn decode_args(&mut self, raw: Option<&[u8]>) -> Result<(), DecodeError> {
@@ -586,19 +616,22 @@ impl<P: Plugin> Module<P> {
                     }
                 }
             }
+            Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
         }
     }
 }
 
 impl<P: Plugin> Serve for Module<P> {
-    /// `{name, abi: [major, minor], hooks, arguments, stableKeys, localKeys,
-    /// deltas, sdk}`, as the Go SDK writes it; `arguments` only when the plugin
-    /// declares some.
+    /// `{name, abi: [major, minor], hooks, arguments, eventKinds,
+    /// stableKeys, localKeys, deltas, sdk}`, as the Go SDK writes it;
+    /// `arguments` only when the plugin declares some, `eventKinds` only
+    /// when an event handler names kinds.
     fn describe(&self, out: &mut Vec<u8>) {
         out.clear();
         let mut w = Writer(out);
         let args = P::ARGUMENTS;
-        w.map(7 + usize::from(!args.is_empty()));
+        let kinds = self.hooks.event_kinds;
+        w.map(7 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()));
         w.str("name");
         w.str(P::NAME);
         w.str("abi");
@@ -616,6 +649,13 @@ impl<P: Plugin> Serve for Module<P> {
             w.array(args.len());
             for a in args {
                 a.encode(&mut w);
+            }
+        }
+        if !kinds.is_empty() {
+            w.str("eventKinds");
+            w.array(kinds.len());
+            for k in kinds {
+                w.str(k);
             }
         }
         w.str("stableKeys");

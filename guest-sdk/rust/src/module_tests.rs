@@ -3,11 +3,12 @@
 
 use crate::golden_tests::{args, reply, request};
 use crate::arguments::Argument;
+use crate::event::*;
 use crate::hooks::*;
 use crate::module::*;
 use crate::msgpack::{Reader, Writer};
 use crate::session::Session;
-use crate::view::{status, Job, Node, Resource, Task, View};
+use crate::view::{status, Job, Node, Resource, Taint, Task, View};
 
 #[derive(Default)]
 struct Counter {
@@ -113,7 +114,7 @@ fn export_declares_exactly_the_implemented_hooks() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
             "abi" => {
                 assert_eq!(r.array_len().unwrap(), 2);
-                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 1));
+                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 2));
             }
             "hooks" => {
                 assert_eq!(r.array_len().unwrap() as usize, names.len());
@@ -305,4 +306,247 @@ fn deltas_apply_to_the_view_the_last_session_left() {
     // A length that does not match the held list is refused.
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &delta(5, false, &[])));
     assert_eq!((code, msg.as_str()), (65, "session_open: delta tasks: the delta is for 5 objects, the view holds 1"));
+}
+
+/// An event handler that is a policy too: it drops pods of a retired
+/// scheduler and gives nodes a label, and notes the events it saw.
+#[derive(Default)]
+struct Relabel {
+    seen: Vec<String>,
+}
+
+impl Plugin for Relabel {
+    const NAME: &'static str = "relabel";
+}
+
+impl CacheEventHandler for Relabel {
+    const EVENT_KINDS: &'static [&'static str] = &[kind::NODE, kind::POD];
+
+    fn on_cache_event(&mut self, ev: &CacheEvent) -> EventVerdict {
+        let name = ev.new.as_ref().or(ev.old.as_ref()).map_or("", |o| o.name.as_str());
+        let tag = ev.arguments.get("tag").map_or(String::new(), |v| format!(" {}", v));
+        self.seen.push(format!("{} {} {}{}", ev.event_type, ev.kind, name, tag));
+        match (ev.kind.as_str(), &ev.new) {
+            ("Pod", Some(p)) if p.scheduler_name == "retired" => EventVerdict::Drop,
+            ("Node", Some(n)) => {
+                let mut labels = n.labels.clone();
+                labels.insert("seen-by".into(), "relabel".into());
+                EventVerdict::Adjust(Adjustment { labels: Some(labels), taints: Some(Vec::new()), ..Adjustment::default() })
+            }
+            _ => EventVerdict::Pass,
+        }
+    }
+}
+
+impl JobReady for Relabel {
+    fn job_ready(&mut self, _: &Session, _: &Job) -> bool {
+        true
+    }
+}
+
+/// One event of a batch: (type, kind, new).
+type Ev<'a> = (&'a str, &'a str, Option<&'a Object>);
+
+/// A cache_event request `{a: {events: [...], arguments?}}`.
+fn cache_events(events: &[Ev<'_>], arguments: Option<(&str, &str)>) -> Vec<u8> {
+    request(&[], |w| {
+        w.map(1 + usize::from(arguments.is_some()));
+        w.str("events");
+        w.array(events.len());
+        for (ev_type, kind, new) in events {
+            w.map(4);
+            w.str("type");
+            w.str(ev_type);
+            w.str("kind");
+            w.str(kind);
+            w.str("old");
+            w.nil();
+            w.str("new");
+            match new {
+                Some(o) => w.0.extend_from_slice(&rmp_serde::to_vec_named(o).unwrap()),
+                None => w.nil(),
+            }
+        }
+        if let Some((k, v)) = arguments {
+            w.str("arguments");
+            w.map(1);
+            w.str(k);
+            w.str(v);
+        }
+    })
+}
+
+/// An OK reply whose result is the array of `verdicts` (each encoded
+/// already).
+fn verdicts_reply(verdicts: &[&[u8]]) -> Vec<u8> {
+    let mut want = b"\x93\x00\xa0".to_vec();
+    Writer(&mut want).array(verdicts.len());
+    for v in verdicts {
+        want.extend_from_slice(v);
+    }
+    want
+}
+
+const PASS: &[u8] = b"\x81\xa6action\xa4pass";
+const DROP: &[u8] = b"\x81\xa6action\xa4drop";
+
+/// The keys of a descriptor, with eventKinds' values.
+fn descriptor_keys(out: &[u8]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut r = Reader::new(out);
+    let (mut keys, mut hooks, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..r.map_len().unwrap() {
+        let k = r.str().unwrap().to_string();
+        match k.as_str() {
+            "hooks" | "eventKinds" => {
+                let list = if k == "hooks" { &mut hooks } else { &mut kinds };
+                for _ in 0..r.array_len().unwrap() {
+                    list.push(r.str().unwrap().to_string());
+                }
+            }
+            _ => r.skip().unwrap(),
+        }
+        keys.push(k);
+    }
+    assert!(r.is_empty(), "bytes after the descriptor");
+    (keys, hooks, kinds)
+}
+
+#[test]
+fn a_handler_declares_its_hook_and_kinds() {
+    let mut out = Vec::new();
+    Module::new(Relabel::default(), crate::__hooks!(Relabel)).describe(&mut out);
+    let (keys, hooks, kinds) = descriptor_keys(&out);
+    assert_eq!(keys, ["name", "abi", "hooks", "eventKinds", "stableKeys", "localKeys", "deltas", "sdk"]);
+    // cache_event last, after every policy hook, as the Go SDK lists it.
+    assert_eq!(hooks, ["session_open", "session_close", "job_ready", "cache_event"]);
+    assert_eq!(kinds, ["Node", "Pod"]);
+
+    // Every kind: no eventKinds.
+    #[derive(Default)]
+    struct All;
+    impl Plugin for All {
+        const NAME: &'static str = "all";
+    }
+    impl CacheEventHandler for All {
+        fn on_cache_event(&mut self, _: &CacheEvent) -> EventVerdict {
+            EventVerdict::Pass
+        }
+    }
+    Module::new(All, crate::__hooks!(All)).describe(&mut out);
+    let (keys, hooks, _) = descriptor_keys(&out);
+    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "localKeys", "deltas", "sdk"]);
+    assert_eq!(hooks, ["session_open", "session_close", "cache_event"]);
+}
+
+#[test]
+fn a_batch_gets_a_verdict_per_event_in_order() {
+    let mut m = Module::new(Relabel::default(), crate::__hooks!(Relabel));
+    let retired = Object { name: "p".into(), scheduler_name: "retired".into(), ..Object::default() };
+    let kept = Object { name: "q".into(), ..Object::default() };
+    let node = Object {
+        name: "n1".into(),
+        labels: [("zone".to_string(), "a".to_string())].into_iter().collect(),
+        taints: vec![Taint { key: "gpu".into(), value: "true".into(), effect: "NoSchedule".into() }],
+        ..Object::default()
+    };
+    let mut adjusted = Vec::new();
+    let mut w = Writer(&mut adjusted);
+    w.map(3);
+    w.str("action");
+    w.str("adjust");
+    w.str("labels");
+    w.map(2);
+    for (k, v) in [("seen-by", "relabel"), ("zone", "a")] {
+        w.str(k);
+        w.str(v);
+    }
+    w.str("taints");
+    w.array(0);
+
+    // No session_open first; every event gets the batch's arguments.
+    let batch = [("add", "Pod", Some(&retired)), ("update", "Node", Some(&node)), ("add", "Pod", Some(&kept)), ("delete", "Pod", None)];
+    let out = call(&mut m, HOOK_CACHE_EVENT, &cache_events(&batch, Some(("tag", "t1"))));
+    assert_eq!(out, verdicts_reply(&[DROP, &adjusted, PASS, PASS]));
+    assert_eq!(m.plugin.seen, ["add Pod p t1", "update Node n1 t1", "add Pod q t1", "delete Pod  t1"]);
+    assert!(m.session.is_none(), "cache_event opens no session");
+
+    // A batch of one, during a session, which it leaves alone; verdicts of
+    // the previous batch are not repeated.
+    m.plugin.seen.clear();
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    let out = call(&mut m, HOOK_CACHE_EVENT, &cache_events(&[("add", "Pod", Some(&retired))], None));
+    assert_eq!(out, verdicts_reply(&[DROP]));
+    assert_eq!(m.session.as_ref().unwrap().nodes().len(), 2);
+    let out = call(&mut m, HOOK_JOB_READY, &request(&[], args(&[], &[("job", 0)])));
+    assert_eq!(reply(&out), (0, String::new()));
+    assert_eq!(m.plugin.seen, ["add Pod p"], "no arguments: none");
+
+    // An empty batch, nil events, no events or nil args: no verdicts, no
+    // call to the handler.
+    m.plugin.seen.clear();
+    let no_events: &[&dyn Fn(&mut Writer<'_>)] = &[
+        &|w| {
+            w.map(1);
+            w.str("events");
+            w.array(0);
+        },
+        &|w| {
+            w.map(1);
+            w.str("events");
+            w.nil();
+        },
+        &|w| w.map(0),
+        &|w| w.nil(),
+    ];
+    for (i, args) in no_events.iter().enumerate() {
+        assert_eq!(call(&mut m, HOOK_CACHE_EVENT, &request(&[], args)), verdicts_reply(&[]), "request {}", i);
+    }
+    assert!(m.plugin.seen.is_empty());
+}
+
+#[test]
+fn a_batch_that_cannot_be_decoded_fails_whole() {
+    let mut m = Module::new(Relabel::default(), crate::__hooks!(Relabel));
+    // The second event has no type: the first is not handled either.
+    let node = Object { name: "n1".into(), ..Object::default() };
+    let mut req = cache_events(&[("add", "Node", Some(&node))], None);
+    // Turn the one-event array into a two-event one, the second empty.
+    let at = req.iter().position(|&b| b == 0x91).unwrap();
+    req[at] = 0x92;
+    req.push(0x80);
+    let (code, msg) = reply(&call(&mut m, HOOK_CACHE_EVENT, &req));
+    assert_eq!((code, msg.as_str()), (65, "cache_event: missing field `type`"));
+    assert!(m.plugin.seen.is_empty());
+
+    // The single-event request of before the batches.
+    let old = request(&[], |w| {
+        w.map(2);
+        w.str("type");
+        w.str("add");
+        w.str("kind");
+        w.str("Node");
+    });
+    let (code, _) = reply(&call(&mut m, HOOK_CACHE_EVENT, &old));
+    assert_eq!(code, 0, "a map without events is an empty batch");
+    let (code, msg) = reply(&call(&mut m, HOOK_CACHE_EVENT, &request(&[], |w| w.str("events"))));
+    assert_eq!(code, 65, "{}", msg);
+    let (code, msg) = reply(&call(
+        &mut m,
+        HOOK_CACHE_EVENT,
+        &request(&[], |w| {
+            w.map(1);
+            w.str("events");
+            w.int(5);
+        }),
+    ));
+    assert_eq!(code, 65, "{}", msg);
+    assert!(m.plugin.seen.is_empty());
+}
+
+#[test]
+fn a_policy_is_not_a_handler() {
+    let mut m = module();
+    let node = Object { name: "n1".into(), ..Object::default() };
+    let (code, msg) = reply(&call(&mut m, HOOK_CACHE_EVENT, &cache_events(&[("add", "Node", Some(&node))], None)));
+    assert_eq!((code, msg.as_str()), (64, "cache_event is not implemented"));
 }

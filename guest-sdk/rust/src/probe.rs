@@ -11,9 +11,10 @@
 
 use std::marker::PhantomData;
 
+use crate::event::CacheEventHandler;
 use crate::hooks::*;
 use crate::module::{
-    AllocatableFn, BestNodeFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
+    AllocatableFn, BestNodeFn, CacheEventFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
     VictimQueueKeyFn, VictimTasksFn,
 };
 use crate::view::{Handle, Job, Queue, Task};
@@ -87,6 +88,25 @@ probe!(ViaVictimTasks, NoVictimTasks, VictimTasks, victim_tasks: VictimTasksFn<P
     |p, s, tasks, out| out.extend(p.victim_tasks(s, tasks).iter().map(|t| t.handle)));
 probe!(ViaTargetJob, NoTargetJob, TargetJob, target_job: TargetJobFn<P> =
     |p, s, jobs| p.target_job(s, jobs).map_or(-1, |j| j.handle));
+probe!(ViaCacheEvent, NoCacheEvent, CacheEventHandler, cache_event: CacheEventFn<P> =
+    |p, e| p.on_cache_event(e));
+
+/// An event handler's `EVENT_KINDS`, found the same way; empty for a type
+/// that is not one.
+pub trait ViaEventKinds<P> {
+    fn event_kinds(&self) -> &'static [&'static str];
+}
+impl<P: CacheEventHandler> ViaEventKinds<P> for Probe<P> {
+    fn event_kinds(&self) -> &'static [&'static str] {
+        P::EVENT_KINDS
+    }
+}
+pub trait NoEventKinds<P> {
+    fn event_kinds(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
+impl<P> NoEventKinds<P> for &Probe<P> {}
 
 fn victims(chosen: Option<Vec<&Task>>, out: &mut Vec<Handle>) -> bool {
     match chosen {
@@ -127,6 +147,8 @@ macro_rules! __hooks {
             job_starving: (&p).job_starving(),
             victim_tasks: (&p).victim_tasks(),
             target_job: (&p).target_job(),
+            cache_event: (&p).cache_event(),
+            event_kinds: (&p).event_kinds(),
         }
     }};
 }

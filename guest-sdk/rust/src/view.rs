@@ -17,7 +17,7 @@ pub type Handle = i32;
 
 /// Reads msgpack nil as the type's default (Go's host sends nil for an
 /// empty list or map that it does not omit).
-fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(crate) fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,

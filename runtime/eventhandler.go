@@ -79,7 +79,7 @@ const maxEventBatch = 512
 
 // EventHandler is a Wasm module as the cache's event handler. Events of
 // the kinds the module wants are queued and sent in batches (one call
-// costs tens of microseconds, one event a few), in the order they came,
+// has a fixed cost that a batch pays once), in the order they came,
 // by one goroutine that runs while the queue is not empty; what the
 // module answers goes to next in the same order. Events of other kinds go
 // to next at once.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -46,13 +47,15 @@ func newEventHandlers(ctx context.Context, v *viper.Viper, wasmCache wazero.Comp
 	}
 	dir := pluginDirFor(v.GetString("plugin-dir"), v.GetString("scheduler-conf"))
 	path := filepath.Join(dir, eh.name+".wasm")
+	notRegistered := fmt.Sprintf("--event-handler %q: not a registered handler (registered: %s)", eh.name, strings.Join(reg.HandlerNames(), ", "))
 	if dir == "" {
-		return nil, fmt.Errorf("--event-handler %q: not a registered handler (registered: default), and there is no --plugin-dir to find %s.wasm in", eh.name, eh.name)
+		return nil, fmt.Errorf("%s, and there is no --plugin-dir to find %s.wasm in", notRegistered, eh.name)
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("--event-handler %q: not a registered handler (registered: default), and %s: %w", eh.name, path, err)
+		return nil, fmt.Errorf("%s, and %s: %w", notRegistered, path, err)
 	}
-	// The limits are the module's, so they are read before it is loaded.
+	// The handler section sets the module's limits, so it is read before
+	// the module is loaded, and once: the factory below uses what was read.
 	file, err := cache.ReadHandlerFile(eh.config)
 	if err != nil {
 		return nil, err
@@ -68,10 +71,6 @@ func newEventHandlers(ctx context.Context, v *viper.Viper, wasmCache wazero.Comp
 	}
 	eh.close = func() { _ = plugin.Close(context.Background()) }
 	reg.RegisterHandler(eh.name, func(hc cache.HandlerContext) (cache.EventHandler, error) {
-		cfg, err := runtime.ParseHandlerConfig(hc.Config)
-		if err != nil {
-			return nil, err
-		}
 		return runtime.NewEventHandler(plugin, hc.Name, cfg, hc.Default)
 	})
 	return eh, nil

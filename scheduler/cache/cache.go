@@ -89,8 +89,9 @@ type Cache struct {
 	reservationsOn map[string]map[string]*api.ExternalReservation
 	reservedOn     map[string]*api.Resource
 	// podsSeen and podsRecorded hold, per pod, the resourceVersion of the
-	// last event the informer delivered and of the last one the default
-	// handler recorded: where they differ, the event handler dropped it.
+	// last event the informer delivered (dispatch) and of the last one the
+	// default handler recorded (onPod): where they differ, the event
+	// handler dropped it.
 	podsSeen, podsRecorded map[types.UID]string
 
 	handler EventHandler

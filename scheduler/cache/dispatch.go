@@ -88,15 +88,6 @@ func (c *Cache) recordPod(ev Event) {
 	case Deleted:
 		c.onPodDelete(asPod(ev.Old))
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ev.Type == Deleted {
-		if p := asPod(ev.Old); p != nil {
-			delete(c.podsRecorded, p.UID)
-		}
-	} else if p := asPod(ev.New); p != nil {
-		c.podsRecorded[p.UID] = p.ResourceVersion
-	}
 }
 
 // DroppedPods returns the pods whose latest version the event handler kept

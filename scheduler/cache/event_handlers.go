@@ -43,6 +43,7 @@ func (c *Cache) onPod(old, pod *v1.Pod) {
 		c.removePod(old, false)
 	}
 	c.addPod(pod)
+	c.podsRecorded[pod.UID] = pod.ResourceVersion
 }
 
 func (c *Cache) onPodDelete(pod *v1.Pod) {
@@ -55,6 +56,7 @@ func (c *Cache) onPodDelete(pod *v1.Pod) {
 	delete(c.assumed, api.TaskID(pod.UID))
 	delete(c.releasing, api.TaskID(pod.UID))
 	delete(c.pendingReasons, pod.Namespace+"/"+pod.Name)
+	delete(c.podsRecorded, pod.UID)
 }
 
 // addPod records a pod. Callers hold mu.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -94,36 +95,22 @@ type fileInformer struct {
 }
 
 func (f *fileInformer) Run(stop <-chan struct{}) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	go f.follow(ctx)
+	go f.follow(wait.ContextForChannel(stop))
 	f.SharedIndexInformer.Run(stop)
 }
 
 // follow re-reads the file when its directory changes (the directory, not
 // the file: editors rename over files and ConfigMap volumes swap a link),
-// and every Resync.
+// and every Resync. Without a watch (no inotify instances left), the
+// resync still reads it.
 func (f *fileInformer) follow(ctx context.Context) {
-	dir := filepath.Dir(f.src.path)
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		err = w.Add(dir)
-	}
-	if err != nil {
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w, err := watchDir(filepath.Dir(f.src.path)); err != nil {
 		klog.ErrorS(err, "Cannot watch the external reservations; they are re-read every resync period", "path", f.src.path, "resync", f.cfg.Resync.Duration)
 	} else {
 		defer w.Close()
-	}
-	var events <-chan fsnotify.Event
-	if w != nil && err == nil {
-		events = w.Events
+		events, errs = w.Events, w.Errors
 	}
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
@@ -142,12 +129,32 @@ func (f *fileInformer) follow(ctx context.Context) {
 			if name := filepath.Base(ev.Name); name == base || strings.HasPrefix(name, "..") {
 				quiet.Reset(f.cfg.Debounce.Duration)
 			}
+		case err, ok := <-errs:
+			// Unread errors would block the watcher's events.
+			if !ok {
+				errs = nil
+				continue
+			}
+			klog.ErrorS(err, "Watching the external reservations; reading the file again", "path", f.src.path)
+			quiet.Reset(f.cfg.Debounce.Duration)
 		case <-quiet.C:
 			f.reread()
 		case <-resync.C:
 			f.reread()
 		}
 	}
+}
+
+func watchDir(dir string) (*fsnotify.Watcher, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Add(dir); err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+	return w, nil
 }
 
 func (f *fileInformer) reread() {

@@ -119,9 +119,9 @@ func DecodeReply(raw []byte, out any) (abi.Code, string, error) {
 
 // request copies the body into the guest's buffer and calls caldera_call.
 func (in *instance) request(ctx context.Context, body []byte, hook, maxReply uint32) ([]byte, error) {
-	res, err := in.fn[abi.ExportBuffer].Call(ctx, uint64(len(body)))
+	res, err := in.invoke(ctx, in.fn[abi.ExportBuffer], uint64(len(body)))
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
 	ptr := uint32(res[0])
 	if ptr == 0 && len(body) > 0 {

@@ -31,9 +31,9 @@ type HandlerConfig struct {
 	// Arguments are sent with every cache_event call.
 	Arguments map[string]any `json:"arguments,omitempty"`
 	// CallTimeout bounds one call ("1s" when unset); "0s" turns the
-	// deadline off, which also drops wazero's termination checks and makes
-	// the module several times faster: for trusted modules only, since one
-	// that never returns then stalls the informer it serves.
+	// deadline off and loads the module without the loop checks that
+	// enforce it: for trusted modules only, since one that never returns
+	// then stalls the informer it serves.
 	CallTimeout string `json:"callTimeout,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/runtime/interrupt"
 )
 
 // instance is one instantiation of a plugin's module. It is not safe for
@@ -18,6 +19,9 @@ type instance struct {
 	mod api.Module
 	mem api.Memory
 	fn  map[string]api.Function
+	// interrupt, set, makes an instrumented module trap at its next loop
+	// head; nil when wazero's termination checks stop the module instead.
+	interrupt api.MutableGlobal
 	// held records the view the guest kept from its last session, the base
 	// of the next session_open's delta; nil sends the whole view.
 	held *heldView
@@ -43,12 +47,20 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	for _, name := range []string{abi.ExportVersion, abi.ExportBuffer, abi.ExportDescribe, abi.ExportCall} {
 		in.fn[name] = mod.ExportedFunction(name)
 	}
+	if p.instrumented {
+		g, ok := mod.ExportedGlobal(interrupt.Export).(api.MutableGlobal)
+		if !ok {
+			_ = mod.Close(ctx)
+			return nil, fmt.Errorf("instrumented module lacks its %s global", interrupt.Export)
+		}
+		in.interrupt = g
+	}
 	if init := mod.ExportedFunction(abi.ExportInitialize); init != nil {
 		callCtx, cancel := p.deadline(ctx)
 		defer cancel()
-		if _, err := init.Call(callCtx); err != nil {
+		if _, err := in.invoke(callCtx, init); err != nil {
 			_ = mod.Close(ctx)
-			return nil, fmt.Errorf("%s: %w", abi.ExportInitialize, classify(err))
+			return nil, fmt.Errorf("%s: %w", abi.ExportInitialize, err)
 		}
 	}
 	return in, nil
@@ -95,12 +107,36 @@ func (p *Plugin) put(in *instance) {
 	p.mu.Unlock()
 }
 
+// invoke calls fn, stopped when ctx is done, and classifies a failure as
+// one of the ABI's. An instrumented instance is stopped by setting its
+// interrupt when ctx is done; once set it stays set, so a call that
+// overlapped the deadline fails even if the guest returned in time, and
+// the caller, as after every failure, never reuses the instance.
+func (in *instance) invoke(ctx context.Context, fn api.Function, params ...uint64) ([]uint64, error) {
+	if in.interrupt == nil || ctx.Done() == nil {
+		res, err := fn.Call(ctx, params...)
+		if err != nil {
+			return nil, classify(err)
+		}
+		return res, nil
+	}
+	stop := context.AfterFunc(ctx, func() { in.interrupt.Set(1) })
+	res, err := fn.Call(ctx, params...)
+	if !stop() {
+		return nil, fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	return res, nil
+}
+
 // reply calls a function returning a packed (ptr<<32 | len) reply and
 // copies the reply out of guest memory.
 func (in *instance) reply(ctx context.Context, fn api.Function, maxBytes uint32, params ...uint64) ([]byte, error) {
-	res, err := fn.Call(ctx, params...)
+	res, err := in.invoke(ctx, fn, params...)
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
 	ptr, n := uint32(res[0]>>32), uint32(res[0])
 	if n > maxBytes {

@@ -17,7 +17,11 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/runtime/interrupt"
 )
+
+// errNotCompiled: wazero refused the module.
+var errNotCompiled = errors.New("not a valid Wasm module")
 
 // Limits bound what one plugin may use.
 type Limits struct {
@@ -58,6 +62,9 @@ type Plugin struct {
 	descriptor abi.Descriptor
 	version    abi.Version
 	digest     string
+	// instrumented: instances stop at their interrupt global, not through
+	// wazero's termination checks.
+	instrumented bool
 	// hooks holds the declared hooks, each with its collectors.
 	hooks map[abi.Hook]hookMetrics
 
@@ -96,26 +103,61 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 	if opts.SHA256 != "" && opts.SHA256 != digest {
 		return nil, fmt.Errorf("plugin %s: module digest is sha256:%s, the configuration pins sha256:%s", opts.Name, digest, opts.SHA256)
 	}
-	// A deadline needs wazero's termination checks: compiled code then
-	// calls back into Go at every loop iteration to ask whether the call
-	// was cancelled, which makes a guest 3x slower (docs/performance.md).
-	// Without a deadline (CallTimeout 0, trusted modules) the checks are
-	// left out. wazero's compilation cache does not tell the two kinds of
-	// compiled code apart, so a module without checks is compiled afresh,
-	// never from or into the shared cache, lest a module with a deadline
-	// get code that cannot be stopped.
+	p, err := load(ctx, code, opts, opts.Limits.CallTimeout > 0)
+	if errors.Is(err, errInstrumented) {
+		// The instrumented module did not compile: load the module as it
+		// came, whose errors (if it is invalid) are the author's to read.
+		p, err = load(ctx, code, opts, false)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
+	}
+	p.digest = digest
+	return p, nil
+}
+
+// errInstrumented: the instrumented module failed to compile.
+var errInstrumented = errors.New("the instrumented module does not compile")
+
+// load compiles and instantiates a module. A deadline needs a way to stop
+// the guest: the module is instrumented (package interrupt: a global read
+// at every loop head) when instrument is set and the module allows it, and
+// compiled with wazero's termination checks otherwise, which call back
+// into Go at every loop iteration and make a guest 3x slower
+// (docs/performance.md). Without a deadline (CallTimeout 0, trusted
+// modules) neither is needed. wazero's compilation cache does not tell code
+// with checks from code without, so code without them is cached only when
+// instrumented: the instrumented bytes have their own key, and a module
+// under a deadline that exports the interrupt's name itself is refused,
+// lest it be instrumented code whose cached form lacks wazero's checks.
+func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plugin, error) {
 	deadline := opts.Limits.CallTimeout > 0
+	instrumented := false
+	if instrument {
+		m, err := interrupt.Instrument(code)
+		switch {
+		case err == nil:
+			code, instrumented = m.Code, true
+		case errors.Is(err, interrupt.ErrReserved):
+			return nil, err
+		default:
+			opts.Log(1, fmt.Sprintf("module not instrumented (%v): wazero's slower termination checks enforce its deadline", err))
+		}
+	}
 	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(deadline).
+		WithCloseOnContextDone(deadline && !instrumented).
 		WithMemoryLimitPages(opts.Limits.MemoryLimitPages)
-	if opts.Cache != nil && deadline {
+	if opts.Cache != nil && (instrumented || deadline) {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	p := &Plugin{opts: opts, rt: rt, digest: digest}
+	p := &Plugin{opts: opts, rt: rt, instrumented: instrumented}
 	if err := p.load(ctx, code); err != nil {
 		_ = p.Close(ctx) // also the compiled code, which a shared cache would keep
-		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
+		if instrumented && errors.Is(err, errNotCompiled) {
+			return nil, errInstrumented
+		}
+		return nil, err
 	}
 	return p, nil
 }
@@ -129,7 +171,7 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 	}
 	compiled, err := p.rt.CompileModule(ctx, code)
 	if err != nil {
-		return fmt.Errorf("not a valid Wasm module: %w", err)
+		return fmt.Errorf("%w: %w", errNotCompiled, err)
 	}
 	p.compiled = compiled
 	if err := checkExports(compiled); err != nil {
@@ -140,7 +182,9 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 		return err
 	}
 	defer p.put(in)
-	raw, err := in.fn[abi.ExportVersion].Call(ctx)
+	callCtx, cancel := p.deadline(ctx)
+	defer cancel()
+	raw, err := in.invoke(callCtx, in.fn[abi.ExportVersion])
 	if err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportVersion, err)
 	}
@@ -148,7 +192,7 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 	if p.version.Major != abi.Major {
 		return fmt.Errorf("module speaks ABI %s, this scheduler speaks %d.x (up to %d.%d)", p.version, abi.Major, abi.Major, abi.Minor)
 	}
-	reply, err := in.reply(ctx, in.fn[abi.ExportDescribe], p.opts.Limits.MaxReplyBytes)
+	reply, err := in.reply(callCtx, in.fn[abi.ExportDescribe], p.opts.Limits.MaxReplyBytes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/runtime/interrupt"
 )
 
 // buildGuest compiles a test module from testdata/guests with the standard
@@ -105,6 +106,9 @@ func TestLoadDescribesAndCalls(t *testing.T) {
 	if d := p.Descriptor(); d.Name != "rawabi" || p.Version() != (abi.Version{Major: 1}) {
 		t.Errorf("descriptor %+v, version %s", d, p.Version())
 	}
+	if !p.instrumented {
+		t.Error("the module was left to wazero's termination checks, want it instrumented")
+	}
 	if !p.Implements(abi.HookPredicateBatch) || p.Implements(abi.HookNodeOrderBatch) {
 		t.Error("hooks registered other than those the module declared")
 	}
@@ -152,6 +156,30 @@ func TestRefusesBadFiles(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "pins sha256:000") {
 		t.Errorf("digest pin: %v", err)
 	}
+}
+
+// A module that exports the interrupt global's name could be instrumented
+// code sharing the compilation cache with modules that need wazero's
+// checks: it is refused, by name.
+func TestRefusesReservedExport(t *testing.T) {
+	code, err := os.ReadFile(rawGuest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := interrupt.Instrument(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadBytes(context.Background(), m.Code, Options{Name: "twice"})
+	if err == nil || !strings.Contains(err.Error(), "plugin twice: the module exports caldera_interrupt, a name the host reserves") {
+		t.Fatalf("loading an instrumented module: %v", err)
+	}
+	// Without a deadline nothing is instrumented, and the name is free.
+	p, err := LoadBytes(context.Background(), m.Code, Options{Name: "twice", Limits: Limits{MemoryLimitPages: 512, MaxReplyBytes: 1 << 20}})
+	if err != nil {
+		t.Fatalf("without a deadline: %v", err)
+	}
+	_ = p.Close(context.Background())
 }
 
 // Each misbehaving hook fails only its own call, with the plugin, the hook

@@ -1,0 +1,213 @@
+package interrupt
+
+import "fmt"
+
+// check is what goes at the head of every loop: if the interrupt global is
+// set, trap.
+//
+//	global.get $interrupt
+//	if            ;; block type: empty
+//	  unreachable
+//	end
+func check(global uint32) []byte {
+	b := appendU32([]byte{opGlobalGet}, global)
+	return append(b, opIf, blockEmpty, opUnreachable, opEnd)
+}
+
+const (
+	opUnreachable = 0x00
+	opLoop        = 0x03
+	opIf          = 0x04
+	opEnd         = 0x0b
+	opGlobalGet   = 0x23
+	blockEmpty    = 0x40
+)
+
+// instrumentBody copies one function body (locals and code) with the check
+// after every loop instruction, and counts the loops.
+func instrumentBody(body []byte, chk []byte) ([]byte, int, error) {
+	r := &reader{b: body}
+	groups, err := r.u32()
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := uint32(0); i < groups; i++ {
+		if _, err := r.u32(); err != nil {
+			return nil, 0, err
+		}
+		if _, err := r.byte(); err != nil {
+			return nil, 0, err
+		}
+	}
+	out := make([]byte, 0, len(body)+16)
+	copied := 0
+	loops := 0
+	for !r.done() {
+		op, err := r.byte()
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := skipImmediates(r, op); err != nil {
+			return nil, 0, fmt.Errorf("instruction 0x%02x at offset %d: %w", op, r.pos, err)
+		}
+		if op == opLoop {
+			out = append(out, body[copied:r.pos]...)
+			out = append(out, chk...)
+			copied = r.pos
+			loops++
+		}
+	}
+	return append(out, body[copied:]...), loops, nil
+}
+
+// skipImmediates moves past an instruction's immediates. It knows the
+// instructions of Wasm 2.0 (which wazero runs) and the threads proposal;
+// anything else is an error, and the caller then leaves the module to
+// wazero's own termination checks.
+func skipImmediates(r *reader, op byte) error {
+	switch {
+	case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0b || op == 0x0f ||
+		op == 0x1a || op == 0x1b || op == 0xd1 || (op >= 0x45 && op <= 0xc4):
+		return nil
+	case op == 0x02 || op == 0x03 || op == 0x04: // block, loop, if
+		return skipBlockType(r)
+	case op == 0x0c || op == 0x0d || op == 0x10 || op == 0xd2 || (op >= 0x20 && op <= 0x26):
+		// br, br_if, call, ref.func, local.*, global.*, table.get/set
+		return r.skipLEB()
+	case op == 0x0e: // br_table: labels and a default
+		n, err := r.u32()
+		if err != nil {
+			return err
+		}
+		return skipLEBs(r, int(n)+1)
+	case op == 0x11: // call_indirect: type, table
+		return skipLEBs(r, 2)
+	case op == 0x1c: // select with types
+		n, err := r.u32()
+		if err != nil {
+			return err
+		}
+		_, err = r.bytes(int(n))
+		return err
+	case op >= 0x28 && op <= 0x3e: // loads and stores
+		return skipMemArg(r)
+	case op == 0x3f || op == 0x40: // memory.size, memory.grow: memory index
+		return r.skipLEB()
+	case op == 0x41 || op == 0x42: // i32.const, i64.const
+		return r.skipLEB()
+	case op == 0x43:
+		_, err := r.bytes(4)
+		return err
+	case op == 0x44:
+		_, err := r.bytes(8)
+		return err
+	case op == 0xd0: // ref.null: heap type
+		_, err := r.byte()
+		return err
+	case op == 0xfc:
+		return skipMisc(r)
+	case op == 0xfd:
+		return skipSIMD(r)
+	case op == 0xfe:
+		return skipAtomic(r)
+	}
+	return fmt.Errorf("unknown opcode")
+}
+
+func skipLEBs(r *reader, n int) error {
+	for i := 0; i < n; i++ {
+		if err := r.skipLEB(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipBlockType: empty (0x40), one value type (one byte), or a type index
+// (a positive signed LEB128, whose first byte is below 0x40 or continues).
+func skipBlockType(r *reader) error {
+	c, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if c == blockEmpty || (c >= 0x6f && c <= 0x7f) {
+		return nil
+	}
+	r.pos--
+	return r.skipLEB()
+}
+
+// skipMemArg: alignment, then offset; alignment bit 6 announces a memory
+// index (multi-memory) between them.
+func skipMemArg(r *reader) error {
+	align, err := r.u32()
+	if err != nil {
+		return err
+	}
+	if align&0x40 != 0 {
+		if err := r.skipLEB(); err != nil {
+			return err
+		}
+	}
+	return r.skipLEB()
+}
+
+// skipMisc: the 0xfc prefix (saturating truncation, bulk memory, tables).
+func skipMisc(r *reader) error {
+	sub, err := r.u32()
+	if err != nil {
+		return err
+	}
+	switch {
+	case sub <= 7:
+		return nil
+	case sub == 8 || sub == 10 || sub == 12 || sub == 14: // memory.init, memory.copy, table.init, table.copy
+		return skipLEBs(r, 2)
+	case sub == 9 || sub == 11 || sub == 13 || (sub >= 15 && sub <= 17):
+		return r.skipLEB()
+	}
+	return fmt.Errorf("unknown 0xfc instruction %d", sub)
+}
+
+// skipSIMD: the 0xfd prefix (fixed-width SIMD and relaxed SIMD).
+func skipSIMD(r *reader) error {
+	sub, err := r.u32()
+	if err != nil {
+		return err
+	}
+	switch {
+	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
+		return skipMemArg(r)
+	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
+		_, err := r.bytes(16)
+		return err
+	case sub >= 21 && sub <= 34: // extract and replace lane
+		_, err := r.byte()
+		return err
+	case sub >= 84 && sub <= 91: // load and store lane
+		if err := skipMemArg(r); err != nil {
+			return err
+		}
+		_, err := r.byte()
+		return err
+	case sub > 0x113: // past relaxed SIMD
+		return fmt.Errorf("unknown 0xfd instruction %d", sub)
+	}
+	return nil // every other SIMD instruction has no immediate
+}
+
+// skipAtomic: the 0xfe prefix (threads).
+func skipAtomic(r *reader) error {
+	sub, err := r.u32()
+	if err != nil {
+		return err
+	}
+	if sub == 3 { // atomic.fence
+		_, err := r.byte()
+		return err
+	}
+	if sub > 0x4e {
+		return fmt.Errorf("unknown 0xfe instruction %d", sub)
+	}
+	return skipMemArg(r)
+}

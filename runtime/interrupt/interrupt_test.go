@@ -1,0 +1,129 @@
+package interrupt
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// spinner is (module (func (export "spin") (loop (br 0)))): no global and
+// no export of a global, so Instrument must add both sections.
+var spinner = []byte{
+	0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00,
+	0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type: func () -> ()
+	0x03, 0x02, 0x01, 0x00, // function 0 has type 0
+	0x07, 0x08, 0x01, 0x04, 's', 'p', 'i', 'n', 0x00, 0x00, // export "spin"
+	0x0a, 0x09, 0x01, 0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, // loop br 0 end end
+}
+
+func TestInterruptStopsAnEndlessLoop(t *testing.T) {
+	m, err := Instrument(spinner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Loops != 1 {
+		t.Fatalf("instrumented %d loops, want 1", m.Loops)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx) // no termination checks of wazero's
+	defer rt.Close(ctx)
+	mod, err := rt.Instantiate(ctx, m.Code)
+	if err != nil {
+		t.Fatalf("the instrumented module does not instantiate: %v", err)
+	}
+	flag, ok := mod.ExportedGlobal(Export).(api.MutableGlobal)
+	if !ok {
+		t.Fatalf("no mutable global exported as %s", Export)
+	}
+	if flag.Get() != 0 {
+		t.Fatalf("the interrupt starts at %d, want 0", flag.Get())
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := mod.ExportedFunction("spin").Call(ctx)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("spin returned before it was interrupted: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	flag.Set(1)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "unreachable") {
+			t.Fatalf("spin ended with %v, want the unreachable trap", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("spin still running 10 s after the interrupt was set")
+	}
+}
+
+func TestInstrumentRefuses(t *testing.T) {
+	for name, code := range map[string][]byte{
+		"not wasm":    []byte("hello, world"),
+		"truncated":   spinner[:len(spinner)-3],
+		"bad opcode":  append(append([]byte{}, spinner[:len(spinner)-6]...), 0x06, 0x40, 0x01, 0x0b, 0x0b, 0x0b),
+		"bad section": append(append([]byte{}, spinner...), 0x63, 0x00),
+	} {
+		if _, err := Instrument(code); err == nil {
+			t.Errorf("%s: instrumented, want an error", name)
+		}
+	}
+	exported := append(append([]byte{}, spinner[:18]...),
+		0x07, 0x15, 0x01, byte(len(Export)))
+	exported = append(exported, Export...)
+	exported = append(exported, 0x00, 0x00)
+	exported = append(exported, spinner[28:]...)
+	if _, err := Instrument(exported); err == nil || !errors.Is(err, ErrReserved) {
+		t.Errorf("a module exporting %s: got %v, want it refused", Export, err)
+	}
+}
+
+// Every module make plugins built must instrument, and the binpack guests
+// of all three toolchains (with their globals, imports and custom sections)
+// must compile instrumented; compiling all of them takes half a minute.
+func TestInstrumentBuiltPlugins(t *testing.T) {
+	files, _ := filepath.Glob("../../build/plugins/*.wasm")
+	if len(files) == 0 {
+		if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+			t.Fatal("no modules in build/plugins; run make plugins")
+		}
+		t.Skip("no modules in build/plugins; run make plugins")
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	for _, f := range files {
+		code, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Instrument(code)
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+			continue
+		}
+		if m.Loops == 0 {
+			t.Errorf("%s: no loop instrumented", filepath.Base(f))
+		}
+		if !strings.HasPrefix(filepath.Base(f), "binpack.") {
+			continue
+		}
+		compiled, err := rt.CompileModule(ctx, m.Code)
+		if err != nil {
+			t.Errorf("%s: instrumented module does not compile: %v", filepath.Base(f), err)
+			continue
+		}
+		_ = compiled.Close(ctx)
+	}
+}

@@ -1,0 +1,268 @@
+// Package interrupt makes a Wasm module stoppable without wazero's
+// termination checks.
+//
+// wazero stops a call whose context is done by compiling, at the head of
+// every loop, a call out of the guest's native code into Go and back
+// (docs/performance.md, "wazero's termination checks"): guests run about 3x
+// slower. Instrument instead gives the module one more mutable global,
+// exported as Export, and puts at the head of every loop a read of it that
+// traps when it is set. The host sets it from another goroutine when a
+// call's deadline passes; the guest then traps at its next loop iteration,
+// at the cost of a load and a branch per iteration. A guest cannot run
+// forever without a loop: recursion ends in a stack overflow.
+package interrupt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// Export is the name under which an instrumented module exports its
+// interrupt global (an i32, 0 until the host stops the call).
+const Export = "caldera_interrupt"
+
+// ErrReserved: the module exports Export itself. A host must refuse it:
+// it could be instrumented code posing as a module that needs wazero's
+// checks, and the two share a compilation cache.
+var ErrReserved = errors.New("the module exports " + Export + ", a name the host reserves")
+
+// Section ids, and the order in which sections must appear.
+const (
+	secCustom = 0
+	secImport = 2
+	secGlobal = 6
+	secExport = 7
+	secCode   = 10
+)
+
+var sectionRank = map[byte]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
+
+// Module is an instrumented module.
+type Module struct {
+	// Code is the instrumented binary.
+	Code []byte
+	// Loops is the number of loop heads that got a check.
+	Loops int
+}
+
+// Instrument returns the module with the interrupt global and a check at
+// every loop head. Debug sections (.debug_*) are dropped: they address the
+// code by offset, and the checks move it. An error means the module uses
+// something the walker does not know (or is not a valid module); the
+// caller should then use wazero's termination checks.
+func Instrument(code []byte) (Module, error) {
+	if len(code) < 8 || !bytes.Equal(code[:4], []byte("\x00asm")) || !bytes.Equal(code[4:8], []byte{1, 0, 0, 0}) {
+		return Module{}, fmt.Errorf("not a Wasm 1.0 binary module")
+	}
+	r := &reader{b: code, pos: 8}
+	out := append(make([]byte, 0, len(code)+len(code)/16), code[:8]...)
+	var (
+		importedGlobals, definedGlobals uint32
+		global                          uint32 // index of the interrupt global
+		wroteGlobal, wroteExport        bool
+		loops                           int
+	)
+	writeSection := func(id byte, content []byte) {
+		out = append(out, id)
+		out = appendU32(out, uint32(len(content)))
+		out = append(out, content...)
+	}
+	// A module without a global or an export section gets one, in its
+	// place in the section order.
+	fill := func(rank int) {
+		if !wroteGlobal && rank > sectionRank[secGlobal] {
+			global = importedGlobals
+			writeSection(secGlobal, appendInterruptGlobal(appendU32(nil, 1)))
+			wroteGlobal = true
+		}
+		if !wroteExport && rank > sectionRank[secExport] {
+			writeSection(secExport, appendInterruptExport(appendU32(nil, 1), global))
+			wroteExport = true
+		}
+	}
+	for !r.done() {
+		id, err := r.byte()
+		if err != nil {
+			return Module{}, err
+		}
+		content, err := r.vec()
+		if err != nil {
+			return Module{}, fmt.Errorf("section %d: %w", id, err)
+		}
+		if id != secCustom {
+			rank, ok := sectionRank[id]
+			if !ok {
+				return Module{}, fmt.Errorf("unknown section id %d", id)
+			}
+			fill(rank)
+		}
+		switch id {
+		case secCustom:
+			name, err := (&reader{b: content}).vec()
+			if err != nil {
+				return Module{}, fmt.Errorf("custom section: %w", err)
+			}
+			if bytes.HasPrefix(name, []byte(".debug_")) {
+				continue
+			}
+		case secImport:
+			if importedGlobals, err = countImportedGlobals(content); err != nil {
+				return Module{}, fmt.Errorf("import section: %w", err)
+			}
+		case secGlobal:
+			cr := &reader{b: content}
+			if definedGlobals, err = cr.u32(); err != nil {
+				return Module{}, fmt.Errorf("global section: %w", err)
+			}
+			global = importedGlobals + definedGlobals
+			content = appendInterruptGlobal(appendU32(nil, definedGlobals+1), content[cr.pos:]...)
+			wroteGlobal = true
+		case secExport:
+			rest, n, err := checkExports(content)
+			if errors.Is(err, ErrReserved) {
+				return Module{}, err
+			}
+			if err != nil {
+				return Module{}, fmt.Errorf("export section: %w", err)
+			}
+			content = appendInterruptExport(append(appendU32(nil, n+1), rest...), global)
+			wroteExport = true
+		case secCode:
+			if content, loops, err = instrumentCode(content, check(global)); err != nil {
+				return Module{}, fmt.Errorf("code section: %w", err)
+			}
+		}
+		writeSection(id, content)
+	}
+	fill(len(sectionRank) + 1)
+	return Module{Code: out, Loops: loops}, nil
+}
+
+// appendInterruptGlobal appends the interrupt global: mutable i32,
+// initialised by i32.const 0.
+func appendInterruptGlobal(b []byte, before ...byte) []byte {
+	b = append(b, before...)
+	return append(b, 0x7f, 0x01, 0x41, 0x00, opEnd)
+}
+
+func appendInterruptExport(b []byte, global uint32) []byte {
+	b = appendU32(b, uint32(len(Export)))
+	b = append(b, Export...)
+	b = append(b, 0x03) // export kind: global
+	return appendU32(b, global)
+}
+
+// checkExports returns the export entries and their count, refusing a
+// module that already exports the interrupt's name.
+func checkExports(content []byte) ([]byte, uint32, error) {
+	r := &reader{b: content}
+	n, err := r.u32()
+	if err != nil {
+		return nil, 0, err
+	}
+	start := r.pos
+	for i := uint32(0); i < n; i++ {
+		name, err := r.vec()
+		if err != nil {
+			return nil, 0, err
+		}
+		if string(name) == Export {
+			return nil, 0, ErrReserved
+		}
+		if _, err := r.byte(); err != nil {
+			return nil, 0, err
+		}
+		if _, err := r.u32(); err != nil {
+			return nil, 0, err
+		}
+	}
+	return content[start:], n, nil
+}
+
+// countImportedGlobals counts the global imports: they come first in the
+// global index space.
+func countImportedGlobals(content []byte) (uint32, error) {
+	r := &reader{b: content}
+	n, err := r.u32()
+	if err != nil {
+		return 0, err
+	}
+	var globals uint32
+	for i := uint32(0); i < n; i++ {
+		if _, err := r.vec(); err != nil { // module
+			return 0, err
+		}
+		if _, err := r.vec(); err != nil { // field
+			return 0, err
+		}
+		kind, err := r.byte()
+		if err != nil {
+			return 0, err
+		}
+		switch kind {
+		case 0x00: // function: type index
+			err = r.skipLEB()
+		case 0x01: // table: reference type, limits
+			if _, err = r.byte(); err == nil {
+				err = skipLimits(r)
+			}
+		case 0x02: // memory: limits
+			err = skipLimits(r)
+		case 0x03: // global: value type, mutability
+			globals++
+			_, err = r.bytes(2)
+		default:
+			err = fmt.Errorf("unknown import kind %d", kind)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return globals, nil
+}
+
+func skipLimits(r *reader) error {
+	flags, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if flags > 0x07 {
+		return fmt.Errorf("unknown limits flags 0x%02x", flags)
+	}
+	if err := r.skipLEB(); err != nil {
+		return err
+	}
+	if flags&1 != 0 {
+		return r.skipLEB()
+	}
+	return nil
+}
+
+// instrumentCode rewrites the code section, body by body.
+func instrumentCode(content []byte, chk []byte) ([]byte, int, error) {
+	r := &reader{b: content}
+	n, err := r.u32()
+	if err != nil {
+		return nil, 0, err
+	}
+	out := appendU32(make([]byte, 0, len(content)+len(content)/16), n)
+	loops := 0
+	for i := uint32(0); i < n; i++ {
+		body, err := r.vec()
+		if err != nil {
+			return nil, 0, fmt.Errorf("function body %d: %w", i, err)
+		}
+		body, k, err := instrumentBody(body, chk)
+		if err != nil {
+			return nil, 0, fmt.Errorf("function body %d: %w", i, err)
+		}
+		loops += k
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	if !r.done() {
+		return nil, 0, fmt.Errorf("%d bytes after the last function body", len(content)-r.pos)
+	}
+	return out, loops, nil
+}

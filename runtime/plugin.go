@@ -103,7 +103,7 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 	if opts.SHA256 != "" && opts.SHA256 != digest {
 		return nil, fmt.Errorf("plugin %s: module digest is sha256:%s, the configuration pins sha256:%s", opts.Name, digest, opts.SHA256)
 	}
-	p, err := load(ctx, code, opts, opts.Limits.CallTimeout > 0)
+	p, err := load(ctx, code, opts, true)
 	if errors.Is(err, errInstrumented) {
 		// The instrumented module did not compile: load the module as it
 		// came, whose errors (if it is invalid) are the author's to read.
@@ -119,17 +119,21 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 // errInstrumented: the instrumented module failed to compile.
 var errInstrumented = errors.New("the instrumented module does not compile")
 
-// load compiles and instantiates a module. A deadline needs a way to stop
-// the guest: the module is instrumented (package interrupt: a global read
-// at every loop head) when instrument is set and the module allows it, and
-// compiled with wazero's termination checks otherwise, which call back
-// into Go at every loop iteration and make a guest 3x slower
-// (docs/performance.md). Without a deadline (CallTimeout 0, trusted
-// modules) neither is needed. wazero's compilation cache does not tell code
-// with checks from code without, so code without them is cached only when
-// instrumented: the instrumented bytes have their own key, and a module
-// under a deadline that exports the interrupt's name itself is refused,
-// lest it be instrumented code whose cached form lacks wazero's checks.
+// load compiles and instantiates a module. Compiled Wasm cannot be
+// preempted by Go: a guest must leave native code now and then, or a long
+// call holds up every stop-the-world of the garbage collector, and with it
+// the whole process; and a deadline needs a way to stop the guest. The
+// module is instrumented (package interrupt: a countdown at every loop
+// head that, every 1,024 iterations, checks an interrupt flag and leaves
+// native code once) when instrument is set and the module allows it. It is
+// compiled with wazero's termination checks otherwise, which leave native
+// code at every loop iteration and make a guest 3x slower
+// (docs/performance.md); or, with the deadline off (CallTimeout 0, trusted
+// modules), with no checks at all. wazero's compilation cache does not
+// tell code with wazero's checks from code without, so code without them
+// is cached only when instrumented: the instrumented bytes have their own
+// key, and a module that exports the interrupt's name itself is refused,
+// lest it be instrumented code posing as a module that needs the checks.
 func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plugin, error) {
 	deadline := opts.Limits.CallTimeout > 0
 	instrumented := false
@@ -140,8 +144,10 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 			code, instrumented = m.Code, true
 		case errors.Is(err, interrupt.ErrReserved):
 			return nil, err
-		default:
+		case deadline:
 			opts.Log(1, fmt.Sprintf("module not instrumented (%v): wazero's slower termination checks enforce its deadline", err))
+		default:
+			opts.Log(1, fmt.Sprintf("module not instrumented (%v): with no deadline it runs unchecked, and a long call holds up Go's garbage collector", err))
 		}
 	}
 	cfg := wazero.NewRuntimeConfig().

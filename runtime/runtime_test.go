@@ -160,7 +160,7 @@ func TestRefusesBadFiles(t *testing.T) {
 
 // A module that exports the interrupt global's name could be instrumented
 // code sharing the compilation cache with modules that need wazero's
-// checks: it is refused, by name.
+// checks: it is refused, by name, with or without a deadline.
 func TestRefusesReservedExport(t *testing.T) {
 	code, err := os.ReadFile(rawGuest(t))
 	if err != nil {
@@ -170,16 +170,12 @@ func TestRefusesReservedExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = LoadBytes(context.Background(), m.Code, Options{Name: "twice"})
-	if err == nil || !strings.Contains(err.Error(), "plugin twice: the module exports caldera_interrupt, a name the host reserves") {
-		t.Fatalf("loading an instrumented module: %v", err)
+	for _, limits := range []Limits{{}, {MemoryLimitPages: 512, MaxReplyBytes: 1 << 20}} {
+		_, err = LoadBytes(context.Background(), m.Code, Options{Name: "twice", Limits: limits})
+		if err == nil || !strings.Contains(err.Error(), "plugin twice: the module exports caldera_interrupt, a name the host reserves") {
+			t.Errorf("loading an instrumented module, call timeout %s: %v", limits.CallTimeout, err)
+		}
 	}
-	// Without a deadline nothing is instrumented, and the name is free.
-	p, err := LoadBytes(context.Background(), m.Code, Options{Name: "twice", Limits: Limits{MemoryLimitPages: 512, MaxReplyBytes: 1 << 20}})
-	if err != nil {
-		t.Fatalf("without a deadline: %v", err)
-	}
-	_ = p.Close(context.Background())
 }
 
 // Each misbehaving hook fails only its own call, with the plugin, the hook

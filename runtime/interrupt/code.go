@@ -2,24 +2,55 @@ package interrupt
 
 import "fmt"
 
-// check is what goes at the head of every loop: if the interrupt global is
-// set, trap.
+// check is what goes at the head of every loop. Every checkEvery
+// iterations (over all loops of the instance) it traps if the interrupt
+// global is set, and calls memory.grow(0), which in wazero's compiled code
+// leaves native code for Go and back: native code cannot be preempted, so
+// without such an exit a long call would hold up every stop-the-world of
+// Go's garbage collector, and with it the whole process (the goroutine
+// that sets the interrupt included).
 //
-//	global.get $interrupt
-//	if            ;; block type: empty
-//	  unreachable
+//	global.get $countdown  i32.const 1  i32.sub  global.set $countdown
+//	global.get $countdown  i32.eqz
+//	if
+//	  i32.const checkEvery  global.set $countdown
+//	  global.get $interrupt
+//	  if  unreachable  end
+//	  i32.const 0  memory.grow  drop
 //	end
-func check(global uint32) []byte {
-	b := appendU32([]byte{opGlobalGet}, global)
-	return append(b, opIf, blockEmpty, opUnreachable, opEnd)
+func check(interrupt, countdown uint32) []byte {
+	b := appendU32([]byte{opGlobalGet}, countdown)
+	b = append(b, opI32Const, 1, opI32Sub, opGlobalSet)
+	b = appendU32(b, countdown)
+	b = append(b, opGlobalGet)
+	b = appendU32(b, countdown)
+	b = append(b, opI32Eqz, opIf, blockEmpty, opI32Const)
+	b = appendS32(b, checkEvery)
+	b = append(b, opGlobalSet)
+	b = appendU32(b, countdown)
+	b = append(b, opGlobalGet)
+	b = appendU32(b, interrupt)
+	b = append(b, opIf, blockEmpty, opUnreachable, opEnd)
+	return append(b, opI32Const, 0, opMemoryGrow, 0, opDrop, opEnd)
 }
+
+// checkEvery is how many loop iterations pass between two checks: at a few
+// nanoseconds an iteration, a few microseconds, against some 100 ns for the
+// exit to Go.
+const checkEvery = 1024
 
 const (
 	opUnreachable = 0x00
 	opLoop        = 0x03
 	opIf          = 0x04
 	opEnd         = 0x0b
+	opDrop        = 0x1a
 	opGlobalGet   = 0x23
+	opGlobalSet   = 0x24
+	opMemoryGrow  = 0x40
+	opI32Const    = 0x41
+	opI32Eqz      = 0x45
+	opI32Sub      = 0x6b
 	blockEmpty    = 0x40
 )
 

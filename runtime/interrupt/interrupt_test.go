@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +15,26 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// spinner is (module (func (export "spin") (loop (br 0)))): no global and
-// no export of a global, so Instrument must add both sections.
-var spinner = []byte{
-	0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00,
-	0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type: func () -> ()
-	0x03, 0x02, 0x01, 0x00, // function 0 has type 0
-	0x07, 0x08, 0x01, 0x04, 's', 'p', 'i', 'n', 0x00, 0x00, // export "spin"
-	0x0a, 0x09, 0x01, 0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, // loop br 0 end end
+// spinner is (module (memory 1) (func (export "spin") (loop (br 0)))): no
+// global and no export of a global, so Instrument must add both sections.
+var (
+	spinnerHead = []byte{
+		0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00,
+		0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type: func () -> ()
+		0x03, 0x02, 0x01, 0x00, // function 0 has type 0
+		0x05, 0x03, 0x01, 0x00, 0x01, // memory: one, at least 1 page
+	}
+	spinnerExports = []byte{0x07, 0x08, 0x01, 0x04, 's', 'p', 'i', 'n', 0x00, 0x00}           // export "spin"
+	spinnerCode    = []byte{0x0a, 0x09, 0x01, 0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b} // loop br 0 end end
+	spinner        = join(spinnerHead, spinnerExports, spinnerCode)
+)
+
+func join(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
 }
 
 func TestInterruptStopsAnEndlessLoop(t *testing.T) {
@@ -56,6 +69,18 @@ func TestInterruptStopsAnEndlessLoop(t *testing.T) {
 		t.Fatalf("spin returned before it was interrupted: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
+	// Native code cannot be preempted: without the checks' exits to Go, a
+	// collection would wait for the loop forever, and so would everything.
+	collected := make(chan struct{})
+	go func() {
+		runtime.GC()
+		close(collected)
+	}()
+	select {
+	case <-collected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a garbage collection waited 10 s for the spinning guest")
+	}
 	flag.Set(1)
 	select {
 	case err := <-done:
@@ -71,18 +96,15 @@ func TestInstrumentRefuses(t *testing.T) {
 	for name, code := range map[string][]byte{
 		"not wasm":    []byte("hello, world"),
 		"truncated":   spinner[:len(spinner)-3],
-		"bad opcode":  append(append([]byte{}, spinner[:len(spinner)-6]...), 0x06, 0x40, 0x01, 0x0b, 0x0b, 0x0b),
-		"bad section": append(append([]byte{}, spinner...), 0x63, 0x00),
+		"bad opcode":  join(spinner[:len(spinner)-6], []byte{0x06, 0x40, 0x01, 0x0b, 0x0b, 0x0b}),
+		"no memory":   join(spinnerHead[:18], spinnerExports, spinnerCode),
+		"bad section": join(spinner, []byte{0x63, 0x00}),
 	} {
 		if _, err := Instrument(code); err == nil {
 			t.Errorf("%s: instrumented, want an error", name)
 		}
 	}
-	exported := append(append([]byte{}, spinner[:18]...),
-		0x07, 0x15, 0x01, byte(len(Export)))
-	exported = append(exported, Export...)
-	exported = append(exported, 0x00, 0x00)
-	exported = append(exported, spinner[28:]...)
+	exported := join(spinnerHead, []byte{0x07, 0x15, 0x01, byte(len(Export))}, []byte(Export), []byte{0x00, 0x00}, spinnerCode)
 	if _, err := Instrument(exported); err == nil || !errors.Is(err, ErrReserved) {
 		t.Errorf("a module exporting %s: got %v, want it refused", Export, err)
 	}

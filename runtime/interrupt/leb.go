@@ -84,3 +84,14 @@ func appendU32(b []byte, v uint32) []byte {
 		b = append(b, c|0x80)
 	}
 }
+
+func appendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}

@@ -2,14 +2,17 @@
 // termination checks.
 //
 // wazero stops a call whose context is done by compiling, at the head of
-// every loop, a call out of the guest's native code into Go and back
+// every loop, an exit from the guest's native code into Go and back
 // (docs/performance.md, "wazero's termination checks"): guests run about 3x
-// slower. Instrument instead gives the module one more mutable global,
-// exported as Export, and puts at the head of every loop a read of it that
-// traps when it is set. The host sets it from another goroutine when a
-// call's deadline passes; the guest then traps at its next loop iteration,
-// at the cost of a load and a branch per iteration. A guest cannot run
-// forever without a loop: recursion ends in a stack overflow.
+// slower. Instrument instead gives the module two mutable globals: an
+// interrupt flag, exported as Export, and a countdown of loop iterations.
+// At every loop head the countdown goes down; when it reaches zero (every
+// checkEvery iterations) the guest traps if the flag is set and otherwise
+// leaves native code for Go once, so that Go's scheduler and garbage
+// collector can stop it. The host sets the flag from another goroutine when
+// a call's deadline passes. Like wazero's checks, these are at loop heads
+// only: a guest cannot run long without a loop, since recursion ends in a
+// stack overflow.
 package interrupt
 
 import (
@@ -31,6 +34,7 @@ var ErrReserved = errors.New("the module exports " + Export + ", a name the host
 const (
 	secCustom = 0
 	secImport = 2
+	secMemory = 5
 	secGlobal = 6
 	secExport = 7
 	secCode   = 10
@@ -61,6 +65,7 @@ func Instrument(code []byte) (Module, error) {
 		importedGlobals, definedGlobals uint32
 		global                          uint32 // index of the interrupt global
 		wroteGlobal, wroteExport        bool
+		hasMemory                       bool
 		loops                           int
 	)
 	writeSection := func(id byte, content []byte) {
@@ -73,7 +78,7 @@ func Instrument(code []byte) (Module, error) {
 	fill := func(rank int) {
 		if !wroteGlobal && rank > sectionRank[secGlobal] {
 			global = importedGlobals
-			writeSection(secGlobal, appendInterruptGlobal(appendU32(nil, 1)))
+			writeSection(secGlobal, appendGlobals(appendU32(nil, 2)))
 			wroteGlobal = true
 		}
 		if !wroteExport && rank > sectionRank[secExport] {
@@ -107,16 +112,20 @@ func Instrument(code []byte) (Module, error) {
 				continue
 			}
 		case secImport:
-			if importedGlobals, err = countImportedGlobals(content); err != nil {
+			var memories int
+			if importedGlobals, memories, err = countImports(content); err != nil {
 				return Module{}, fmt.Errorf("import section: %w", err)
 			}
+			hasMemory = hasMemory || memories > 0
+		case secMemory:
+			hasMemory = true
 		case secGlobal:
 			cr := &reader{b: content}
 			if definedGlobals, err = cr.u32(); err != nil {
 				return Module{}, fmt.Errorf("global section: %w", err)
 			}
 			global = importedGlobals + definedGlobals
-			content = appendInterruptGlobal(appendU32(nil, definedGlobals+1), content[cr.pos:]...)
+			content = appendGlobals(appendU32(nil, definedGlobals+2), content[cr.pos:]...)
 			wroteGlobal = true
 		case secExport:
 			rest, n, err := checkExports(content)
@@ -129,7 +138,10 @@ func Instrument(code []byte) (Module, error) {
 			content = appendInterruptExport(append(appendU32(nil, n+1), rest...), global)
 			wroteExport = true
 		case secCode:
-			if content, loops, err = instrumentCode(content, check(global)); err != nil {
+			if !hasMemory {
+				return Module{}, fmt.Errorf("the module has no memory (the checks call memory.grow)")
+			}
+			if content, loops, err = instrumentCode(content, check(global, global+1)); err != nil {
 				return Module{}, fmt.Errorf("code section: %w", err)
 			}
 		}
@@ -139,11 +151,14 @@ func Instrument(code []byte) (Module, error) {
 	return Module{Code: out, Loops: loops}, nil
 }
 
-// appendInterruptGlobal appends the interrupt global: mutable i32,
-// initialised by i32.const 0.
-func appendInterruptGlobal(b []byte, before ...byte) []byte {
+// appendGlobals appends the interrupt flag (mutable i32, initially 0) and
+// the countdown (mutable i32, initially checkEvery).
+func appendGlobals(b []byte, before ...byte) []byte {
 	b = append(b, before...)
-	return append(b, 0x7f, 0x01, 0x41, 0x00, opEnd)
+	b = append(b, 0x7f, 0x01, opI32Const, 0x00, opEnd)
+	b = append(b, 0x7f, 0x01, opI32Const)
+	b = appendS32(b, checkEvery)
+	return append(b, opEnd)
 }
 
 func appendInterruptExport(b []byte, global uint32) []byte {
@@ -180,25 +195,24 @@ func checkExports(content []byte) ([]byte, uint32, error) {
 	return content[start:], n, nil
 }
 
-// countImportedGlobals counts the global imports: they come first in the
-// global index space.
-func countImportedGlobals(content []byte) (uint32, error) {
+// countImports counts the global imports, which come first in the global
+// index space, and the memory imports.
+func countImports(content []byte) (globals uint32, memories int, err error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var globals uint32
 	for i := uint32(0); i < n; i++ {
 		if _, err := r.vec(); err != nil { // module
-			return 0, err
+			return 0, 0, err
 		}
 		if _, err := r.vec(); err != nil { // field
-			return 0, err
+			return 0, 0, err
 		}
 		kind, err := r.byte()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		switch kind {
 		case 0x00: // function: type index
@@ -208,6 +222,7 @@ func countImportedGlobals(content []byte) (uint32, error) {
 				err = skipLimits(r)
 			}
 		case 0x02: // memory: limits
+			memories++
 			err = skipLimits(r)
 		case 0x03: // global: value type, mutability
 			globals++
@@ -216,10 +231,10 @@ func countImportedGlobals(content []byte) (uint32, error) {
 			err = fmt.Errorf("unknown import kind %d", kind)
 		}
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	return globals, nil
+	return globals, memories, nil
 }
 
 func skipLimits(r *reader) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"time"
@@ -31,8 +33,7 @@ type HandlerConfig struct {
 	// Arguments are sent with every cache_event call.
 	Arguments map[string]any `json:"arguments,omitempty"`
 	// CallTimeout bounds one call ("1s" when unset); "0s" turns the
-	// deadline off and loads the module without the loop checks that
-	// enforce it: for trusted modules only, since one that never returns
+	// deadline off: for trusted modules only, since one that never returns
 	// then stalls the informer it serves.
 	CallTimeout string `json:"callTimeout,omitempty"`
 }
@@ -79,22 +80,36 @@ const maxEventBatch = 512
 
 // EventHandler is a Wasm module as the cache's event handler. Events of
 // the kinds the module wants are queued and sent in batches (one call
-// has a fixed cost that a batch pays once), in the order they came,
-// by one goroutine that runs while the queue is not empty; what the
-// module answers goes to next in the same order. Events of other kinds go
-// to next at once.
+// has a fixed cost that a batch pays once); what the module answers goes
+// to next. Events of other kinds go to next at once. The queue is split
+// into shards by object, each drained by its own goroutine on its own
+// instance while it is not empty: a burst (a large cluster's initial
+// lists) keeps as many cores busy as there are shards, and each object's
+// events still reach next in the order they came.
 type EventHandler struct {
 	plugin *Plugin
 	name   string
 	cfg    HandlerConfig
 	next   cache.EventHandler
 	kinds  map[string]bool // nil: every kind
+	shards []*eventShard
+	seed   maphash.Seed
 
+	mu       sync.Mutex
+	lastWarn map[string]time.Time
+}
+
+// eventShard is one queue of events and the goroutine draining it.
+type eventShard struct {
+	h        *EventHandler
 	mu       sync.Mutex
 	queue    []cache.Event
 	draining bool
-	lastWarn map[string]time.Time
 }
+
+// eventShards is how many shards a handler has: one per core, up to four
+// (each shard may hold an instance, up to the module's memory limit).
+func eventShards() int { return max(1, min(goruntime.GOMAXPROCS(0), 4)) }
 
 // NewEventHandler wraps next with the module's verdicts. The module must
 // declare cache_event.
@@ -102,7 +117,10 @@ func NewEventHandler(p *Plugin, name string, cfg HandlerConfig, next cache.Event
 	if !p.Implements(abi.HookCacheEvent) {
 		return nil, fmt.Errorf("module %s does not declare the hook cache_event: it is not an event handler (it declares %s)", name, strings.Join(p.Descriptor().Hooks, ", "))
 	}
-	h := &EventHandler{plugin: p, name: name, cfg: cfg, next: next, lastWarn: map[string]time.Time{}}
+	h := &EventHandler{plugin: p, name: name, cfg: cfg, next: next, seed: maphash.MakeSeed(), lastWarn: map[string]time.Time{}}
+	for range eventShards() {
+		h.shards = append(h.shards, &eventShard{h: h})
+	}
 	if kinds := p.Descriptor().EventKinds; len(kinds) > 0 {
 		h.kinds = map[string]bool{}
 		for _, k := range kinds {
@@ -119,39 +137,50 @@ func (h *EventHandler) Handle(ev cache.Event) {
 		h.next.Handle(ev)
 		return
 	}
-	h.mu.Lock()
-	h.queue = append(h.queue, ev)
-	start := !h.draining
-	h.draining = true
-	h.mu.Unlock()
+	shard := h.shards[0]
+	if len(h.shards) > 1 {
+		key := maphash.String(h.seed, ev.Kind+"/"+objectName(ev))
+		shard = h.shards[key%uint64(len(h.shards))]
+	}
+	shard.mu.Lock()
+	shard.queue = append(shard.queue, ev)
+	start := !shard.draining
+	shard.draining = true
+	shard.mu.Unlock()
 	if start {
-		go h.drain()
+		go shard.drain()
 	}
 }
 
 // HasSynced reports whether every event queued so far has been handled;
 // the cache waits for it before the first session.
 func (h *EventHandler) HasSynced() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return !h.draining
+	for _, s := range h.shards {
+		s.mu.Lock()
+		draining := s.draining
+		s.mu.Unlock()
+		if draining {
+			return false
+		}
+	}
+	return true
 }
 
-// drain sends the queue in batches until it is empty.
-func (h *EventHandler) drain() {
+// drain sends the shard's queue in batches until it is empty.
+func (s *eventShard) drain() {
 	for {
-		h.mu.Lock()
-		n := min(len(h.queue), maxEventBatch)
+		s.mu.Lock()
+		n := min(len(s.queue), maxEventBatch)
 		if n == 0 {
-			h.draining = false
-			h.queue = nil
-			h.mu.Unlock()
+			s.draining = false
+			s.queue = nil
+			s.mu.Unlock()
 			return
 		}
-		batch := append([]cache.Event(nil), h.queue[:n]...)
-		h.queue = h.queue[n:]
-		h.mu.Unlock()
-		h.handleBatch(batch)
+		batch := append([]cache.Event(nil), s.queue[:n]...)
+		s.queue = s.queue[n:]
+		s.mu.Unlock()
+		s.h.handleBatch(batch)
 	}
 }
 

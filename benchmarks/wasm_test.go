@@ -66,7 +66,7 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 // allPorts is Volcano's default configuration with every plugin replaced by
 // its Wasm port when `make plugins` has built it (build is "tinygo", "go"
 // or "rust", with ",no-deadline" for modules loaded without a call
-// deadline and so without termination checks); native plugins stay where
+// deadline, whose loop checks stay); native plugins stay where
 // no port is built (Rust has ports of priority, gang and drf among these).
 func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()

@@ -20,11 +20,14 @@ func (c *Cache) dispatcher(kind string) cache.ResourceEventHandler {
 	}
 }
 
+// dispatch hands the event to the handler, then notes the pod's version:
+// in that order, a pod the handler still holds is already in its queue
+// when DroppedPods compares versions, and DroppedPods waits for the queue.
 func (c *Cache) dispatch(ev Event) {
+	c.handler.Handle(ev)
 	if ev.Kind == KindPod {
 		c.notePodSeen(ev)
 	}
-	c.handler.Handle(ev)
 }
 
 // notePodSeen remembers which version of a pod the informer delivered
@@ -91,8 +94,12 @@ func (c *Cache) recordPod(ev Event) {
 }
 
 // DroppedPods returns the pods whose latest version the event handler kept
-// out of the cache.
+// out of the cache; nil while the handler still holds events, whose pods
+// are neither recorded nor dropped yet.
 func (c *Cache) DroppedPods() map[api.TaskID]bool {
+	if s, ok := c.handler.(interface{ HasSynced() bool }); ok && !s.HasSynced() {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := map[api.TaskID]bool{}

@@ -131,19 +131,17 @@ func (s *source) watch(_ context.Context, opts metav1.ListOptions) (watch.Interf
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := newFileWatch()
 	if from > s.rv {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("resourceVersion %d is in the future", from))
 	}
-	if from < s.rv {
-		// History holds consecutive versions up to s.rv.
-		if len(s.history) == 0 || s.history[0].rv > from+1 {
-			return nil, apierrors.NewResourceExpired(fmt.Sprintf("resourceVersion %d is too old", from))
-		}
-		for _, c := range s.history {
-			if c.rv > from {
-				w.send(c.events)
-			}
+	// History holds consecutive versions up to s.rv.
+	if from < s.rv && (len(s.history) == 0 || s.history[0].rv > from+1) {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resourceVersion %d is too old", from))
+	}
+	w := newFileWatch() // only now: its goroutine ends with Stop, which a refused watch never gets
+	for _, c := range s.history {
+		if c.rv > from {
+			w.send(c.events)
 		}
 	}
 	s.watches[w] = true

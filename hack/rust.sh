@@ -24,7 +24,9 @@
 #
 # A machine also has a rustup Rust first on PATH, without wasm targets: the
 # environment names Debian's rustc, rustdoc and cargo explicitly and puts /usr/bin
-# first. Steps are skipped when already done.
+# first. The packages are installed only when missing; the configuration and
+# wrapper are rewritten each run (cheap); RUST_VERIFY=1 then builds a sample
+# module for both targets.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

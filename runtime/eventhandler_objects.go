@@ -148,7 +148,8 @@ func fromWire(r *abi.Resource) *api.Resource {
 	return out
 }
 
-// objectName names the event's object in a log line.
+// objectName names the event's object: in log lines, and to choose its
+// queue shard.
 func objectName(ev cache.Event) string {
 	obj := ev.New
 	if obj == nil {

@@ -42,7 +42,7 @@ type EventVerdict struct {
 	Action      EventAction
 	Allocatable *Resource
 	Labels      map[string]string
-	Taints      *[]Taint
+	Taints      []Taint
 	Requests    *Resource
 	Priority    *int32
 }
@@ -61,8 +61,8 @@ func AdjustAllocatable(r Resource) EventVerdict {
 var actionNames = [...]string{EventPass: "pass", EventDrop: "drop", EventAdjust: "adjust"}
 
 // appendEventVerdict encodes a verdict: action first, then the fields set, in
-// a fixed order, so that every SDK writes the same bytes
-// (testdata/abi/reply_cache_event.msgpack).
+// the order docs/abi.md section 8 lists them (the golden vector
+// testdata/abi/reply_cache_event.msgpack pins action and allocatable).
 func appendEventVerdict(b []byte, v EventVerdict) []byte {
 	if int(v.Action) >= len(actionNames) {
 		v = PassEvent()
@@ -101,15 +101,9 @@ func appendEventVerdict(b []byte, v EventVerdict) []byte {
 	}
 	if v.Taints != nil {
 		b = msgp.AppendString(b, "taints")
-		b = msgp.AppendArrayHeader(b, uint32(len(*v.Taints)))
-		for _, t := range *v.Taints {
-			b = msgp.AppendMapHeader(b, 3)
-			b = msgp.AppendString(b, "key")
-			b = msgp.AppendString(b, t.Key)
-			b = msgp.AppendString(b, "value")
-			b = msgp.AppendString(b, t.Value)
-			b = msgp.AppendString(b, "effect")
-			b = msgp.AppendString(b, t.Effect)
+		b = msgp.AppendArrayHeader(b, uint32(len(v.Taints)))
+		for _, t := range v.Taints {
+			b, _ = t.MarshalMsg(b) // appending cannot fail
 		}
 	}
 	if v.Requests != nil {

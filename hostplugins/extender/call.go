@@ -25,7 +25,8 @@ const (
 )
 
 // ask makes one call, building its body only when the call is made. The
-// error accompanies failedRequired and failedIgnorable.
+// error accompanies failedRequired and failedIgnorable, and the absent of
+// an extender.failFast extender whose call just failed.
 func (p *Plugin) ask(call Call, body func(*encoder) any, out any) (outcome, error) {
 	if p.absent.Load() {
 		return absent, nil

@@ -84,10 +84,9 @@ type Cache struct {
 	// pending.
 	pendingReasons map[string]string
 	// reservations holds the external reservations by source and name,
-	// reservedOn what they add up to per node.
+	// reservationsOn the same by node.
 	reservations   map[string]*api.ExternalReservation
 	reservationsOn map[string]map[string]*api.ExternalReservation
-	reservedOn     map[string]*api.Resource
 	// podsSeen and podsRecorded hold, per pod, the resourceVersion of the
 	// last event the informer delivered (dispatch) and of the last one the
 	// default handler recorded (onPod): where they differ, the event
@@ -144,7 +143,6 @@ func New(opts Options) (*Cache, error) {
 		pendingReasons:  map[string]string{},
 		reservations:    map[string]*api.ExternalReservation{},
 		reservationsOn:  map[string]map[string]*api.ExternalReservation{},
-		reservedOn:      map[string]*api.Resource{},
 		podsSeen:        map[types.UID]string{},
 		podsRecorded:    map[types.UID]string{},
 		informers:       informers.NewSharedInformerFactory(opts.Client, 0),

@@ -48,35 +48,27 @@ func (c *Cache) notePodSeen(ev Event) {
 
 // record is the default event handler: it records the event in the cache.
 func (c *Cache) record(ev Event) {
+	obj, deleted := ev.New, ev.Type == Deleted
+	if deleted {
+		obj = ev.Old
+	}
 	switch ev.Kind {
 	case KindPod:
 		c.recordPod(ev)
 	case KindNode:
-		if ev.Type == Deleted {
-			c.onNodeDelete(asNode(ev.Old))
+		if deleted {
+			c.onNodeDelete(asNode(obj))
 		} else {
-			c.onNode(asNode(ev.New))
+			c.onNode(asNode(obj))
 		}
 	case KindPodGroup:
-		if ev.Type == Deleted {
-			c.onPodGroup(asPodGroup(ev.Old), true)
-		} else {
-			c.onPodGroup(asPodGroup(ev.New), false)
-		}
+		c.onPodGroup(asPodGroup(obj), deleted)
 	case KindQueue:
-		if ev.Type == Deleted {
-			c.onQueue(asQueue(ev.Old), true)
-		} else {
-			c.onQueue(asQueue(ev.New), false)
-		}
+		c.onQueue(asQueue(obj), deleted)
 	case KindPriorityClass:
-		if ev.Type == Deleted {
-			c.onPriorityClass(asPriorityClass(ev.Old), true)
-		} else {
-			c.onPriorityClass(asPriorityClass(ev.New), false)
-		}
+		c.onPriorityClass(asPriorityClass(obj), deleted)
 	case KindExternalReservation:
-		c.recordReservation(ev)
+		c.recordReservation(obj, deleted)
 	default:
 		klog.V(4).InfoS("Ignoring an event of a kind the default handler does not know", "kind", ev.Kind, "type", ev.Type)
 	}
@@ -113,11 +105,7 @@ func (c *Cache) DroppedPods() map[api.TaskID]bool {
 
 // recordReservation takes an external reservation off its node's
 // allocatable, or gives it back.
-func (c *Cache) recordReservation(ev Event) {
-	obj := ev.New
-	if ev.Type == Deleted {
-		obj = ev.Old
-	}
+func (c *Cache) recordReservation(obj any, deleted bool) {
 	r, ok := obj.(*api.ExternalReservation)
 	if !ok {
 		klog.InfoS("Ignoring an ExternalReservation event that carries another type", "type", fmt.Sprintf("%T", obj))
@@ -131,7 +119,7 @@ func (c *Cache) recordReservation(ev Event) {
 		c.refreshReserved(old.Node)
 		delete(c.reservations, key)
 	}
-	if ev.Type != Deleted {
+	if !deleted {
 		c.reservations[key] = r
 		if c.reservationsOn[r.Node] == nil {
 			c.reservationsOn[r.Node] = map[string]*api.ExternalReservation{}
@@ -141,9 +129,20 @@ func (c *Cache) recordReservation(ev Event) {
 	}
 }
 
-// refreshReserved sums the reservations on a node into its NodeInfo.
+// refreshReserved sets a node's NodeInfo.External to its reservations.
 // Callers hold mu.
 func (c *Cache) refreshReserved(node string) {
+	if len(c.reservationsOn[node]) == 0 {
+		delete(c.reservationsOn, node)
+	}
+	if n, ok := c.nodes[node]; ok {
+		n.SetExternal(c.reservedSum(node))
+	}
+}
+
+// reservedSum adds up the reservations on a node; nil when there are none.
+// Callers hold mu.
+func (c *Cache) reservedSum(node string) *api.Resource {
 	var sum *api.Resource
 	for _, r := range c.reservationsOn[node] {
 		if sum == nil {
@@ -151,13 +150,5 @@ func (c *Cache) refreshReserved(node string) {
 		}
 		sum.Add(api.NewResource(r.Resources))
 	}
-	if sum == nil {
-		delete(c.reservationsOn, node)
-		delete(c.reservedOn, node)
-	} else {
-		c.reservedOn[node] = sum
-	}
-	if n, ok := c.nodes[node]; ok {
-		n.SetExternal(sum)
-	}
+	return sum
 }

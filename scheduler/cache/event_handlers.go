@@ -149,7 +149,7 @@ func (c *Cache) node(name string) *api.NodeInfo {
 	n, ok := c.nodes[name]
 	if !ok {
 		n = api.NewPlaceholderNode(name)
-		n.External = c.reservedOn[name]
+		n.External = c.reservedSum(name)
 		c.nodes[name] = n
 		c.nodeNames = nil
 	}

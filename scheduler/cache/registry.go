@@ -3,8 +3,9 @@ package cache
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/client-go/rest"
@@ -86,19 +87,10 @@ func (r *Registry) Handler(name string) (HandlerFactory, bool) {
 }
 
 // HandlerNames lists the registered handlers, sorted.
-func (r *Registry) HandlerNames() []string { return sortedKeys(r.handlers) }
+func (r *Registry) HandlerNames() []string { return slices.Sorted(maps.Keys(r.handlers)) }
 
 // InformerNames lists the registered custom informers, sorted.
-func (r *Registry) InformerNames() []string { return sortedKeys(r.informers) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func (r *Registry) InformerNames() []string { return slices.Sorted(maps.Keys(r.informers)) }
 
 // HandlerFile is the content of --event-handler-config.
 type HandlerFile struct {

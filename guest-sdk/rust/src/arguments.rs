@@ -61,8 +61,9 @@ impl Value {
     }
 }
 
-/// Prints the value as Go's `%v` does, so that messages read the same from
-/// Go and Rust policies.
+/// Prints the value as Go's `%v` does for nil, booleans, integers, strings,
+/// arrays and maps, so that messages read the same from Go and Rust
+/// policies; floats and byte strings print in Rust's own notation.
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

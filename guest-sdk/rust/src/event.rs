@@ -139,8 +139,8 @@ impl Serialize for EventType {
 }
 
 /// One object event, as the handler sees it. The scheduler sends events in
-/// batches, oldest first (one `cache_event` call costs tens of
-/// microseconds); the SDK calls the handler once per event, in order.
+/// batches, each object's events oldest first; the SDK calls the handler
+/// once per event, in order.
 ///
 /// It decodes from one event of the batch, `{type, kind, old, new}`;
 /// [`arguments`](Self::arguments), which the batch carries once for all

@@ -377,16 +377,12 @@ impl<P: Plugin> Module<P> {
             Some(s) => &*s,
             None => return Err(decode_failure("no session is open".into())),
         };
-        let unknown = |name: &str| Err(Failure(CODE_UNKNOWN_HOOK, format!("{} is not implemented", name)));
         keys.clear();
         key_ends.clear();
         handles.clear();
         match hook {
             HOOK_JOB_ORDER_KEYS => {
-                let f = match hooks.job_order_keys {
-                    Some(f) => f,
-                    None => return unknown("job_order_keys"),
-                };
+                let f = need(hooks.job_order_keys, "job_order_keys")?;
                 for j in list(s.jobs(), &args.jobs, "job")? {
                     f(plugin, s, j, keys);
                     key_ends.push(keys.len());
@@ -394,10 +390,7 @@ impl<P: Plugin> Module<P> {
                 Ok(Answer::Keys)
             }
             HOOK_TASK_ORDER_KEYS => {
-                let f = match hooks.task_order_keys {
-                    Some(f) => f,
-                    None => return unknown("task_order_keys"),
-                };
+                let f = need(hooks.task_order_keys, "task_order_keys")?;
                 for t in list(s.tasks(), &args.tasks, "task")? {
                     f(plugin, s, t, keys);
                     key_ends.push(keys.len());
@@ -405,10 +398,7 @@ impl<P: Plugin> Module<P> {
                 Ok(Answer::Keys)
             }
             HOOK_QUEUE_ORDER_KEYS => {
-                let f = match hooks.queue_order_keys {
-                    Some(f) => f,
-                    None => return unknown("queue_order_keys"),
-                };
+                let f = need(hooks.queue_order_keys, "queue_order_keys")?;
                 for q in list(s.queues(), &args.queues, "queue")? {
                     f(plugin, s, q, keys);
                     key_ends.push(keys.len());
@@ -416,10 +406,7 @@ impl<P: Plugin> Module<P> {
                 Ok(Answer::Keys)
             }
             HOOK_VICTIM_QUEUE_ORDER_KEYS => {
-                let f = match hooks.victim_queue_order_keys {
-                    Some(f) => f,
-                    None => return unknown("victim_queue_order_keys"),
-                };
+                let f = need(hooks.victim_queue_order_keys, "victim_queue_order_keys")?;
                 let preemptor = one(s.queues(), args.queue, "queue")?;
                 for q in list(s.queues(), &args.queues, "queue")? {
                     f(plugin, s, q, preemptor, keys);
@@ -428,18 +415,12 @@ impl<P: Plugin> Module<P> {
                 Ok(Answer::Keys)
             }
             HOOK_PRE_PREDICATE => {
-                let f = match hooks.pre_predicate {
-                    Some(f) => f,
-                    None => return unknown("pre_predicate"),
-                };
+                let f = need(hooks.pre_predicate, "pre_predicate")?;
                 let t = one(s.tasks(), args.task, "task")?;
                 Ok(Answer::Verdict(f(plugin, s, t)))
             }
             HOOK_PREDICATE_BATCH => {
-                let f = match hooks.predicate_batch {
-                    Some(f) => f,
-                    None => return unknown("predicate_batch"),
-                };
+                let f = need(hooks.predicate_batch, "predicate_batch")?;
                 let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("predicate_batch: {}", e.0)))?;
                 verdicts.clear();
                 verdicts.resize(nodes.len(), Verdict::PASS);
@@ -447,10 +428,7 @@ impl<P: Plugin> Module<P> {
                 Ok(Answer::Verdicts)
             }
             HOOK_NODE_ORDER_BATCH => {
-                let f = match hooks.node_order_batch {
-                    Some(f) => f,
-                    None => return unknown("node_order_batch"),
-                };
+                let f = need(hooks.node_order_batch, "node_order_batch")?;
                 let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("node_order_batch: {}", e.0)))?;
                 scores.clear();
                 scores.resize(nodes.len(), 0.0);
@@ -458,10 +436,7 @@ impl<P: Plugin> Module<P> {
                 Ok(Answer::Scores)
             }
             HOOK_BEST_NODE => {
-                let f = match hooks.best_node {
-                    Some(f) => f,
-                    None => return unknown("best_node"),
-                };
+                let f = need(hooks.best_node, "best_node")?;
                 let (t, nodes) = task_on_nodes(s, args)?;
                 if args.scores.len() != nodes.len() {
                     return Err(decode_failure(format!("best_node: {} scores for {} nodes", args.scores.len(), nodes.len())));
@@ -470,77 +445,50 @@ impl<P: Plugin> Module<P> {
             }
             HOOK_PREEMPTABLE | HOOK_RECLAIMABLE => {
                 let (f, name) = if hook == HOOK_PREEMPTABLE { (hooks.preemptable, "preemptable") } else { (hooks.reclaimable, "reclaimable") };
-                let f = match f {
-                    Some(f) => f,
-                    None => return unknown(name),
-                };
+                let f = need(f, name)?;
                 let t = one(s.tasks(), args.task, "task")?;
                 let candidates = list(s.tasks(), &args.tasks, "task")?;
                 Ok(Answer::Victims(f(plugin, s, t, &candidates, handles)))
             }
             HOOK_VICTIM_TASKS => {
-                let f = match hooks.victim_tasks {
-                    Some(f) => f,
-                    None => return unknown("victim_tasks"),
-                };
+                let f = need(hooks.victim_tasks, "victim_tasks")?;
                 let tasks = list(s.tasks(), &args.tasks, "task")?;
                 f(plugin, s, &tasks, handles);
                 Ok(Answer::Handles)
             }
             HOOK_OVERUSED => {
-                let f = match hooks.overused {
-                    Some(f) => f,
-                    None => return unknown("overused"),
-                };
+                let f = need(hooks.overused, "overused")?;
                 Ok(Answer::Bool(f(plugin, s, one(s.queues(), args.queue, "queue")?)))
             }
             HOOK_ALLOCATABLE => {
-                let f = match hooks.allocatable {
-                    Some(f) => f,
-                    None => return unknown("allocatable"),
-                };
+                let f = need(hooks.allocatable, "allocatable")?;
                 let q = one(s.queues(), args.queue, "queue")?;
                 let t = one(s.tasks(), args.task, "task")?;
                 Ok(Answer::Bool(f(plugin, s, q, t)))
             }
             HOOK_PREEMPTIVE => {
-                let f = match hooks.preemptive {
-                    Some(f) => f,
-                    None => return unknown("preemptive"),
-                };
+                let f = need(hooks.preemptive, "preemptive")?;
                 let q = one(s.queues(), args.queue, "queue")?;
                 let tasks = list(s.tasks(), &args.tasks, "task")?;
                 Ok(Answer::Bool(f(plugin, s, q, &tasks)))
             }
             HOOK_JOB_READY | HOOK_JOB_STARVING => {
                 let (f, name) = if hook == HOOK_JOB_READY { (hooks.job_ready, "job_ready") } else { (hooks.job_starving, "job_starving") };
-                let f = match f {
-                    Some(f) => f,
-                    None => return unknown(name),
-                };
+                let f = need(f, name)?;
                 Ok(Answer::Bool(f(plugin, s, one(s.jobs(), args.job, "job")?)))
             }
             HOOK_JOB_PIPELINED | HOOK_JOB_ENQUEUEABLE => {
                 let (f, name) =
                     if hook == HOOK_JOB_PIPELINED { (hooks.job_pipelined, "job_pipelined") } else { (hooks.job_enqueueable, "job_enqueueable") };
-                let f = match f {
-                    Some(f) => f,
-                    None => return unknown(name),
-                };
+                let f = need(f, name)?;
                 Ok(Answer::Int(f(plugin, s, one(s.jobs(), args.job, "job")?) as i32))
             }
             HOOK_JOB_VALID => {
-                let f = match hooks.job_valid {
-                    Some(f) => f,
-                    None => return unknown("job_valid"),
-                };
+                let f = need(hooks.job_valid, "job_valid")?;
                 Ok(Answer::Valid(f(plugin, s, one(s.jobs(), args.job, "job")?)))
             }
             HOOK_TARGET_JOB => {
-                let f = match hooks.target_job {
-                    Some(f) => f,
-                    None => return unknown("target_job"),
-                };
+                let f = need(hooks.target_job, "target_job")?;
                 let jobs = list(s.jobs(), &args.jobs, "job")?;
                 Ok(Answer::Int(f(plugin, s, &jobs)))
             }
@@ -719,6 +667,11 @@ fn handles(r: &mut Reader<'_>, out: &mut Vec<Handle>) -> Result<(), DecodeError>
         out.push(r.i32()?);
     }
     Ok(())
+}
+
+/// need is a hook's function, or EUNKNOWN_HOOK when the plugin lacks it.
+fn need<F>(f: Option<F>, name: &str) -> Result<F, Failure> {
+    f.ok_or_else(|| Failure(CODE_UNKNOWN_HOOK, format!("{} is not implemented", name)))
 }
 
 fn one<'s, T>(all: &'s [T], h: Handle, kind: &str) -> Result<&'s T, Failure> {

@@ -244,14 +244,12 @@ impl Session {
             EVENT_DEALLOCATE => {
                 if let Some(h) = index(task.node, nodes) {
                     let n = &mut v.nodes[h];
-                    match task.status.as_str() {
-                        status::PIPELINED => n.pipelined.sub(&task.request),
-                        status::ALLOCATED | status::BINDING | status::BOUND | status::RUNNING => {
-                            n.idle.add(&task.request);
-                            n.used.sub(&task.request);
-                            n.pods -= 1;
-                        }
-                        _ => {}
+                    if task.status == status::PIPELINED {
+                        n.pipelined.sub(&task.request);
+                    } else if status::is_allocated(&task.status) {
+                        n.idle.add(&task.request);
+                        n.used.sub(&task.request);
+                        n.pods -= 1;
                     }
                 }
                 set_status(task, status::PENDING);

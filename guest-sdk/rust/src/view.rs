@@ -45,7 +45,8 @@ impl Resource {
         self.scalars.get(name).copied().unwrap_or(0)
     }
 
-    pub(crate) fn add(&mut self, d: &Resource) {
+    /// Adds `d`, dimension by dimension.
+    pub fn add(&mut self, d: &Resource) {
         self.milli_cpu += d.milli_cpu;
         self.memory += d.memory;
         for (k, v) in &d.scalars {
@@ -58,7 +59,8 @@ impl Resource {
         }
     }
 
-    pub(crate) fn sub(&mut self, d: &Resource) {
+    /// Subtracts `d`, dimension by dimension.
+    pub fn sub(&mut self, d: &Resource) {
         self.milli_cpu -= d.milli_cpu;
         self.memory -= d.memory;
         for (k, v) in &d.scalars {
@@ -261,6 +263,12 @@ pub mod status {
     pub const SUCCEEDED: &str = "Succeeded";
     pub const FAILED: &str = "Failed";
     pub const UNKNOWN: &str = "Unknown";
+
+    /// The task holds node resources on behalf of its job (Volcano's
+    /// AllocatedStatus).
+    pub fn is_allocated(s: &str) -> bool {
+        matches!(s, ALLOCATED | BINDING | BOUND | RUNNING)
+    }
 }
 
 /// A PodGroup and, through [`Session::tasks_of`](crate::Session::tasks_of),

@@ -31,7 +31,7 @@ func (*handler) EventKinds() []string { return []string{"Node"} }
 
 func (h *handler) OnCacheEvent(ev *caldera.CacheEvent) caldera.EventVerdict {
 	n := ev.New
-	if ev.Type == "delete" || n == nil || n.Allocatable == nil {
+	if n == nil || n.Allocatable == nil { // a delete has no new object
 		return caldera.PassEvent()
 	}
 	text, ok := n.Annotations[Annotation]

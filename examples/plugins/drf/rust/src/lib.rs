@@ -58,11 +58,6 @@ fn reset<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
     v.resize(n, T::default());
 }
 
-/// The task holds node resources on behalf of its job.
-fn allocated_status(s: &str) -> bool {
-    matches!(s, status::BOUND | status::BINDING | status::RUNNING | status::ALLOCATED)
-}
-
 impl Plugin for Drf {
     const NAME: &'static str = "drf";
     // A job's key is its share of a cluster total fixed for the session, which
@@ -74,11 +69,7 @@ impl Plugin for Drf {
     fn on_session_open(&mut self, s: &Session) -> Result<(), caldera::Error> {
         let mut total = Resource::default();
         for n in s.nodes() {
-            total.milli_cpu += n.allocatable.milli_cpu;
-            total.memory += n.allocatable.memory;
-            for (k, q) in &n.allocatable.scalars {
-                *total.scalars.entry(k.clone()).or_insert(0) += q;
-            }
+            total.add(&n.allocatable);
         }
         self.dims.clear();
         if total.milli_cpu >= 1 {
@@ -98,7 +89,7 @@ impl Plugin for Drf {
         reset(&mut self.with, n);
         self.gen = 0;
         for t in s.tasks() {
-            if allocated_status(&t.status) && s.job_of(t).is_some() {
+            if status::is_allocated(&t.status) && s.job_of(t).is_some() {
                 self.charge(t, 1);
             }
         }

@@ -3,14 +3,9 @@
 
 use caldera::{status, Job, Resource, Session, Task};
 
-/// The task holds node resources on behalf of its job.
-pub(crate) fn allocated_status(s: &str) -> bool {
-    matches!(s, status::BOUND | status::BINDING | status::RUNNING | status::ALLOCATED)
-}
-
 /// The task holds or held resources (ReadyTaskNum's statuses).
 pub(crate) fn ready_status(s: &str) -> bool {
-    allocated_status(s) || s == status::SUCCEEDED
+    status::is_allocated(s) || s == status::SUCCEEDED
 }
 
 /// Placed for good (bound, running or finished).

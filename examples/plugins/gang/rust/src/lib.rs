@@ -66,7 +66,7 @@ impl Plugin for Gang {
     /// Remembers how a task was placed.
     fn on_allocate(&mut self, _: &Session, t: &Task) {
         let h = t.handle as usize;
-        self.placed_allocated[h] = job::allocated_status(&t.status);
+        self.placed_allocated[h] = status::is_allocated(&t.status);
         self.discarded[h] = false;
     }
 

@@ -102,9 +102,10 @@ type Cache struct {
 
 	work   chan func(context.Context)
 	resync workqueue.TypedRateLimitingInterface[types.NamespacedName]
-	// inflight counts queued and running binds and evictions, so that
-	// Flush can wait for them.
-	inflight sync.WaitGroup
+	// inflight counts queued and running binds, evictions and status
+	// writes, so that Flush can wait for them.
+	inflight     sync.WaitGroup
+	statusWrites statusWrites
 }
 
 // New builds a cache and registers its informers; Run starts them.
@@ -244,8 +245,8 @@ func (c *Cache) WaitForCacheSync(ctx context.Context) bool {
 	return err == nil
 }
 
-// Flush waits until every bind and eviction sent so far has completed or
-// failed.
+// Flush waits until every bind, eviction and status write sent so far has
+// completed or failed.
 func (c *Cache) Flush() { c.inflight.Wait() }
 
 func (c *Cache) ensureDefaultQueue(ctx context.Context) error {

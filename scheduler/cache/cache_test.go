@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -186,6 +187,7 @@ func TestPodGroupStatusIsWritten(t *testing.T) {
 	})
 	job.PodGroup.Status.Phase = v1beta1.PodGroupInqueue
 	c.UpdateJobStatus(job, true)
+	c.Flush() // status writes run on the bind workers
 	got, err := c.opts.VCClient.SchedulingV1beta1().PodGroups("ns").Get(context.Background(), "pg", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +199,69 @@ func TestPodGroupStatusIsWritten(t *testing.T) {
 		if j.PodGroup.Status.Phase != v1beta1.PodGroupInqueue {
 			t.Errorf("next snapshot sees phase %q, want Inqueue", j.PodGroup.Status.Phase)
 		}
+	}
+}
+
+// recordingStatus holds its first PodGroup write until released and
+// records the phase of every write.
+type recordingStatus struct {
+	APIStatusUpdater
+	release chan struct{}
+	mu      sync.Mutex
+	phases  []v1beta1.PodGroupPhase
+}
+
+func (r *recordingStatus) UpdatePodUnschedulable(context.Context, *v1.Pod, string) error {
+	return nil
+}
+
+func (r *recordingStatus) UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.PodGroup) error {
+	r.mu.Lock()
+	first := len(r.phases) == 0
+	r.phases = append(r.phases, pg.Status.Phase)
+	r.mu.Unlock()
+	if first {
+		<-r.release
+	}
+	return nil
+}
+
+// Status writes run off the session's goroutine; while one PodGroup's write
+// is in flight, later ones wait, and only the latest of them is sent.
+func TestStatusWritesKeepTheLatest(t *testing.T) {
+	pg := &v1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg", UID: "pg-uid"},
+		Spec:       v1beta1.PodGroupSpec{MinMember: 1, Queue: DefaultQueue},
+		Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
+	}
+	pod := testPod("p", DefaultSchedulerName, "", "1")
+	pod.Annotations = map[string]string{api.GroupNameAnnotation: "pg"}
+	rec := &recordingStatus{release: make(chan struct{})}
+	c := startCache(t, Options{StatusUpdater: rec}, []runtime.Object{testNode("n1", "4"), pod}, pg)
+	var job *api.JobInfo
+	eventually(t, "the PodGroup's job is in the snapshot", func() bool {
+		for _, j := range c.Snapshot().Jobs {
+			job = j
+		}
+		return job != nil && len(job.Tasks) == 1
+	})
+	for i, phase := range []v1beta1.PodGroupPhase{v1beta1.PodGroupInqueue, v1beta1.PodGroupRunning, v1beta1.PodGroupUnknown, v1beta1.PodGroupCompleted} {
+		job.PodGroup.Status.Phase = phase
+		c.UpdateJobStatus(job, true) // returns without waiting for the held write
+		if i == 0 {
+			eventually(t, "the first write is in flight", func() bool {
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				return len(rec.phases) == 1
+			})
+		}
+	}
+	close(rec.release)
+	c.Flush()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if want := []v1beta1.PodGroupPhase{v1beta1.PodGroupInqueue, v1beta1.PodGroupCompleted}; !reflect.DeepEqual(rec.phases, want) {
+		t.Errorf("writes %v, want %v", rec.phases, want)
 	}
 }
 

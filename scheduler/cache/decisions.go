@@ -197,20 +197,28 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	c.mu.Unlock()
 	metrics.ScheduleAttempts.WithLabelValues("unschedulable").Add(float64(len(pend)))
 
-	ctx := context.Background()
 	if podGroupChanged && !synthetic {
-		if err := c.opts.StatusUpdater.UpdatePodGroupStatus(ctx, job.PodGroup); err != nil && !apierrors.IsNotFound(err) {
-			logErr(err, "updating PodGroup status", "podgroup", job.Key())
-		}
-		c.recordPodGroupEvent(job.PodGroup)
+		pg := job.PodGroup.DeepCopy() // the session's copy is not ours to keep
+		c.writeStatus("podgroup/"+job.Key(), func(ctx context.Context) {
+			if err := c.opts.StatusUpdater.UpdatePodGroupStatus(ctx, pg); err != nil && !apierrors.IsNotFound(err) {
+				logErr(err, "updating PodGroup status", "podgroup", job.Key())
+			}
+		})
+		c.recordPodGroupEvent(pg)
 	}
 	for _, p := range pend {
 		if c.opts.Recorder != nil && !saysUnschedulable(p.task.Pod, p.reason) {
 			c.opts.Recorder.Event(p.task.Pod, v1.EventTypeWarning, "FailedScheduling", p.reason)
 		}
-		if err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, p.task.Pod, p.reason); err != nil && !apierrors.IsNotFound(err) {
-			logErr(err, "updating pod condition", "pod", p.task.Key())
+		if saysUnschedulable(p.task.Pod, p.reason) {
+			continue // nothing to write
 		}
+		pod, reason, key := p.task.Pod, p.reason, p.task.Key()
+		c.writeStatus("pod/"+key, func(ctx context.Context) {
+			if err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, pod, reason); err != nil && !apierrors.IsNotFound(err) {
+				logErr(err, "updating pod condition", "pod", key)
+			}
+		})
 	}
 }
 

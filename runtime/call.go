@@ -34,11 +34,25 @@ func (e *CallError) Unwrap() error { return e.Err }
 // Lease instead, so that every call of a session reaches the instance that
 // holds its view.
 func (p *Plugin) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	body, err := EncodeRequest(req)
+	if err != nil {
+		return p.count(hook, 0, "", fmt.Errorf("encoding the request: %w", err))
+	}
+	return p.CallEncoded(ctx, hook, body, out)
+}
+
+// CallEncoded is Call with the request already encoded as EncodeRequest
+// would, for a hot path that encodes its requests without reflection.
+func (p *Plugin) CallEncoded(ctx context.Context, hook abi.Hook, body []byte, out any) (abi.Code, string, error) {
+	if _, ok := p.hooks[hook]; !ok {
+		return p.count(hook, abi.UnknownHook, "", errUndeclared)
+	}
 	in, err := p.get(ctx)
 	if err != nil {
 		return p.count(hook, 0, "", err)
 	}
-	code, msg, err := p.callOn(ctx, in, hook, req, out)
+	code, msg, err := p.send(ctx, in, hook, body, out)
+	code, msg, err = p.count(hook, code, msg, err)
 	if err == nil {
 		p.put(in)
 	}
@@ -66,14 +80,24 @@ func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi
 }
 
 func (p *Plugin) call(ctx context.Context, in *instance, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
-	m, ok := p.hooks[hook]
-	if !ok {
-		return abi.UnknownHook, "", fmt.Errorf("the module does not declare this hook")
+	if _, ok := p.hooks[hook]; !ok {
+		return abi.UnknownHook, "", errUndeclared
 	}
 	body, err := EncodeRequest(req)
 	if err != nil {
 		return 0, "", fmt.Errorf("encoding the request: %w", err)
 	}
+	return p.send(ctx, in, hook, body, out)
+}
+
+// errUndeclared is a call of a hook the module did not declare; the host
+// never sends one.
+var errUndeclared = errors.New("the module does not declare this hook")
+
+// send makes one call of a declared hook with an encoded request; on an
+// error the instance has been closed.
+func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []byte, out any) (abi.Code, string, error) {
+	m := p.hooks[hook]
 	start := time.Now()
 	defer func() { m.seconds.Observe(time.Since(start).Seconds()) }()
 	callCtx, cancel := p.deadlineFor(ctx, hook)

@@ -94,6 +94,8 @@ type EventHandler struct {
 	kinds  map[string]bool // nil: every kind
 	shards []*eventShard
 	seed   maphash.Seed
+	// arguments are cfg.Arguments encoded once, for every call.
+	arguments []byte
 
 	mu       sync.Mutex
 	lastWarn map[string]time.Time
@@ -105,6 +107,9 @@ type eventShard struct {
 	mu       sync.Mutex
 	queue    []cache.Event
 	draining bool
+	// body is the request buffer, reused from one batch to the next (only
+	// the draining goroutine uses it).
+	body []byte
 }
 
 // eventShards is how many shards a handler has: one per core, up to four
@@ -118,6 +123,12 @@ func NewEventHandler(p *Plugin, name string, cfg HandlerConfig, next cache.Event
 		return nil, fmt.Errorf("module %s does not declare the hook cache_event: it is not an event handler (it declares %s)", name, strings.Join(p.Descriptor().Hooks, ", "))
 	}
 	h := &EventHandler{plugin: p, name: name, cfg: cfg, next: next, seed: maphash.MakeSeed(), lastWarn: map[string]time.Time{}}
+	if len(cfg.Arguments) > 0 {
+		var err error
+		if h.arguments, err = encodeArguments(cfg.Arguments); err != nil {
+			return nil, fmt.Errorf("event handler %s: encoding its arguments: %w", name, err)
+		}
+	}
 	for range eventShards() {
 		h.shards = append(h.shards, &eventShard{h: h})
 	}
@@ -180,12 +191,13 @@ func (s *eventShard) drain() {
 		batch := append([]cache.Event(nil), s.queue[:n]...)
 		s.queue = s.queue[n:]
 		s.mu.Unlock()
-		s.h.handleBatch(batch)
+		s.handleBatch(batch)
 	}
 }
 
-func (h *EventHandler) handleBatch(batch []cache.Event) {
-	verdicts, err := h.ask(batch)
+func (s *eventShard) handleBatch(batch []cache.Event) {
+	h := s.h
+	verdicts, err := h.ask(batch, &s.body)
 	if err != nil {
 		for _, ev := range batch {
 			h.fail(ev, err)
@@ -207,9 +219,10 @@ func (h *EventHandler) handleBatch(batch []cache.Event) {
 	}
 }
 
-// ask makes one call for a batch and returns a verdict per event.
-func (h *EventHandler) ask(batch []cache.Event) ([]abi.CacheEventResult, error) {
-	args := abi.CacheEventArgs{Events: make([]abi.CacheEvent, len(batch)), Arguments: h.cfg.Arguments}
+// ask makes one call for a batch and returns a verdict per event; body is
+// the buffer to encode the request in.
+func (h *EventHandler) ask(batch []cache.Event, body *[]byte) ([]abi.CacheEventResult, error) {
+	events := make([]abi.CacheEvent, len(batch))
 	for i, ev := range batch {
 		e := abi.CacheEvent{Type: ev.Type.String(), Kind: ev.Kind}
 		if ev.Old != nil {
@@ -218,10 +231,11 @@ func (h *EventHandler) ask(batch []cache.Event) ([]abi.CacheEventResult, error) 
 		if ev.New != nil {
 			e.New = compact(ev.New)
 		}
-		args.Events[i] = e
+		events[i] = e
 	}
+	*body = appendCacheEventRequest((*body)[:0], events, h.arguments)
 	var res []abi.CacheEventResult
-	code, msg, err := h.plugin.Call(context.Background(), abi.HookCacheEvent, abi.Request{Args: args}, &res)
+	code, msg, err := h.plugin.CallEncoded(context.Background(), abi.HookCacheEvent, *body, &res)
 	if err != nil {
 		return nil, err
 	}

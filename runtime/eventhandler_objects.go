@@ -61,20 +61,23 @@ func adjust(kind string, obj any, res *abi.CacheEventResult) (any, error) {
 		if res.Requests != nil || res.Priority != nil {
 			return nil, fmt.Errorf("an adjustment of a Node carries requests or priority, which only Pods take")
 		}
-		n := x.DeepCopy()
+		// A shallow copy: the fields adjusted get new values, never
+		// changed in place, and the rest is shared with the informer's
+		// object, which nobody changes (a deep copy cost about 8 µs a node).
+		n := *x
 		if res.Allocatable != nil {
-			n.Status.Allocatable = replaceResources(n.Status.Allocatable, res.Allocatable)
+			n.Status.Allocatable = replaceResources(x.Status.Allocatable, res.Allocatable)
 		}
 		if res.Labels != nil {
 			n.Labels = res.Labels
 		}
 		if res.Taints != nil {
-			n.Spec.Taints = nil
+			n.Spec.Taints = make([]v1.Taint, 0, len(*res.Taints))
 			for _, t := range *res.Taints {
 				n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: t.Key, Value: t.Value, Effect: v1.TaintEffect(t.Effect)})
 			}
 		}
-		return n, nil
+		return &n, nil
 	case *v1.Pod:
 		if res.Allocatable != nil || res.Taints != nil {
 			return nil, fmt.Errorf("an adjustment of a Pod carries allocatable or taints, which only Nodes take")

@@ -83,6 +83,10 @@ type Cache struct {
 	// pendingReasons explains, per pod key, why the last session left it
 	// pending.
 	pendingReasons map[string]string
+	// conditionsSent holds, per pod key, the reason of a condition write
+	// queued or sent that the pod does not show yet: the next session's
+	// snapshot cannot see it, and must not send it again.
+	conditionsSent map[string]string
 	// reservations holds the external reservations by source and name,
 	// reservationsOn the same by node.
 	reservations   map[string]*api.ExternalReservation
@@ -142,6 +146,7 @@ func New(opts Options) (*Cache, error) {
 		assumed:         map[api.TaskID]string{},
 		releasing:       map[api.TaskID]bool{},
 		pendingReasons:  map[string]string{},
+		conditionsSent:  map[string]string{},
 		reservations:    map[string]*api.ExternalReservation{},
 		reservationsOn:  map[string]map[string]*api.ExternalReservation{},
 		podsSeen:        map[types.UID]string{},

@@ -16,6 +16,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	vcfake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
 
@@ -262,6 +263,84 @@ func TestStatusWritesKeepTheLatest(t *testing.T) {
 	defer rec.mu.Unlock()
 	if want := []v1beta1.PodGroupPhase{v1beta1.PodGroupInqueue, v1beta1.PodGroupCompleted}; !reflect.DeepEqual(rec.phases, want) {
 		t.Errorf("writes %v, want %v", rec.phases, want)
+	}
+}
+
+// recordingConditions holds its first pod condition write until released
+// and records the reason of every write.
+type recordingConditions struct {
+	APIStatusUpdater
+	release chan struct{}
+	mu      sync.Mutex
+	reasons []string
+}
+
+func (r *recordingConditions) UpdatePodGroupStatus(context.Context, *v1beta1.PodGroup) error {
+	return nil
+}
+
+func (r *recordingConditions) UpdatePodUnschedulable(_ context.Context, _ *v1.Pod, reason string) error {
+	r.mu.Lock()
+	first := len(r.reasons) == 0
+	r.reasons = append(r.reasons, reason)
+	r.mu.Unlock()
+	if first {
+		<-r.release
+	}
+	return nil
+}
+
+func (r *recordingConditions) written() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.reasons...)
+}
+
+// A pod's PodScheduled condition is written once per reason: not again while
+// the write is queued or in flight (the next session's snapshot cannot see
+// it yet), and a queued write is dropped when the pod already says what the
+// latest session decided.
+func TestPodConditionWrittenOncePerReason(t *testing.T) {
+	pod := testPod("p", DefaultSchedulerName, "", "1")
+	rec := &recordingConditions{release: make(chan struct{})}
+	events := record.NewFakeRecorder(10)
+	c := startCache(t, Options{StatusUpdater: rec, Recorder: events}, []runtime.Object{testNode("n1", "4"), pod})
+	var job *api.JobInfo
+	eventually(t, "the pod's job is in the snapshot", func() bool {
+		for _, j := range c.Snapshot().Jobs {
+			job = j
+		}
+		return job != nil && len(job.Tasks) == 1
+	})
+	session := func(reason string) {
+		job.JobFitErrors = reason
+		c.UpdateJobStatus(job, false)
+	}
+	session("A")
+	eventually(t, "the write of A is in flight", func() bool { return len(rec.written()) == 1 })
+	session("A") // in flight: not again
+	session("B") // queued behind A
+	for _, task := range job.Tasks {
+		says := task.Pod.DeepCopy()
+		says.Status.Conditions = append(says.Status.Conditions, unschedulableCondition("C"))
+		task.Pod = says
+	}
+	session("C") // the pod says C already: B is dropped, nothing written
+	close(rec.release)
+	c.Flush()
+	session("D")
+	c.Flush()
+	if got, want := rec.written(), []string{"A", "D"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("condition writes %q, want %q", got, want)
+	}
+	// An event per reason sent for writing: B's was decided, then its write
+	// dropped.
+	var got []string
+	for len(events.Events) > 0 {
+		got = append(got, <-events.Events)
+	}
+	if want := []string{"Warning FailedScheduling A", "Warning FailedScheduling B", "Warning FailedScheduling D"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events %q, want %q", got, want)
 	}
 }
 

@@ -38,6 +38,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 	n.AddTask(t)
 	c.assumed[t.UID] = node
 	delete(c.pendingReasons, t.Key())
+	delete(c.conditionsSent, t.Key())
 	pod := t.Pod
 	c.mu.Unlock()
 
@@ -183,19 +184,32 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 		task   *api.TaskInfo
 		reason string
 	}
-	var pend []pending
+	var write, shown []pending
+	pendingTasks := len(job.TaskStatusIndex[api.Pending])
 	for _, t := range job.TaskStatusIndex[api.Pending] {
-		reason := job.TaskPendingReason(t.UID)
-		c.pendingReasons[t.Key()] = reason
-		pend = append(pend, pending{t, reason})
+		key, reason := t.Key(), job.TaskPendingReason(t.UID)
+		c.pendingReasons[key] = reason
+		switch {
+		case saysUnschedulable(t.Pod, reason):
+			// Shown: a later change of reason is written again, and a
+			// write queued for an older reason must not land.
+			delete(c.conditionsSent, key)
+			shown = append(shown, pending{t, reason})
+		case c.conditionsSent[key] == reason:
+			// Queued or sent, not yet seen by the informer.
+		default:
+			c.conditionsSent[key] = reason
+			write = append(write, pending{t, reason})
+		}
 	}
 	for _, t := range job.Tasks {
 		if t.Status != api.Pending {
 			delete(c.pendingReasons, t.Key())
+			delete(c.conditionsSent, t.Key())
 		}
 	}
 	c.mu.Unlock()
-	metrics.ScheduleAttempts.WithLabelValues("unschedulable").Add(float64(len(pend)))
+	metrics.ScheduleAttempts.WithLabelValues("unschedulable").Add(float64(pendingTasks))
 
 	if podGroupChanged && !synthetic {
 		pg := job.PodGroup.DeepCopy() // the session's copy is not ours to keep
@@ -206,16 +220,25 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 		})
 		c.recordPodGroupEvent(pg)
 	}
-	for _, p := range pend {
-		if c.opts.Recorder != nil && !saysUnschedulable(p.task.Pod, p.reason) {
+	for _, p := range shown {
+		c.dropStatusWrite("pod/" + p.task.Key())
+	}
+	for _, p := range write {
+		if c.opts.Recorder != nil {
 			c.opts.Recorder.Event(p.task.Pod, v1.EventTypeWarning, "FailedScheduling", p.reason)
-		}
-		if saysUnschedulable(p.task.Pod, p.reason) {
-			continue // nothing to write
 		}
 		pod, reason, key := p.task.Pod, p.reason, p.task.Key()
 		c.writeStatus("pod/"+key, func(ctx context.Context) {
-			if err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, pod, reason); err != nil && !apierrors.IsNotFound(err) {
+			err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, pod, reason)
+			if err == nil {
+				return
+			}
+			c.mu.Lock()
+			if c.conditionsSent[key] == reason {
+				delete(c.conditionsSent, key) // the next session tries again
+			}
+			c.mu.Unlock()
+			if !apierrors.IsNotFound(err) {
 				logErr(err, "updating pod condition", "pod", key)
 			}
 		})

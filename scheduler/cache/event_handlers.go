@@ -56,6 +56,7 @@ func (c *Cache) onPodDelete(pod *v1.Pod) {
 	delete(c.assumed, api.TaskID(pod.UID))
 	delete(c.releasing, api.TaskID(pod.UID))
 	delete(c.pendingReasons, pod.Namespace+"/"+pod.Name)
+	delete(c.conditionsSent, pod.Namespace+"/"+pod.Name)
 	delete(c.podsRecorded, pod.UID)
 }
 

@@ -51,3 +51,12 @@ func (c *Cache) drainStatusWrites(ctx context.Context, key string) {
 		write(ctx)
 	}
 }
+
+// dropStatusWrite forgets the object's write that is queued and not yet
+// running, if any.
+func (c *Cache) dropStatusWrite(key string) {
+	s := &c.statusWrites
+	s.mu.Lock()
+	delete(s.pending, key)
+	s.mu.Unlock()
+}

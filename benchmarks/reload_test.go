@@ -35,7 +35,7 @@ import (
 //   - cached: swaps alternate between two versions already in the
 //     --wasm-cache-dir cache, as after a restart or a rollback.
 func BenchmarkReload(b *testing.B) {
-	for _, module := range []string{"binpack.tinygo", "binpack.go"} {
+	for _, module := range []string{"binpack.tinygo", "binpack.go", "binpack.rust"} {
 		for _, mode := range []string{"new", "cached"} {
 			b.Run(module+"/"+mode, func(b *testing.B) { benchReload(b, module, mode == "cached") })
 		}

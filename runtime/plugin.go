@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -175,7 +177,9 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 	if err := p.hostModule(ctx); err != nil {
 		return err
 	}
-	compiled, err := p.rt.CompileModule(ctx, code)
+	// One compiler per core: a new Go-toolchain module (about 4 MB) is
+	// otherwise compiled one function at a time, for over a second.
+	compiled, err := p.rt.CompileModule(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), code)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errNotCompiled, err)
 	}

@@ -167,25 +167,37 @@ func TestFailedBindIsUndone(t *testing.T) {
 	}
 }
 
-// PodGroup status travels in a plain update (Volcano's CRD has no status
-// subresource) and is read back by the next snapshot before the informer
-// reports it.
-func TestPodGroupStatusIsWritten(t *testing.T) {
-	pg := &v1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg", UID: "pg-uid"},
-		Spec:       v1beta1.PodGroupSpec{MinMember: 1, Queue: DefaultQueue},
-		Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
-	}
+// startOneJob starts a cache with one node and one pending pod, in the
+// PodGroup "pg" (Pending, minMember 1) or, without withPodGroup, alone,
+// and returns the cache and the pod's job once a snapshot shows it.
+func startOneJob(t *testing.T, opts Options, withPodGroup bool) (*Cache, *api.JobInfo) {
+	t.Helper()
 	pod := testPod("p", DefaultSchedulerName, "", "1")
-	pod.Annotations = map[string]string{api.GroupNameAnnotation: "pg"}
-	c := startCache(t, Options{}, []runtime.Object{testNode("n1", "4"), pod}, pg)
+	var vcObjs []runtime.Object
+	if withPodGroup {
+		pod.Annotations = map[string]string{api.GroupNameAnnotation: "pg"}
+		vcObjs = append(vcObjs, &v1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg", UID: "pg-uid"},
+			Spec:       v1beta1.PodGroupSpec{MinMember: 1, Queue: DefaultQueue},
+			Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
+		})
+	}
+	c := startCache(t, opts, []runtime.Object{testNode("n1", "4"), pod}, vcObjs...)
 	var job *api.JobInfo
-	eventually(t, "the PodGroup's job is in the snapshot", func() bool {
+	eventually(t, "the pod's job is in the snapshot", func() bool {
 		for _, j := range c.Snapshot().Jobs {
 			job = j
 		}
 		return job != nil && len(job.Tasks) == 1
 	})
+	return c, job
+}
+
+// PodGroup status travels in a plain update (Volcano's CRD has no status
+// subresource) and is read back by the next snapshot before the informer
+// reports it.
+func TestPodGroupStatusIsWritten(t *testing.T) {
+	c, job := startOneJob(t, Options{}, true)
 	job.PodGroup.Status.Phase = v1beta1.PodGroupInqueue
 	c.UpdateJobStatus(job, true)
 	c.Flush() // status writes run on the bind workers
@@ -230,22 +242,8 @@ func (r *recordingStatus) UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.
 // Status writes run off the session's goroutine; while one PodGroup's write
 // is in flight, later ones wait, and only the latest of them is sent.
 func TestStatusWritesKeepTheLatest(t *testing.T) {
-	pg := &v1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg", UID: "pg-uid"},
-		Spec:       v1beta1.PodGroupSpec{MinMember: 1, Queue: DefaultQueue},
-		Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
-	}
-	pod := testPod("p", DefaultSchedulerName, "", "1")
-	pod.Annotations = map[string]string{api.GroupNameAnnotation: "pg"}
 	rec := &recordingStatus{release: make(chan struct{})}
-	c := startCache(t, Options{StatusUpdater: rec}, []runtime.Object{testNode("n1", "4"), pod}, pg)
-	var job *api.JobInfo
-	eventually(t, "the PodGroup's job is in the snapshot", func() bool {
-		for _, j := range c.Snapshot().Jobs {
-			job = j
-		}
-		return job != nil && len(job.Tasks) == 1
-	})
+	c, job := startOneJob(t, Options{StatusUpdater: rec}, true)
 	for i, phase := range []v1beta1.PodGroupPhase{v1beta1.PodGroupInqueue, v1beta1.PodGroupRunning, v1beta1.PodGroupUnknown, v1beta1.PodGroupCompleted} {
 		job.PodGroup.Status.Phase = phase
 		c.UpdateJobStatus(job, true) // returns without waiting for the held write
@@ -301,17 +299,9 @@ func (r *recordingConditions) written() []string {
 // it yet), and a queued write is dropped when the pod already says what the
 // latest session decided.
 func TestPodConditionWrittenOncePerReason(t *testing.T) {
-	pod := testPod("p", DefaultSchedulerName, "", "1")
 	rec := &recordingConditions{release: make(chan struct{})}
 	events := record.NewFakeRecorder(10)
-	c := startCache(t, Options{StatusUpdater: rec, Recorder: events}, []runtime.Object{testNode("n1", "4"), pod})
-	var job *api.JobInfo
-	eventually(t, "the pod's job is in the snapshot", func() bool {
-		for _, j := range c.Snapshot().Jobs {
-			job = j
-		}
-		return job != nil && len(job.Tasks) == 1
-	})
+	c, job := startOneJob(t, Options{StatusUpdater: rec, Recorder: events}, false)
 	session := func(reason string) {
 		job.JobFitErrors = reason
 		c.UpdateJobStatus(job, false)

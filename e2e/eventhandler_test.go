@@ -48,12 +48,8 @@ func TestEventHandlerAndCustomInformer(t *testing.T) {
 
 	waitPods(t, tc, "ext", 4, harness.Bound, "bound")
 	onNode := func() map[string]int {
-		pods, err := tc.Kube.CoreV1().Pods(tc.Namespace).List(tc.Ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		out := map[string]int{}
-		for _, p := range pods.Items {
+		for _, p := range tc.ListPods("") {
 			if harness.Bound(&p) {
 				out[p.Spec.NodeName]++
 			}

@@ -62,11 +62,7 @@ tiers:
 	tc.StartScheduler("--scheduler-conf=" + conf)
 
 	waitPods(t, tc, "ext", 4, harness.Bound, "bound")
-	pods, err := tc.Kube.CoreV1().Pods(tc.Namespace).List(tc.Ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pods.Items {
+	for _, p := range tc.ListPods("") {
 		if p.Spec.NodeName != chosen {
 			t.Errorf("pod %s was bound to %s, want %s (the extender rejects %v)", p.Name, p.Spec.NodeName, chosen, avoided)
 		}

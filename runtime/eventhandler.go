@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/abi"
@@ -101,6 +102,9 @@ type EventHandler struct {
 	lastWarn map[string]time.Time
 }
 
+// The cache waits for the handler's queue before the first session.
+var _ cache.QueueingEventHandler = (*EventHandler)(nil)
+
 // eventShard is one queue of events and the goroutine draining it.
 type eventShard struct {
 	h        *EventHandler
@@ -150,8 +154,7 @@ func (h *EventHandler) Handle(ev cache.Event) {
 	}
 	shard := h.shards[0]
 	if len(h.shards) > 1 {
-		key := maphash.String(h.seed, ev.Kind+"/"+objectName(ev))
-		shard = h.shards[key%uint64(len(h.shards))]
+		shard = h.shards[h.shardKey(ev)%uint64(len(h.shards))]
 	}
 	shard.mu.Lock()
 	shard.queue = append(shard.queue, ev)
@@ -161,6 +164,24 @@ func (h *EventHandler) Handle(ev cache.Event) {
 	if start {
 		go shard.drain()
 	}
+}
+
+// shardKey hashes the event's object (namespace and name; objects of
+// different kinds may share a shard) without building a string: it runs for
+// every event.
+func (h *EventHandler) shardKey(ev cache.Event) uint64 {
+	obj := ev.New
+	if obj == nil {
+		obj = ev.Old
+	}
+	var mh maphash.Hash
+	mh.SetSeed(h.seed)
+	if m, err := meta.Accessor(obj); err == nil {
+		mh.WriteString(m.GetNamespace())
+		mh.WriteByte('/')
+		mh.WriteString(m.GetName())
+	}
+	return mh.Sum64()
 }
 
 // HasSynced reports whether every event queued so far has been handled;
@@ -188,7 +209,9 @@ func (s *eventShard) drain() {
 			s.mu.Unlock()
 			return
 		}
-		batch := append([]cache.Event(nil), s.queue[:n]...)
+		// Later appends go past the end of queue and never reach
+		// the batch's events: no copy needed.
+		batch := s.queue[:n:n]
 		s.queue = s.queue[n:]
 		s.mu.Unlock()
 		s.handleBatch(batch)

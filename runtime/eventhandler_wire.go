@@ -12,8 +12,8 @@ import (
 )
 
 // A cache_event request is encoded by hand. The reflection-based encoder
-// spent about 5 µs on a node event, the largest host-side cost of a Wasm
-// event handler (docs/performance.md). The bytes are the ones EncodeRequest
+// spent 2.6 µs and 16 allocations on a node event, against 0.25 µs and none
+// (BenchmarkEventRequest; docs/performance.md). The bytes are the ones EncodeRequest
 // makes of abi.Request{Args: abi.CacheEventArgs{...}} (msgpack/v5's choices:
 // structs as maps in field order with omitempty fields left out, int32 and
 // int64 at full width, maps with keys in order, abi.Resource's own

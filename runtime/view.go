@@ -34,6 +34,15 @@ type handles struct {
 	allNodes, allJobs, allQueues []int32
 }
 
+// wireTaints is a node's taints on the wire (nil for none).
+func wireTaints(taints []v1.Taint) []abi.Taint {
+	var out []abi.Taint
+	for _, t := range taints {
+		out = append(out, abi.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
+	}
+	return out
+}
+
 func wireResource(r *api.Resource) abi.Resource {
 	if r == nil {
 		return abi.Resource{}
@@ -64,9 +73,7 @@ func buildView(ssn *framework.Session) (abi.View, handles) {
 		}
 		if n.Node != nil {
 			wn.Labels, wn.Annotations, wn.Unschedulable = n.Node.Labels, n.Node.Annotations, n.Node.Spec.Unschedulable
-			for _, t := range n.Node.Spec.Taints {
-				wn.Taints = append(wn.Taints, abi.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
-			}
+			wn.Taints = wireTaints(n.Node.Spec.Taints)
 		}
 		wireNodePods(&wn, n)
 		v.Nodes = append(v.Nodes, wn)

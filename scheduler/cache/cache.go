@@ -154,6 +154,7 @@ func New(opts Options) (*Cache, error) {
 		informers:       informers.NewSharedInformerFactory(opts.Client, 0),
 		vcInformers:     vcinformers.NewSharedInformerFactory(opts.VCClient, 0),
 		work:            make(chan func(context.Context), 4096),
+		statusWrites:    statusWrites{pending: map[string]func(context.Context){}, active: map[string]bool{}},
 		resync: workqueue.NewTypedRateLimitingQueue(
 			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]()),
 	}
@@ -205,7 +206,7 @@ func (c *Cache) registerHandlers() error {
 	// batches) has synced once its queue is empty. It is checked after the
 	// registrations: once they say every initial event was delivered, an
 	// empty queue means every one was handled.
-	if s, ok := c.handler.(interface{ HasSynced() bool }); ok {
+	if s, ok := c.handler.(QueueingEventHandler); ok {
 		c.synced = append(c.synced, s.HasSynced)
 	}
 	return errors.Join(errs...)

@@ -37,8 +37,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 	t.NodeName = node
 	n.AddTask(t)
 	c.assumed[t.UID] = node
-	delete(c.pendingReasons, t.Key())
-	delete(c.conditionsSent, t.Key())
+	c.forgetPending(t.Key())
 	pod := t.Pod
 	c.mu.Unlock()
 
@@ -204,8 +203,7 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	}
 	for _, t := range job.Tasks {
 		if t.Status != api.Pending {
-			delete(c.pendingReasons, t.Key())
-			delete(c.conditionsSent, t.Key())
+			c.forgetPending(t.Key())
 		}
 	}
 	c.mu.Unlock()
@@ -243,6 +241,13 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 			}
 		})
 	}
+}
+
+// forgetPending drops what the cache holds about a pod as pending: bound,
+// no longer pending or deleted. Callers hold mu.
+func (c *Cache) forgetPending(key string) {
+	delete(c.pendingReasons, key)
+	delete(c.conditionsSent, key)
 }
 
 // recordPodGroupEvent explains a PodGroup whose gang cannot be scheduled,

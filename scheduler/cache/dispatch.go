@@ -89,7 +89,7 @@ func (c *Cache) recordPod(ev Event) {
 // out of the cache; nil while the handler still holds events, whose pods
 // are neither recorded nor dropped yet.
 func (c *Cache) DroppedPods() map[api.TaskID]bool {
-	if s, ok := c.handler.(interface{ HasSynced() bool }); ok && !s.HasSynced() {
+	if s, ok := c.handler.(QueueingEventHandler); ok && !s.HasSynced() {
 		return nil
 	}
 	c.mu.Lock()

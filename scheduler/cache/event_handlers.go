@@ -55,8 +55,7 @@ func (c *Cache) onPodDelete(pod *v1.Pod) {
 	c.removePod(pod, true)
 	delete(c.assumed, api.TaskID(pod.UID))
 	delete(c.releasing, api.TaskID(pod.UID))
-	delete(c.pendingReasons, pod.Namespace+"/"+pod.Name)
-	delete(c.conditionsSent, pod.Namespace+"/"+pod.Name)
+	c.forgetPending(pod.Namespace + "/" + pod.Name)
 	delete(c.podsRecorded, pod.UID)
 }
 

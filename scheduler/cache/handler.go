@@ -55,6 +55,16 @@ type EventHandler interface {
 	Handle(Event)
 }
 
+// QueueingEventHandler is an EventHandler that handles events later than it
+// receives them (a Wasm handler sends them in batches). The cache counts it
+// as synced, and starts no session, until HasSynced reports that every
+// event received so far has been handled. A wrapper around such a handler
+// must implement it too.
+type QueueingEventHandler interface {
+	EventHandler
+	HasSynced() bool
+}
+
 // EventHandlerFunc is an EventHandler as a function.
 type EventHandlerFunc func(Event)
 

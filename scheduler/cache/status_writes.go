@@ -22,9 +22,6 @@ type statusWrites struct {
 func (c *Cache) writeStatus(key string, write func(context.Context)) {
 	s := &c.statusWrites
 	s.mu.Lock()
-	if s.pending == nil {
-		s.pending, s.active = map[string]func(context.Context){}, map[string]bool{}
-	}
 	s.pending[key] = write
 	if s.active[key] {
 		s.mu.Unlock()

@@ -285,7 +285,8 @@ pub enum EventVerdict {
     /// the cache forgets what it had of the object.
     Drop,
     /// Record the object with each field the adjustment holds replacing
-    /// its own. An adjustment the kind does not take fails the call.
+    /// its own. An adjustment the kind does not take fails that event, and
+    /// the handler's failure policy decides.
     Adjust(Adjustment),
 }
 

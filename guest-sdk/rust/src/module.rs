@@ -318,10 +318,7 @@ impl<P: Plugin> Module<P> {
     /// A batch of events, oldest first: the handler's verdict on each, in
     /// order. Nil args are an empty batch, as in the Go SDK.
     fn cache_event(&mut self, args: Option<&[u8]>) -> Served {
-        let f = match self.hooks.cache_event {
-            Some(f) => f,
-            None => return Err(Failure(CODE_UNKNOWN_HOOK, "cache_event is not implemented".into())),
-        };
+        let f = need(self.hooks.cache_event, "cache_event")?;
         let batch: Batch = match args {
             Some(raw) => rmp_serde::from_slice(raw).map_err(|e| decode_failure(format!("cache_event: {}", e)))?,
             None => Batch::default(),

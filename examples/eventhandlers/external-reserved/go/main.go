@@ -2,7 +2,8 @@
 // caldera.sh/external-reserved (for example "cpu=6,memory=2Gi") has that
 // much taken off its allocatable in the scheduler's cache, so that pods
 // never land on resources used outside Kubernetes (VMs, another
-// framework). A malformed annotation is logged once per node and ignored.
+// framework). A malformed annotation is logged once per node (per module
+// instance) and ignored.
 // It wants node events only.
 package main
 

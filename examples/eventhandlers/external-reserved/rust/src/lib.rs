@@ -3,7 +3,9 @@
 //! `caldera.sh/external-reserved` (for example `cpu=6,memory=2Gi`) has that
 //! much taken off its allocatable in the scheduler's cache, so that pods
 //! never land on what is used elsewhere. Nothing is written to the API
-//! server. The Go version beside this one behaves the same.
+//! server. The Go version beside this one behaves the same for quantities
+//! of up to 18 digits; it refuses longer ones, which this one reads as long
+//! as the result fits.
 //!
 //! ```sh
 //! caldera simulate --cluster examples/eventhandlers/external-reserved/cluster.yaml \

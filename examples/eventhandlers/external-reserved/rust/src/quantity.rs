@@ -7,7 +7,8 @@ use std::fmt;
 use caldera::Resource;
 
 /// Why an annotation cannot be read; its message is the one the Go version
-/// of this handler logs.
+/// of this handler logs, except for quantities of more than 18 digits,
+/// which the Go version refuses and this one reads as long as they fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Malformed(String);
 

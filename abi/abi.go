@@ -16,9 +16,11 @@ import "fmt"
 // bestEffort.
 // 1.2: cache_event, the hook of event handler modules, and the
 // descriptor's eventKinds.
+// 1.3: the descriptor's undoEvents: such a module's deltas leave out the
+// objects that only the previous session's events changed.
 const (
 	Major = 1
-	Minor = 2
+	Minor = 3
 )
 
 // Version is a module's declared ABI version.

@@ -212,6 +212,11 @@ func (a *adapter) open(reopen bool) error {
 	if !a.mod.descriptor.Deltas {
 		held = nil
 	}
+	if held != nil && a.mod.descriptor.UndoEvents {
+		// The guest restores what the last session's events changed
+		// before it applies the delta: compare with what was sent.
+		held.undone()
+	}
 	req, next, full, delta, kept := ev.openArgs(held, args)
 	in.held = nil
 	// The view already holds every placement made so far.

@@ -123,6 +123,13 @@ func (hv *heldView) mark(list int, handle int32) {
 	}
 }
 
+// undone forgets the marks: the guest holds every object as it was sent.
+func (hv *heldView) undone() {
+	for l := range hv.dirty {
+		clear(hv.dirty[l])
+	}
+}
+
 // The wire shapes of session_open (docs/abi.md, section 6).
 type (
 	openRequest struct {

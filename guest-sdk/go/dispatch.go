@@ -49,8 +49,10 @@ const (
 // host holds the module's state between calls: one session at a time.
 type host struct {
 	session *Session
-	// last is the view of the previous session, kept for a delta.
+	// last is the view of the previous session as it arrived, kept for a
+	// delta; undo records what the open session's events change.
 	last    *View
+	undo    undoLog
 	reply   []byte
 	args    Args
 	nodes   []*Node
@@ -81,6 +83,9 @@ func describe() []byte {
 		kinds = d.EventKinds()
 	}
 	fields := uint32(7)
+	if abiMinor >= 3 {
+		fields++
+	}
 	if len(args) > 0 {
 		fields++
 	}
@@ -124,6 +129,10 @@ func describe() []byte {
 	b = msgp.AppendBool(b, local)
 	b = msgp.AppendString(b, "deltas")
 	b = msgp.AppendBool(b, abiMinor >= 1)
+	if abiMinor >= 3 {
+		b = msgp.AppendString(b, "undoEvents")
+		b = msgp.AppendBool(b, true)
+	}
 	b = msgp.AppendString(b, "sdk")
 	return msgp.AppendString(b, SDKVersion)
 }
@@ -254,12 +263,16 @@ func (h *host) close() (int32, string, result) {
 	if s == nil {
 		return ok0(nil)
 	}
-	// The view as the session left it is the base of the next session's
-	// delta; the host knows which objects events changed and resends them.
-	h.last = &s.View
 	if c, ok := registered.(SessionCloser); ok {
 		c.OnSessionClose(s)
 	}
+	// The view as it arrived, without what the session's events changed,
+	// is the base of the next session's delta: a 1.3 host leaves out what
+	// only events changed (an older one resends it all the same).
+	if s.undo != nil {
+		s.undo.restore(&s.View)
+	}
+	h.last = &s.View
 	if len(s.conditions) == 0 {
 		return ok0(nil)
 	}
@@ -338,6 +351,10 @@ func (h *host) open(args []byte) (int32, string, result) {
 			}
 		}
 		h.session = &Session{View: oa.View, Arguments: oa.Arguments}
+	}
+	if abiMinor >= 3 {
+		h.undo.reset(&h.session.View)
+		h.session.undo = &h.undo
 	}
 	h.session.index()
 	if o, ok := registered.(SessionOpener); ok {

@@ -12,6 +12,9 @@ type Session struct {
 	Arguments map[string]any
 
 	conditions []condition
+	// undo records what events change, when the SDK serves the session
+	// (nil in a session built by NewSession).
+	undo *undoLog
 }
 
 // NewSession returns a session over a view as the SDK prepares one when it
@@ -134,6 +137,7 @@ func (s *Session) apply(kind, task, node int32) error {
 		if task < 0 || int(task) >= len(s.View.Jobs) {
 			return fmt.Errorf("event %d names job %d of %d", kind, task, len(s.View.Jobs))
 		}
+		s.undo.job(&s.View, task)
 		s.View.Jobs[task].Phase = PodGroupInqueue
 		return nil
 	}
@@ -143,6 +147,14 @@ func (s *Session) apply(kind, task, node int32) error {
 	t := &s.View.Tasks[task]
 	if kind != eventDeallocate && (node < 0 || int(node) >= len(s.View.Nodes)) {
 		return fmt.Errorf("event %d names node %d of %d", kind, node, len(s.View.Nodes))
+	}
+	s.undo.task(&s.View, task)
+	changed := node // the node whose usage the event changes
+	if kind == eventDeallocate {
+		changed = t.Node
+	}
+	if changed >= 0 && int(changed) < len(s.View.Nodes) {
+		s.undo.node(&s.View, changed)
 	}
 	switch kind {
 	case eventAllocate:

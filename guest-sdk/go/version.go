@@ -1,16 +1,18 @@
-//go:build !caldera_abi_1_0 && !caldera_abi_next
+//go:build !caldera_abi_1_0 && !caldera_abi_1_2 && !caldera_abi_next
 
 package caldera
 
 // abiMinor is the ABI minor version this SDK speaks: 1.1 added every hook
 // beyond scoring and predicates, the enqueue event and the view fields
 // minTaskMember, priorityClassName and bestEffort; 1.2 added cache_event,
-// the hook of event handler modules.
+// the hook of event handler modules; 1.3 the descriptor's undoEvents (the
+// SDK undoes a session's events when the next one opens).
 //
-// The tags caldera_abi_1_0 and caldera_abi_next build the SDK as it would
-// be one minor earlier or later; the scheduler's compatibility tests use
-// them to prove that modules of another minor keep working.
-const abiMinor = 2
+// The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
+// SDK as it would be at an earlier minor or the next; the scheduler's
+// compatibility tests use them to prove that modules of another minor keep
+// working.
+const abiMinor = 3
 
 func declared(hooks []string) []string { return hooks }
 

@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.3: it declares a hook this scheduler does not
+// Built as the next minor, 1.4: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 3
+const abiMinor = 4
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_3") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_4") }
 
 const lastEvent = eventBind

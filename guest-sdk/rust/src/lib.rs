@@ -66,6 +66,7 @@ mod module;
 mod msgpack;
 mod probe;
 mod session;
+mod undo;
 mod view;
 
 pub use arguments::{Argument, ArgumentError, Arguments, Value};

@@ -14,7 +14,7 @@ use crate::view::{Handle, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 2;
+pub(crate) const ABI_MINOR: u32 = 3;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -144,8 +144,8 @@ pub struct Module<P> {
     pub(crate) plugin: P,
     hooks: Hooks<P>,
     pub(crate) session: Option<Session>,
-    // The view of the previous session, as events left it: the base of the
-    // next session's delta.
+    // The view of the previous session as it arrived (its events undone):
+    // the base of the next session's delta.
     pub(crate) last: Option<View>,
     args: Args,
     // Results, reused from call to call.
@@ -304,9 +304,8 @@ impl<P: Plugin> Module<P> {
         };
         self.plugin.on_session_close(&s);
         let conditions = s.take_conditions();
-        // The view as the session left it is the base of the next session's
-        // delta; the scheduler knows which objects events changed and
-        // resends them.
+        // The view as it arrived, without what the session's events changed,
+        // is the base of the next session's delta.
         self.last = Some(s.into_view());
         if conditions.is_empty() {
             Answer::Nil
@@ -568,7 +567,8 @@ impl<P: Plugin> Module<P> {
 
 impl<P: Plugin> Serve for Module<P> {
     /// `{name, abi: [major, minor], hooks, arguments, eventKinds,
-    /// stableKeys, localKeys, deltas, sdk}`, as the Go SDK writes it;
+    /// stableKeys, localKeys, deltas, undoEvents, sdk}`, as the Go SDK
+    /// writes it;
     /// `arguments` only when the plugin declares some, `eventKinds` only
     /// when an event handler names kinds.
     fn describe(&self, out: &mut Vec<u8>) {
@@ -576,7 +576,7 @@ impl<P: Plugin> Serve for Module<P> {
         let mut w = Writer(out);
         let args = P::ARGUMENTS;
         let kinds = self.hooks.event_kinds;
-        w.map(7 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()));
+        w.map(8 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()));
         w.str("name");
         w.str(P::NAME);
         w.str("abi");
@@ -608,6 +608,8 @@ impl<P: Plugin> Serve for Module<P> {
         w.str("localKeys");
         w.bool(P::LOCAL_ORDER_KEYS);
         w.str("deltas");
+        w.bool(true);
+        w.str("undoEvents");
         w.bool(true);
         w.str("sdk");
         w.str(SDK_VERSION);

@@ -106,15 +106,15 @@ fn export_declares_exactly_the_implemented_hooks() {
     let mut out = Vec::new();
     module().describe(&mut out);
     let mut r = Reader::new(&out);
-    assert_eq!(r.map_len().unwrap(), 8);
+    assert_eq!(r.map_len().unwrap(), 9);
     let mut seen = Vec::new();
-    for _ in 0..8 {
+    for _ in 0..9 {
         let key = r.str().unwrap().to_string();
         match key.as_str() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
             "abi" => {
                 assert_eq!(r.array_len().unwrap(), 2);
-                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 2));
+                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 3));
             }
             "hooks" => {
                 assert_eq!(r.array_len().unwrap() as usize, names.len());
@@ -151,13 +151,13 @@ fn export_declares_exactly_the_implemented_hooks() {
                     ]
                 );
             }
-            "stableKeys" | "localKeys" | "deltas" => assert!(r.bool().unwrap(), "{}", key),
+            "stableKeys" | "localKeys" | "deltas" | "undoEvents" => assert!(r.bool().unwrap(), "{}", key),
             "sdk" => assert_eq!(r.str().unwrap(), SDK_VERSION),
             other => panic!("unexpected key {}", other),
         }
         seen.push(key);
     }
-    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "localKeys", "deltas", "sdk"]);
+    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "localKeys", "deltas", "undoEvents", "sdk"]);
     assert!(r.is_empty(), "bytes after the descriptor");
 }
 
@@ -177,7 +177,7 @@ fn descriptor_leaves_out_undeclared_arguments() {
         keys.push(r.str().unwrap().to_string());
         r.skip().unwrap();
     }
-    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "localKeys", "deltas", "sdk"]);
+    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "localKeys", "deltas", "undoEvents", "sdk"]);
     assert!(r.is_empty(), "bytes after the descriptor");
 }
 
@@ -294,8 +294,8 @@ fn deltas_apply_to_the_view_the_last_session_left() {
         let s = m.session.as_ref().unwrap();
         let names: Vec<_> = s.tasks().iter().map(|t| (t.name.as_str(), t.handle)).collect();
         assert_eq!(names, [("t0", 0), ("new", 1)]);
-        assert_eq!(s.tasks()[0].status, status::ALLOCATED, "kept as the event left it");
-        assert_eq!(s.nodes()[0].idle.milli_cpu, 3000);
+        assert_eq!(s.tasks()[0].status, view().tasks[0].status, "back as it arrived: the session's events are undone");
+        assert_eq!(s.nodes()[0].idle.milli_cpu, 4000);
         assert_eq!(s.tasks_of(&s.jobs()[0]).count(), 2);
     }
     call(&mut m, HOOK_SESSION_CLOSE, &request(&[], |w| w.nil()));
@@ -306,6 +306,31 @@ fn deltas_apply_to_the_view_the_last_session_left() {
     // A length that does not match the held list is refused.
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &delta(5, false, &[])));
     assert_eq!((code, msg.as_str()), (65, "session_open: delta tasks: the delta is for 5 objects, the view holds 1"));
+}
+
+#[test]
+fn a_session_closes_with_its_events_undone() {
+    let mut v = view();
+    v.nodes[1].idle.scalars.insert("pods".into(), 110);
+    v.tasks[0].request.scalars.insert("nvidia.com/gpu".into(), 1000);
+    let mut fresh = module();
+    call(&mut fresh, HOOK_SESSION_OPEN, &open_request(&v));
+    let want = fresh.session.as_ref().unwrap().view().clone();
+
+    let mut m = module();
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&v));
+    let events = [[6, 0, -1], [1, 0, 1], [7, 0, 1], [2, 1, 0], [3, 1, -1], [1, 1, 1], [4, 0, 1]];
+    assert_eq!(reply(&call(&mut m, HOOK_SESSION_CLOSE, &request(&events, |w| w.nil()))).0, 0);
+    assert_eq!(m.last.as_ref().unwrap(), &want, "the view kept for the next delta is the view as it arrived");
+
+    // The next session records afresh from the restored values.
+    call(&mut m, HOOK_SESSION_OPEN, &delta(2, false, &[]));
+    {
+        let s = m.session.as_ref().unwrap();
+        assert_eq!(s.view(), &want);
+    }
+    call(&mut m, HOOK_SESSION_CLOSE, &request(&[[1, 1, 0]], |w| w.nil()));
+    assert_eq!(m.last.as_ref().unwrap(), &want);
 }
 
 /// An event handler that is a policy too: it drops pods of a retired
@@ -416,7 +441,7 @@ fn a_handler_declares_its_hook_and_kinds() {
     let mut out = Vec::new();
     Module::new(Relabel::default(), crate::__hooks!(Relabel)).describe(&mut out);
     let (keys, hooks, kinds) = descriptor_keys(&out);
-    assert_eq!(keys, ["name", "abi", "hooks", "eventKinds", "stableKeys", "localKeys", "deltas", "sdk"]);
+    assert_eq!(keys, ["name", "abi", "hooks", "eventKinds", "stableKeys", "localKeys", "deltas", "undoEvents", "sdk"]);
     // cache_event last, after every policy hook, as the Go SDK lists it.
     assert_eq!(hooks, ["session_open", "session_close", "job_ready", "cache_event"]);
     assert_eq!(kinds, ["Node", "Pod"]);
@@ -434,7 +459,7 @@ fn a_handler_declares_its_hook_and_kinds() {
     }
     Module::new(All, crate::__hooks!(All)).describe(&mut out);
     let (keys, hooks, _) = descriptor_keys(&out);
-    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "localKeys", "deltas", "sdk"]);
+    assert_eq!(keys, ["name", "abi", "hooks", "stableKeys", "localKeys", "deltas", "undoEvents", "sdk"]);
     assert_eq!(hooks, ["session_open", "session_close", "cache_event"]);
 }
 

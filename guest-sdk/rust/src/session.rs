@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 
 use crate::arguments::Arguments;
+use crate::undo::Undo;
 use crate::view::{phase, status, Handle, Job, Node, Queue, Task, View};
 
 /// The view of one scheduling session and the policy's arguments.
@@ -19,6 +20,7 @@ pub struct Session {
     job_start: Vec<u32>,
     job_tasks: Vec<u32>,
     conditions: RefCell<Vec<Condition>>,
+    undo: Undo,
 }
 
 /// A PodGroup condition to set when the session closes.
@@ -51,6 +53,7 @@ impl Session {
             job_start: Vec::new(),
             job_tasks: Vec::new(),
             conditions: RefCell::new(Vec::new()),
+            undo: Undo::default(),
         };
         s.index();
         s
@@ -192,7 +195,10 @@ impl Session {
         &mut self.view
     }
 
-    pub(crate) fn into_view(self) -> View {
+    /// The view as it arrived: what events changed is put back, since the
+    /// next session's delta is relative to that.
+    pub(crate) fn into_view(mut self) -> View {
+        self.undo.restore(&mut self.view);
         self.view
     }
 
@@ -207,6 +213,7 @@ impl Session {
         if kind == EVENT_ENQUEUE {
             let n = v.jobs.len();
             let job = index(object, n).ok_or_else(|| format!("event {} names job {} of {}", kind, object, n))?;
+            self.undo.job(v, job);
             v.jobs[job].phase = phase::INQUEUE.to_string();
             return Ok(());
         }
@@ -216,6 +223,12 @@ impl Session {
         let on = index(node, nodes);
         if kind != EVENT_DEALLOCATE && on.is_none() {
             return Err(format!("event {} names node {} of {}", kind, node, nodes));
+        }
+        self.undo.task(v, t);
+        // The node whose usage the event changes.
+        let changed = if kind == EVENT_DEALLOCATE { index(v.tasks[t].node, nodes) } else { on };
+        if let Some(i) = changed {
+            self.undo.node(v, i);
         }
         let task = &mut v.tasks[t];
         match kind {

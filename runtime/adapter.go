@@ -181,14 +181,10 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 // differ from what it holds (ABI 1.1).
 func (a *adapter) open(reopen bool) error {
 	var ev *encodedView
-	var err error
 	if reopen {
-		ev, err = encodeView(a.ssn)
+		ev = encodeView(a.ssn)
 	} else {
-		ev, err = viewAtOpen(a.ssn)
-	}
-	if err != nil {
-		return fmt.Errorf("plugin %s: encoding the session view: %w", a.name, err)
+		ev = viewAtOpen(a.ssn)
 	}
 	a.handles = ev.handles
 	a.touched.size(len(a.handles.taskList), len(a.handles.jobTasks), len(a.handles.allQueues))

@@ -77,10 +77,7 @@ func goldenCacheEvent() abi.CacheEventArgs {
 // path.
 func goldenRequests(t *testing.T) map[string][]byte {
 	t.Helper()
-	ev, err := encodeWire(goldenView(), handles{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := encodeWire(goldenView(), handles{})
 	args := map[string]any{"binpack.weight": 10, "binpack.resources": "nvidia.com/gpu", "ratio": 1.5, "enabled": true}
 	open, held, _, _, _ := ev.openArgs(nil, args)
 	held.dirty[listTasks][1] = true

@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"bytes"
-	"hash/fnv"
 	"slices"
 	"sync"
 
@@ -33,55 +31,57 @@ type encodedView struct {
 	handles handles
 }
 
-func encodeView(ssn *framework.Session) (*encodedView, error) {
+func encodeView(ssn *framework.Session) *encodedView {
 	view, h := buildView(ssn)
 	return encodeWire(view, h)
 }
 
-// encodeWire encodes a view object by object.
-func encodeWire(view abi.View, h handles) (*encodedView, error) {
+// encodeWire encodes a view object by object, into one buffer that the
+// objects' bytes share.
+func encodeWire(view abi.View, h handles) *encodedView {
 	ev := &encodedView{handles: h, plugins: view.Plugins}
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
-	// Map keys in order: the same object always encodes to the same bytes,
-	// which the digests (and golden vectors) rely on.
-	enc.SetSortMapKeys(true)
-	add := func(list int, key string, obj any) error {
-		buf.Reset()
-		if err := enc.Encode(obj); err != nil {
-			return err
-		}
-		b := append([]byte(nil), buf.Bytes()...)
-		d := fnv.New64a()
-		_, _ = d.Write(b)
+	buf := make([]byte, 0, 256*(len(view.Nodes)+len(view.Queues)+len(view.Jobs)+len(view.Tasks)))
+	add := func(list int, key string, start int) {
+		b := buf[start:len(buf):len(buf)]
 		ev.keys[list] = append(ev.keys[list], key)
 		ev.objs[list] = append(ev.objs[list], b)
-		ev.sums[list] = append(ev.sums[list], d.Sum64())
-		return nil
+		ev.sums[list] = append(ev.sums[list], fnv64a(b))
 	}
 	for i := range view.Nodes {
-		if err := add(listNodes, view.Nodes[i].Name, &view.Nodes[i]); err != nil {
-			return nil, err
-		}
+		start := len(buf)
+		buf = appendNode(buf, &view.Nodes[i])
+		add(listNodes, view.Nodes[i].Name, start)
 	}
 	for i := range view.Queues {
-		if err := add(listQueues, view.Queues[i].Name, &view.Queues[i]); err != nil {
-			return nil, err
-		}
+		start := len(buf)
+		buf = appendQueue(buf, &view.Queues[i])
+		add(listQueues, view.Queues[i].Name, start)
 	}
 	for i := range view.Jobs {
 		j := &view.Jobs[i]
-		if err := add(listJobs, j.Namespace+"/"+j.Name, j); err != nil {
-			return nil, err
-		}
+		start := len(buf)
+		buf = appendJob(buf, j)
+		add(listJobs, j.Namespace+"/"+j.Name, start)
 	}
 	for i := range view.Tasks {
 		t := &view.Tasks[i]
-		if err := add(listTasks, t.Namespace+"/"+t.Name, t); err != nil {
-			return nil, err
-		}
+		start := len(buf)
+		buf = appendTask(buf, t)
+		add(listTasks, t.Namespace+"/"+t.Name, start)
 	}
-	return ev, nil
+	return ev
+}
+
+// fnv64a is FNV-1a over b, as hash/fnv computes it, without the hasher's
+// allocation.
+func fnv64a(b []byte) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= prime
+	}
+	return h
 }
 
 // sharedView keeps the encoding of the session being opened. Every
@@ -94,18 +94,15 @@ var sharedView struct {
 	ev  *encodedView
 }
 
-func viewAtOpen(ssn *framework.Session) (*encodedView, error) {
+func viewAtOpen(ssn *framework.Session) *encodedView {
 	sharedView.Lock()
 	defer sharedView.Unlock()
 	if sharedView.ssn == ssn && sharedView.uid == string(ssn.UID) {
-		return sharedView.ev, nil
+		return sharedView.ev
 	}
-	ev, err := encodeView(ssn)
-	if err != nil {
-		return nil, err
-	}
+	ev := encodeView(ssn)
 	sharedView.ssn, sharedView.uid, sharedView.ev = ssn, string(ssn.UID), ev
-	return ev, nil
+	return ev
 }
 
 // heldView records what an instance's guest holds at the end of its last

@@ -1,0 +1,260 @@
+package runtime
+
+import "github.com/caldera-scheduler/caldera/abi"
+
+// The session view is encoded by hand, object by object, as the cache_event
+// request is (eventhandler_wire.go): every Wasm session pays for it once,
+// and reflection cost ~3.5 µs an object (docs/performance.md). The bytes
+// are the ones msgpack/v5 makes of the abi types with sorted map keys:
+// fields in declared order, omitempty ones left out when empty, int32 and
+// int64 at full width. TestViewObjectsMatchReflection checks them on
+// generated views.
+
+func appendNode(b []byte, n *abi.Node) []byte {
+	fields := 8
+	for _, present := range [...]bool{len(n.Labels) > 0, len(n.Annotations) > 0, len(n.Taints) > 0,
+		n.KubeRequested != (abi.KubeRequest{}), len(n.HostPorts) > 0} {
+		if present {
+			fields++
+		}
+	}
+	b = appendMapLen(b, fields)
+	b = appendStr(appendStr(b, "name"), n.Name)
+	b = appendStrMapField(b, "labels", n.Labels)
+	b = appendStrMapField(b, "annotations", n.Annotations)
+	if len(n.Taints) > 0 {
+		b = appendStr(b, "taints")
+		b = appendArrayLen(b, len(n.Taints))
+		for _, t := range n.Taints {
+			b = appendMapLen(b, 3)
+			b = appendStr(appendStr(b, "key"), t.Key)
+			b = appendStr(appendStr(b, "value"), t.Value)
+			b = appendStr(appendStr(b, "effect"), t.Effect)
+		}
+	}
+	b = appendBool(appendStr(b, "unschedulable"), n.Unschedulable)
+	b = appendResourceField(b, "allocatable", &n.Allocatable)
+	b = appendResourceField(b, "idle", &n.Idle)
+	b = appendResourceField(b, "used", &n.Used)
+	b = appendResourceField(b, "releasing", &n.Releasing)
+	b = appendResourceField(b, "pipelined", &n.Pipelined)
+	b = appendInt32(appendStr(b, "pods"), n.Pods)
+	b = appendKubeRequestField(b, "kubeRequested", &n.KubeRequested)
+	return appendHostPortsField(b, n.HostPorts)
+}
+
+func appendQueue(b []byte, q *abi.Queue) []byte {
+	fields := 5
+	if len(q.Annotations) > 0 {
+		fields++
+	}
+	if q.Priority != 0 {
+		fields++
+	}
+	b = appendMapLen(b, fields)
+	b = appendStr(appendStr(b, "name"), q.Name)
+	b = appendInt32(appendStr(b, "weight"), q.Weight)
+	b = appendResourceField(b, "capability", &q.Capability)
+	b = appendResourceField(b, "guarantee", &q.Guarantee)
+	b = appendStr(appendStr(b, "state"), q.State)
+	b = appendStrMapField(b, "annotations", q.Annotations)
+	if q.Priority != 0 {
+		b = appendInt32(appendStr(b, "priority"), q.Priority)
+	}
+	return b
+}
+
+func appendJob(b []byte, j *abi.Job) []byte {
+	fields := 8
+	for _, present := range [...]bool{len(j.Labels) > 0, len(j.Annotations) > 0, len(j.MinTaskMember) > 0} {
+		if present {
+			fields++
+		}
+	}
+	b = appendMapLen(b, fields)
+	b = appendStr(appendStr(b, "namespace"), j.Namespace)
+	b = appendStr(appendStr(b, "name"), j.Name)
+	b = appendInt32(appendStr(b, "queue"), j.Queue)
+	b = appendInt32(appendStr(b, "priority"), j.Priority)
+	b = appendInt32(appendStr(b, "minAvailable"), j.MinAvailable)
+	b = appendResourceField(b, "minResources", &j.MinResources)
+	b = appendStr(appendStr(b, "phase"), j.Phase)
+	b = appendStrMapField(b, "labels", j.Labels)
+	b = appendStrMapField(b, "annotations", j.Annotations)
+	b = appendInt64(appendStr(b, "creationTime"), j.CreationTime)
+	if len(j.MinTaskMember) > 0 {
+		b = appendStr(b, "minTaskMember")
+		b = appendMapLen(b, len(j.MinTaskMember))
+		var buf [8]string
+		for _, k := range sortedKeys(j.MinTaskMember, buf[:0]) {
+			b = appendInt32(appendStr(b, k), j.MinTaskMember[k])
+		}
+	}
+	return b
+}
+
+func appendTask(b []byte, t *abi.Task) []byte {
+	fields := 11
+	for _, present := range [...]bool{len(t.Labels) > 0, len(t.Annotations) > 0, len(t.NodeSelector) > 0,
+		len(t.Tolerations) > 0, t.PriorityClassName != "", t.BestEffort, t.NodeAffinity != nil,
+		len(t.HostPorts) > 0, t.KubeRequest != (abi.KubeRequest{})} {
+		if present {
+			fields++
+		}
+	}
+	b = appendMapLen(b, fields)
+	b = appendStr(appendStr(b, "namespace"), t.Namespace)
+	b = appendStr(appendStr(b, "name"), t.Name)
+	b = appendInt32(appendStr(b, "job"), t.Job)
+	b = appendStr(appendStr(b, "status"), t.Status)
+	b = appendInt32(appendStr(b, "node"), t.Node)
+	b = appendInt32(appendStr(b, "priority"), t.Priority)
+	b = appendResourceField(b, "request", &t.Request)
+	b = appendResourceField(b, "initRequest", &t.InitRequest)
+	b = appendStrMapField(b, "labels", t.Labels)
+	b = appendStrMapField(b, "annotations", t.Annotations)
+	b = appendStrMapField(b, "nodeSelector", t.NodeSelector)
+	if len(t.Tolerations) > 0 {
+		b = appendStr(b, "tolerations")
+		b = appendArrayLen(b, len(t.Tolerations))
+		for _, tol := range t.Tolerations {
+			b = appendMapLen(b, 4)
+			b = appendStr(appendStr(b, "key"), tol.Key)
+			b = appendStr(appendStr(b, "operator"), tol.Operator)
+			b = appendStr(appendStr(b, "value"), tol.Value)
+			b = appendStr(appendStr(b, "effect"), tol.Effect)
+		}
+	}
+	b = appendBool(appendStr(b, "preemptable"), t.Preemptable)
+	b = appendStr(appendStr(b, "role"), t.Role)
+	b = appendInt64(appendStr(b, "creationTime"), t.CreationTime)
+	b = appendStrField(b, "priorityClassName", t.PriorityClassName)
+	if t.BestEffort {
+		b = appendBool(appendStr(b, "bestEffort"), true)
+	}
+	if t.NodeAffinity != nil {
+		b = appendNodeAffinity(appendStr(b, "nodeAffinity"), t.NodeAffinity)
+	}
+	b = appendHostPortsField(b, t.HostPorts)
+	return appendKubeRequestField(b, "kubeRequest", &t.KubeRequest)
+}
+
+func appendNodeAffinity(b []byte, a *abi.NodeAffinity) []byte {
+	fields := 0
+	if a.Required != nil {
+		fields++
+	}
+	if len(a.Preferred) > 0 {
+		fields++
+	}
+	b = appendMapLen(b, fields)
+	if a.Required != nil {
+		b = appendStr(b, "required")
+		b = appendMapLen(b, 1)
+		b = appendStr(b, "terms")
+		if a.Required.Terms == nil {
+			b = appendNil(b)
+		} else {
+			b = appendArrayLen(b, len(a.Required.Terms))
+		}
+		for i := range a.Required.Terms {
+			b = appendTerm(b, &a.Required.Terms[i])
+		}
+	}
+	if len(a.Preferred) > 0 {
+		b = appendStr(b, "preferred")
+		b = appendArrayLen(b, len(a.Preferred))
+		for i := range a.Preferred {
+			p := &a.Preferred[i]
+			b = appendMapLen(b, 2)
+			b = appendInt32(appendStr(b, "weight"), p.Weight)
+			b = appendTerm(appendStr(b, "term"), &p.Term)
+		}
+	}
+	return b
+}
+
+func appendTerm(b []byte, t *abi.NodeSelectorTerm) []byte {
+	fields := 0
+	for _, present := range [...]bool{len(t.MatchExpressions) > 0, len(t.MatchFields) > 0, t.Invalid} {
+		if present {
+			fields++
+		}
+	}
+	b = appendMapLen(b, fields)
+	b = appendRequirements(b, "matchExpressions", t.MatchExpressions)
+	b = appendRequirements(b, "matchFields", t.MatchFields)
+	if t.Invalid {
+		b = appendBool(appendStr(b, "invalid"), true)
+	}
+	return b
+}
+
+func appendRequirements(b []byte, key string, rs []abi.NodeSelectorRequirement) []byte {
+	if len(rs) == 0 {
+		return b
+	}
+	b = appendArrayLen(appendStr(b, key), len(rs))
+	for _, r := range rs {
+		if len(r.Values) > 0 {
+			b = appendMapLen(b, 3)
+		} else {
+			b = appendMapLen(b, 2)
+		}
+		b = appendStr(appendStr(b, "key"), r.Key)
+		b = appendStr(appendStr(b, "operator"), r.Operator)
+		if len(r.Values) > 0 {
+			b = appendArrayLen(appendStr(b, "values"), len(r.Values))
+			for _, v := range r.Values {
+				b = appendStr(b, v)
+			}
+		}
+	}
+	return b
+}
+
+func appendHostPortsField(b []byte, ports []abi.HostPort) []byte {
+	if len(ports) == 0 {
+		return b
+	}
+	b = appendArrayLen(appendStr(b, "hostPorts"), len(ports))
+	for _, p := range ports {
+		b = appendMapLen(b, 3)
+		b = appendStr(appendStr(b, "ip"), p.IP)
+		b = appendInt32(appendStr(b, "port"), p.Port)
+		b = appendStr(appendStr(b, "protocol"), p.Protocol)
+	}
+	return b
+}
+
+// appendKubeRequestField writes a KubeRequest, itself omitempty, whose
+// fields are each omitempty.
+func appendKubeRequestField(b []byte, key string, r *abi.KubeRequest) []byte {
+	if *r == (abi.KubeRequest{}) {
+		return b
+	}
+	b = appendStr(b, key)
+	fields := 0
+	for _, v := range [...]int64{r.MilliCPU, r.Memory, r.GPU, r.NonZeroMilliCPU, r.NonZeroMemory} {
+		if v != 0 {
+			fields++
+		}
+	}
+	b = appendMapLen(b, fields)
+	for _, f := range [...]struct {
+		key string
+		v   int64
+	}{{"cpu", r.MilliCPU}, {"memory", r.Memory}, {"gpu", r.GPU}, {"nonZeroCpu", r.NonZeroMilliCPU}, {"nonZeroMemory", r.NonZeroMemory}} {
+		if f.v != 0 {
+			b = appendInt64(appendStr(b, f.key), f.v)
+		}
+	}
+	return b
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 0xc3)
+	}
+	return append(b, 0xc2)
+}

@@ -120,6 +120,26 @@ func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []b
 // DecodeReply decodes a guest's reply, [code, message, result], and the
 // result into out (nil to ignore it) when the code is OK.
 func DecodeReply(raw []byte, out any) (abi.Code, string, error) {
+	if code, msg, result, ok := shortReply(raw); ok {
+		if code != abi.OK {
+			return code, msg, nil
+		}
+		// The small hooks' answers, read without reflection; others fall
+		// through to the decoder.
+		if b, ok := out.(*bool); ok && len(result) == 1 && (result[0] == 0xc2 || result[0] == 0xc3) {
+			*b = result[0] == 0xc3
+			return abi.OK, "", nil
+		}
+		if v, ok := out.(*int32); ok && len(result) == 1 && (result[0] < 0x80 || result[0] >= 0xe0) {
+			*v = int32(int8(result[0]))
+			return abi.OK, "", nil
+		}
+	}
+	return decodeReplyReflect(raw, out)
+}
+
+// decodeReplyReflect is DecodeReply for every form msgpack allows.
+func decodeReplyReflect(raw []byte, out any) (abi.Code, string, error) {
 	var reply struct {
 		_msgpack struct{} `msgpack:",as_array"`
 		Code     abi.Code
@@ -139,6 +159,29 @@ func DecodeReply(raw []byte, out any) (abi.Code, string, error) {
 		}
 	}
 	return abi.OK, "", nil
+}
+
+// shortReply reads the envelope the SDKs write, [code, message, result],
+// when its code is a fixint and its message a short string; ok is false
+// for any other form, which DecodeReply then decodes with reflection
+// (about 1.8 µs a call in BenchmarkSessionPorts' profile, for the many
+// calls whose answer is one byte).
+func shortReply(raw []byte) (code abi.Code, msg string, result []byte, ok bool) {
+	if len(raw) < 3 || raw[0] != 0x93 || raw[1] >= 0x80 {
+		return 0, "", nil, false
+	}
+	code = abi.Code(raw[1])
+	n := 0
+	switch h := raw[2]; {
+	case h&0xe0 == 0xa0: // fixstr
+		n = int(h & 0x1f)
+	default:
+		return 0, "", nil, false
+	}
+	if len(raw) < 3+n+1 {
+		return 0, "", nil, false
+	}
+	return code, string(raw[3 : 3+n]), raw[3+n:], true
 }
 
 // request copies the body into the guest's buffer and calls caldera_call.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/abi"
@@ -158,5 +159,27 @@ func TestGoldenVectors(t *testing.T) {
 	}
 	if code, msg, err := DecodeReply(raw, nil); err != nil || code != abi.Error || msg != "argument binpack.weight: expected an integer, got ten" {
 		t.Errorf("reply_error: code %d %q, %v", code, msg, err)
+	}
+}
+
+// DecodeReply's short path must agree with the reflection decoder on every
+// reply it takes, and leave the others to it.
+func TestShortReplyAgreesWithReflection(t *testing.T) {
+	long := strings.Repeat("m", 40) // str8: not the short path
+	for _, raw := range [][]byte{
+		{0x93, 0x00, 0xa0, 0xc3}, {0x93, 0x00, 0xa0, 0xc2}, {0x93, 0x00, 0xa0, 0xc0},
+		{0x93, 0x00, 0xa0, 0x05}, {0x93, 0x00, 0xa0, 0xff}, {0x93, 0x00, 0xa0, 0xe0},
+		{0x93, 0x00, 0xa0, 0xd2, 0xff, 0xff, 0xff, 0xfe}, {0x93, 0x00, 0xa0, 0xc3, 0xc3},
+		append([]byte{0x93, 0x01, 0xa4}, "oops\xc0"...), append(append([]byte{0x93, 0x02, 0xd9, 40}, long...), 0xc0),
+		{0x93, 0x41, 0xa2, 'n', 'o', 0xc0}, {0x93, 0xcc, 0x41, 0xa0, 0xc0}, {0x92, 0x00, 0xa0}, {0x93, 0x00},
+	} {
+		for _, mk := range []func() any{func() any { return new(bool) }, func() any { return new(int32) }} {
+			fast, slow := mk(), mk()
+			fc, fm, ferr := DecodeReply(raw, fast)
+			sc, sm, serr := decodeReplyReflect(raw, slow)
+			if fc != sc || fm != sm || (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) {
+				t.Errorf("%x into %T: short path %d %q %v %v, reflection %d %q %v %v", raw, fast, fc, fm, ferr, reflect.ValueOf(fast).Elem(), sc, sm, serr, reflect.ValueOf(slow).Elem())
+			}
+		}
 	}
 }

@@ -84,19 +84,7 @@ func appendObject(b []byte, o *abi.Object) []byte {
 	b = appendStrMapField(b, "labels", o.Labels)
 	b = appendStrMapField(b, "annotations", o.Annotations)
 	b = appendResourceField(b, "allocatable", o.Allocatable)
-	if len(o.Taints) > 0 {
-		b = appendStr(b, "taints")
-		b = appendArrayLen(b, len(o.Taints))
-		for _, t := range o.Taints {
-			b = appendMapLen(b, 3)
-			b = appendStr(b, "key")
-			b = appendStr(b, t.Key)
-			b = appendStr(b, "value")
-			b = appendStr(b, t.Value)
-			b = appendStr(b, "effect")
-			b = appendStr(b, t.Effect)
-		}
-	}
+	b = appendTaintsField(b, o.Taints)
 	if o.Unschedulable {
 		b = appendStr(b, "unschedulable")
 		b = append(b, 0xc3) // true

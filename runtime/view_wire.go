@@ -22,16 +22,7 @@ func appendNode(b []byte, n *abi.Node) []byte {
 	b = appendStr(appendStr(b, "name"), n.Name)
 	b = appendStrMapField(b, "labels", n.Labels)
 	b = appendStrMapField(b, "annotations", n.Annotations)
-	if len(n.Taints) > 0 {
-		b = appendStr(b, "taints")
-		b = appendArrayLen(b, len(n.Taints))
-		for _, t := range n.Taints {
-			b = appendMapLen(b, 3)
-			b = appendStr(appendStr(b, "key"), t.Key)
-			b = appendStr(appendStr(b, "value"), t.Value)
-			b = appendStr(appendStr(b, "effect"), t.Effect)
-		}
-	}
+	b = appendTaintsField(b, n.Taints)
 	b = appendBool(appendStr(b, "unschedulable"), n.Unschedulable)
 	b = appendResourceField(b, "allocatable", &n.Allocatable)
 	b = appendResourceField(b, "idle", &n.Idle)
@@ -248,6 +239,22 @@ func appendKubeRequestField(b []byte, key string, r *abi.KubeRequest) []byte {
 		if f.v != 0 {
 			b = appendInt64(appendStr(b, f.key), f.v)
 		}
+	}
+	return b
+}
+
+// appendTaintsField writes taints, omitempty, as a node view object and a
+// cache_event object both carry them.
+func appendTaintsField(b []byte, taints []abi.Taint) []byte {
+	if len(taints) == 0 {
+		return b
+	}
+	b = appendArrayLen(appendStr(b, "taints"), len(taints))
+	for _, t := range taints {
+		b = appendMapLen(b, 3)
+		b = appendStr(appendStr(b, "key"), t.Key)
+		b = appendStr(appendStr(b, "value"), t.Value)
+		b = appendStr(appendStr(b, "effect"), t.Effect)
 	}
 	return b
 }

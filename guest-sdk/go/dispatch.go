@@ -365,9 +365,11 @@ func (h *host) open(args []byte) (int32, string, result) {
 	return int32(Success), "", nil
 }
 
-func resize(s []float64, n int) []float64 {
+// resize returns s with length n and every element zero, reusing its
+// array when it is large enough.
+func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	s = s[:n]
 	clear(s)

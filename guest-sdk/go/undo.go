@@ -41,18 +41,9 @@ type jobPhase struct {
 // reset starts a log for a view with these list lengths.
 func (u *undoLog) reset(v *View) {
 	u.nodes, u.tasks, u.jobs, u.scalars = u.nodes[:0], u.tasks[:0], u.jobs[:0], u.scalars[:0]
-	u.savedNodes = cleared(u.savedNodes, len(v.Nodes))
-	u.savedTasks = cleared(u.savedTasks, len(v.Tasks))
-	u.savedJobs = cleared(u.savedJobs, len(v.Jobs))
-}
-
-func cleared(b []bool, n int) []bool {
-	if cap(b) < n {
-		return make([]bool, n)
-	}
-	b = b[:n]
-	clear(b)
-	return b
+	u.savedNodes = resize(u.savedNodes, len(v.Nodes))
+	u.savedTasks = resize(u.savedTasks, len(v.Tasks))
+	u.savedJobs = resize(u.savedJobs, len(v.Jobs))
 }
 
 // node records node h's usage before an event changes it.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/caldera-scheduler/caldera/abi"
 )
@@ -48,14 +49,25 @@ func (l *Lease) held() *heldView {
 	return l.in.held
 }
 
-// Call makes one call on the leased instance. After an error the instance
-// is gone and Lost reports true.
+// Call makes one call on the leased instance. After a failed call the
+// instance is gone and Lost reports true; a hook the module does not
+// declare, or a request that cannot be encoded, fails before any call.
 func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out any) (abi.Code, string, error) {
+	// Checked before an instance is taken: a failure here leaves the
+	// instance as it was.
+	if _, ok := l.p.hooks[hook]; !ok {
+		return l.p.count(hook, abi.UnknownHook, "", errUndeclared)
+	}
+	body, err := EncodeRequest(req)
+	if err != nil {
+		return l.p.count(hook, 0, "", fmt.Errorf("encoding the request: %w", err))
+	}
 	in, err := l.instance(ctx)
 	if err != nil {
 		return l.p.count(hook, 0, "", err)
 	}
-	code, msg, err := l.p.callOn(ctx, in, hook, req, out)
+	code, msg, err := l.p.send(ctx, in, hook, body, out)
+	code, msg, err = l.p.count(hook, code, msg, err)
 	if err != nil {
 		l.in = nil
 		l.lost = true

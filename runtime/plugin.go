@@ -106,10 +106,14 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 		return nil, fmt.Errorf("plugin %s: module digest is sha256:%s, the configuration pins sha256:%s", opts.Name, digest, opts.SHA256)
 	}
 	p, err := load(ctx, code, opts, true)
-	if errors.Is(err, errInstrumented) {
+	if instrumentErr := err; errors.Is(err, errInstrumented) {
 		// The instrumented module did not compile: load the module as it
 		// came, whose errors (if it is invalid) are the author's to read.
-		p, err = load(ctx, code, opts, false)
+		// If it does compile, the instrumentation is at fault: say so, as
+		// for a module the instrumenter cannot read.
+		if p, err = load(ctx, code, opts, false); err == nil {
+			opts.Log(1, fmt.Sprintf("module not instrumented (%v): loaded as built, with wazero's slower termination checks if it has a deadline", instrumentErr))
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
@@ -163,7 +167,7 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 	if err := p.load(ctx, code); err != nil {
 		_ = p.Close(ctx) // also the compiled code, which a shared cache would keep
 		if instrumented && errors.Is(err, errNotCompiled) {
-			return nil, errInstrumented
+			return nil, fmt.Errorf("%w: %w", errInstrumented, err)
 		}
 		return nil, err
 	}

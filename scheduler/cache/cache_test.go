@@ -334,6 +334,37 @@ func TestPodConditionWrittenOncePerReason(t *testing.T) {
 	}
 }
 
+// A pod that goes away (deleted here; bound is the same path) while a
+// condition write for it waits in the queue is not written: the write would
+// fail against a pod that no longer exists or has moved on.
+func TestQueuedConditionWriteDroppedWhenPodGoes(t *testing.T) {
+	rec := &recordingConditions{release: make(chan struct{})}
+	c, job := startOneJob(t, Options{StatusUpdater: rec}, false)
+	session := func(reason string) {
+		job.JobFitErrors = reason
+		c.UpdateJobStatus(job, false)
+	}
+	session("A")
+	eventually(t, "the write of A is in flight", func() bool { return len(rec.written()) == 1 })
+	session("B") // queued behind A
+	if err := c.opts.Client.CoreV1().Pods("ns").Delete(context.Background(), "p", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the cache saw the delete", func() bool {
+		for _, j := range c.Snapshot().Jobs {
+			if len(j.Tasks) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	close(rec.release)
+	c.Flush()
+	if got, want := rec.written(), []string{"A"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("condition writes %q, want %q", got, want)
+	}
+}
+
 // blockingBinder refuses its first bind and holds the second until released.
 type blockingBinder struct {
 	calls   atomic.Int32

@@ -244,10 +244,13 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 }
 
 // forgetPending drops what the cache holds about a pod as pending: bound,
-// no longer pending or deleted. Callers hold mu.
+// no longer pending or deleted. A condition write still queued for it
+// would fail against the pod as it is now, so it is dropped too. Callers
+// hold mu (statusWrites.mu is taken after it, never before).
 func (c *Cache) forgetPending(key string) {
 	delete(c.pendingReasons, key)
 	delete(c.conditionsSent, key)
+	c.dropStatusWrite("pod/" + key)
 }
 
 // recordPodGroupEvent explains a PodGroup whose gang cannot be scheduled,

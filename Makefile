@@ -140,6 +140,10 @@ tinygo:
 rust:
 	RUST_LLD_VERSION=$(RUST_LLD_VERSION) hack/rust.sh $(RUST_CACHE)
 
+# The toolchain's setup without make rust's sample build: the builds and tests
+# that follow fail as loudly.
+RUST_SETUP := RUST_LLD_VERSION=$(RUST_LLD_VERSION) RUST_VERIFY=0 hack/rust.sh $(RUST_CACHE)
+
 CARGO := $(RUST_CACHE)/bin/cargo-wrapped
 CARGO_ENV := CARGO_TARGET_DIR=$(RUST_CACHE)/target
 # Example policies (examples/plugins) and event handlers (examples/eventhandlers).
@@ -155,7 +159,7 @@ rust-test:
 		if [ -n "$$CALDERA_REQUIRE_PLUGINS" ]; then echo "rust-test: FAILED: Debian's cargo or wasm-ld-$(RUST_LLD_VERSION) is not installed (make rust installs them)"; exit 1; fi; \
 		echo "rust-test: SKIPPED: Debian's cargo or wasm-ld-$(RUST_LLD_VERSION) is not installed; make rust installs them"; exit 0; \
 	fi; \
-	out=$$(RUST_LLD_VERSION=$(RUST_LLD_VERSION) RUST_VERIFY=0 hack/rust.sh $(RUST_CACHE) 2>&1) || { echo "$$out"; exit 1; }; \
+	out=$$($(RUST_SETUP) 2>&1) || { echo "$$out"; exit 1; }; \
 	for d in $(RUST_CRATES); do \
 		echo "rust-test: $$d"; \
 		(cd $$d && $(CARGO_ENV) $(CARGO) test -q) || { echo "rust-test: $$d FAILED"; exit 1; }; \
@@ -163,10 +167,9 @@ rust-test:
 
 # Every example policy under examples/plugins/<name>/rust and event handler under
 # examples/eventhandlers/<name>/rust, built by Debian's cargo into
-# build/plugins/<name>.rust.wasm. The toolchain is set up without the sample
-# build of make rust: the builds that follow fail as loudly.
+# build/plugins/<name>.rust.wasm.
 rust-plugins:
-	@RUST_LLD_VERSION=$(RUST_LLD_VERSION) RUST_VERIFY=0 hack/rust.sh $(RUST_CACHE)
+	@$(RUST_SETUP)
 	@mkdir -p build/plugins
 	@for dir in $(RUST_EXAMPLES); do \
 		name=$$(basename $$(dirname $$dir)); \

@@ -14,10 +14,10 @@ type Descriptor struct {
 	// Deltas says the module accepts a session_open that carries only what
 	// changed since the view it kept from its previous session.
 	Deltas bool `msgpack:"deltas,omitempty"`
-	// UndoEvents (1.3) says the module undoes, when the next session
-	// opens, what events changed in its view during the previous one: the
-	// objects events touched are back as they were sent, so a delta needs
-	// to carry only what changed in the cluster.
+	// UndoEvents (1.3) says the module undoes, when session_close returns,
+	// what the session's events changed in its view: the objects events
+	// touched are back as they were sent, so the next delta needs to carry
+	// only what changed in the cluster.
 	UndoEvents bool `msgpack:"undoEvents,omitempty"`
 	// LocalKeys says an object's order key changes only when an event
 	// touches it: a task's when an event names it, a job's when an event

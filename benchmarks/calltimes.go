@@ -11,19 +11,22 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
-// callTotals are caldera_plugin_call_duration_seconds's count and sum per
-// plugin and hook at one moment.
-type callTotals map[string]callTotal
+// callTotals are, at one moment, caldera_plugin_call_duration_seconds's
+// count and sum per plugin and hook, and caldera_wasm_view_objects_sent_total
+// summed over plugins, per kind.
+type callTotals struct {
+	calls map[string]callTotal
+	view  map[string]float64
+}
 
 type callTotal struct {
 	count uint64
 	sum   float64
 }
 
-// GatherCalls reads caldera_plugin_call_duration_seconds and, as count
-// and sum of "view <kind>", caldera_wasm_view_objects_sent_total. The
-// metrics are never reset: a plugin looks its collectors up once, at load,
-// and a reset would detach them from the vector.
+// GatherCalls reads both metrics. They are never reset: a plugin looks its
+// collectors up once, at load, and a reset would detach them from the
+// vectors.
 func GatherCalls() callTotals {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics.PluginCallDuration, runtime.ViewObjectsSent)
@@ -31,22 +34,23 @@ func GatherCalls() callTotals {
 	if err != nil {
 		panic(err)
 	}
-	totals := callTotals{}
+	totals := callTotals{calls: map[string]callTotal{}, view: map[string]float64{}}
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
+			if c := m.GetCounter(); c != nil {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "kind" {
+						totals.view[l.GetValue()] += c.GetValue()
+					}
+				}
+				continue
+			}
 			var labels []string
 			for _, l := range m.GetLabel() {
 				labels = append(labels, l.GetValue())
 			}
-			if c := m.GetCounter(); c != nil {
-				// The view objects, summed over plugins, by kind (labels sort
-				// by name: kind, plugin).
-				t := totals["view "+labels[0]]
-				totals["view "+labels[0]] = callTotal{t.count + uint64(c.GetValue()), 0}
-				continue
-			}
 			h := m.GetHistogram()
-			totals[strings.Join(labels, " ")] = callTotal{h.GetSampleCount(), h.GetSampleSum()}
+			totals.calls[strings.Join(labels, " ")] = callTotal{h.GetSampleCount(), h.GetSampleSum()}
 		}
 	}
 	return totals
@@ -60,21 +64,20 @@ func CallTimes(before callTotals, sessions int) string {
 		name string
 		callTotal
 	}
-	var rows []row
+	n := max(sessions, 1)
+	now := GatherCalls()
 	var view []string
-	for name, t := range GatherCalls() {
-		b := before[name]
-		if kind, ok := strings.CutPrefix(name, "view "); ok {
-			view = append(view, fmt.Sprintf("%s %d", kind, (t.count-b.count)/uint64(max(sessions, 1))))
-			continue
-		}
-		if t.count > b.count {
+	for kind, v := range now.view {
+		view = append(view, fmt.Sprintf("%s %.0f", kind, (v-before.view[kind])/float64(n)))
+	}
+	sort.Strings(view)
+	var rows []row
+	for name, t := range now.calls {
+		if b := before.calls[name]; t.count > b.count {
 			rows = append(rows, row{name, callTotal{t.count - b.count, t.sum - b.sum}})
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].sum > rows[j].sum })
-	n := max(sessions, 1)
-	sort.Strings(view)
 	var b strings.Builder
 	fmt.Fprintf(&b, "view objects sent per session, all plugins: %s\n", strings.Join(view, ", "))
 	fmt.Fprintf(&b, "%-45s %10s %12s %12s\n", "plugin hook", "calls/ssn", "s/session", "µs/call")

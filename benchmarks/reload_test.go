@@ -19,6 +19,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/runtime/reload"
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 )
@@ -54,7 +55,7 @@ func benchReload(b *testing.B, module string, cached bool) {
 		b.Fatal(err)
 	}
 	versions := [][]byte{versionOf(code, 0), versionOf(code, 1)}
-	land(b, modulePath, versions[0])
+	reloadtest.RenameInto(b, modulePath, versions[0])
 	cache, err := wazero.NewCompilationCacheWithDir(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -77,7 +78,7 @@ func benchReload(b *testing.B, module string, cached bool) {
 	}
 	defer r.Close()
 	if cached { // both versions compiled once, into the on-disk cache
-		land(b, modulePath, versions[1])
+		reloadtest.RenameInto(b, modulePath, versions[1])
 		if out := r.Reload(context.Background()); out.Err != nil {
 			b.Fatal(out.Err)
 		}
@@ -112,7 +113,7 @@ func benchReload(b *testing.B, module string, cached bool) {
 		}
 		want := digestOf(next)
 		start := time.Now()
-		land(b, modulePath, next)
+		reloadtest.RenameInto(b, modulePath, next)
 		for r.Policies().Current().Versions["policy"] != want {
 			if time.Since(start) > time.Minute {
 				b.Fatalf("swap %d: not serving after a minute", i)
@@ -133,18 +134,6 @@ func benchReload(b *testing.B, module string, cached bool) {
 		b.ReportMetric(ms(quantile(loadTimes, 0.5)), "load-p50-ms")
 	}
 	b.ReportMetric(float64(sessions.Load())/float64(b.N), "sessions/swap")
-}
-
-// land writes a module next to path and renames it into place, so that
-// the file appears whole, as a ConfigMap update or `mv` makes it appear.
-func land(b *testing.B, path string, code []byte) {
-	tmp := filepath.Join(filepath.Dir(path), ".landing")
-	if err := os.WriteFile(tmp, code, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // versionOf returns code with a custom section holding n: a module with

@@ -2,13 +2,13 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/e2e/harness"
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 )
 
 // TestEventHandlerAndCustomInformer: `caldera run` with the example event
@@ -25,22 +25,12 @@ func TestEventHandlerAndCustomInformer(t *testing.T) {
 	}
 	tc := harness.NewTest(t)
 	nodes := tc.CreateNodes(3, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-	lent, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, nodes[0], metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lent.Annotations == nil {
-		lent.Annotations = map[string]string{}
-	}
-	lent.Annotations["caldera.sh/external-reserved"] = "cpu=4"
-	if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, lent, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tc.UpdateNode(nodes[0], func(n *v1.Node) { n.Annotations["caldera.sh/external-reserved"] = "cpu=4" })
 	dir := t.TempDir()
 	reservations := filepath.Join(dir, "reservations.jsonl")
-	writeFile(t, reservations, fmt.Sprintf(`{"node": %q, "cpu": "4"}`+"\n", nodes[1]))
+	reloadtest.RenameInto(t, reservations, fmt.Appendf(nil, `{"node": %q, "cpu": "4"}`+"\n", nodes[1]))
 	config := filepath.Join(dir, "handler.yaml")
-	writeFile(t, config, "informers:\n- name: external-reservations\n  config: {path: "+reservations+", debounce: 50ms}\n")
+	reloadtest.RenameInto(t, config, []byte("informers:\n- name: external-reservations\n  config: {path: "+reservations+", debounce: 50ms}\n"))
 
 	tc.CreatePods(harness.Pods{Prefix: "ext", Count: 5, CPU: "1", Memory: "256Mi"})
 	tc.StartScheduler(schedulerConf(t, "allocate.yaml"), "--plugin-dir="+plugins,
@@ -60,22 +50,9 @@ func TestEventHandlerAndCustomInformer(t *testing.T) {
 		t.Fatalf("pods per node %v, want all 4 on %s (the others are lent out)", got, nodes[2])
 	}
 
-	writeFile(t, reservations, "# the VMs on the second node are gone\n")
+	reloadtest.RenameInto(t, reservations, []byte("# the VMs on the second node are gone\n"))
 	waitPods(t, tc, "ext", 5, harness.Bound, "bound")
 	if got := onNode(); got[nodes[1]] != 1 || got[nodes[0]] != 0 {
 		t.Errorf("pods per node %v, want the fifth on %s and none on %s", got, nodes[1], nodes[0])
-	}
-}
-
-// writeFile replaces a file by renaming a new one over it, as editors and
-// ConfigMap volumes do.
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
 	}
 }

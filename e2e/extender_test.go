@@ -7,10 +7,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/e2e/harness"
 	"github.com/caldera-scheduler/caldera/examples/extender/handler"
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 )
 
 // TestExtenderChangesPlacement: `caldera run` with the extender plugin
@@ -30,17 +31,10 @@ func TestExtenderChangesPlacement(t *testing.T) {
 	nodes := tc.CreateNodes(3, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
 	avoided, chosen := nodes[:2], nodes[2]
 	for _, name := range avoided {
-		node, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		node.Labels["caldera.example/avoid"] = "true"
-		if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, node, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		tc.UpdateNode(name, func(n *v1.Node) { n.Labels["caldera.example/avoid"] = "true" })
 	}
 	conf := filepath.Join(t.TempDir(), "extender.yaml")
-	writeFile(t, conf, `actions: "enqueue, allocate, backfill"
+	reloadtest.RenameInto(t, conf, []byte(`actions: "enqueue, allocate, backfill"
 tiers:
 - plugins:
   - name: priority
@@ -57,7 +51,7 @@ tiers:
       extender.httpTimeout: 2s
       extender.batchPredicateVerb: batchPredicate
       extender.prioritizeVerb: prioritize
-`)
+`))
 	tc.CreatePods(harness.Pods{Prefix: "ext", Count: 4, CPU: "1", Memory: "256Mi"})
 	tc.StartScheduler("--scheduler-conf=" + conf)
 

@@ -38,14 +38,7 @@ func TestHotReloadSwapsModuleWithoutRestart(t *testing.T) {
 	draining, binpack := builtModule(t, "draining.tinygo"), builtModule(t, "binpack.tinygo")
 	tc := harness.NewTest(t)
 	nodes := tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-	drained, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, nodes[0], metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	drained.Annotations["caldera.sh/draining"] = "true"
-	if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, drained, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tc.UpdateNode(nodes[0], func(n *v1.Node) { n.Annotations["caldera.sh/draining"] = "true" })
 	volume := reloadtest.NewConfigMapVolume(t, t.TempDir())
 	volume.Update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": draining})
 	// As deploy/caldera.yaml sets them from the downward API; the scheduler

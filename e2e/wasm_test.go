@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/caldera-scheduler/caldera/e2e/harness"
@@ -27,17 +28,7 @@ func TestWasmPolicyChangesPlacement(t *testing.T) {
 	}
 	tc := harness.NewTest(t)
 	nodes := tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-	drained, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, nodes[0], metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if drained.Annotations == nil {
-		drained.Annotations = map[string]string{}
-	}
-	drained.Annotations["caldera.sh/draining"] = "true"
-	if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, drained, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tc.UpdateNode(nodes[0], func(n *v1.Node) { n.Annotations["caldera.sh/draining"] = "true" })
 	tc.CreatePods(harness.Pods{Prefix: "wasm", Count: 4, CPU: "500m", Memory: "256Mi"})
 	tc.StartScheduler(schedulerConf(t, "wasm-draining.yaml"), "--plugin-dir="+plugins)
 

@@ -208,12 +208,10 @@ func (a *adapter) open(reopen bool) error {
 	if !a.mod.descriptor.Deltas {
 		held = nil
 	}
-	if held != nil && a.mod.descriptor.UndoEvents {
-		// The guest restores what the last session's events changed
-		// before it applies the delta: compare with what was sent.
-		held.undone()
-	}
-	req, next, full, delta, kept := ev.openArgs(held, args)
+	// A guest that undoes its events holds what it was sent: the delta
+	// compares with that alone.
+	undoes := a.mod.descriptor.UndoEvents
+	req, next, full, delta, kept := ev.openArgs(held, args, undoes)
 	in.held = nil
 	// The view already holds every placement made so far.
 	a.events = a.events[:0]
@@ -223,7 +221,7 @@ func (a *adapter) open(reopen bool) error {
 		// The guest could not apply the delta (it lost its earlier view, or
 		// disagrees about it): send the whole view instead.
 		a.failed(abi.HookSessionOpen, err)
-		req, next, full, delta, kept = ev.openArgs(nil, args)
+		req, next, full, delta, kept = ev.openArgs(nil, args, undoes)
 		_, err = a.send(abi.HookSessionOpen, req, nil)
 	}
 	if err != nil {

@@ -1,13 +1,16 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/caldera-scheduler/caldera/abi"
 )
@@ -142,4 +145,51 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDecodeReply reads a job_ready answer ([0, "", true]) by the
+// short path DecodeReply takes and by reflection.
+func BenchmarkDecodeReply(b *testing.B) {
+	raw := []byte{0x93, 0x00, 0xa0, 0xc3}
+	for _, c := range []struct {
+		name   string
+		decode func([]byte, any) (abi.Code, string, error)
+	}{{"short", DecodeReply}, {"reflection", decodeReplyReflect}} {
+		b.Run(c.name, func(b *testing.B) {
+			var yes bool
+			for b.Loop() {
+				if _, _, err := c.decode(raw, &yes); err != nil || !yes {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeView encodes and digests a view of 1,000 nodes, 1,000
+// jobs and 2,000 tasks object by object, by hand and by reflection.
+func BenchmarkEncodeView(b *testing.B) {
+	v := benchView(1000, 1000)
+	b.Run("by-hand", func(b *testing.B) {
+		for b.Loop() {
+			encodeWire(v, handles{})
+		}
+	})
+	b.Run("reflection", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := msgpack.NewEncoder(&buf)
+		enc.SetSortMapKeys(true)
+		for b.Loop() {
+			for _, list := range []any{v.Nodes, v.Queues, v.Jobs, v.Tasks} {
+				rv := reflect.ValueOf(list)
+				for i := range rv.Len() {
+					buf.Reset()
+					if err := enc.Encode(rv.Index(i).Addr().Interface()); err != nil {
+						b.Fatal(err)
+					}
+					fnv64a(buf.Bytes())
+				}
+			}
+		}
+	})
 }

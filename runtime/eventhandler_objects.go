@@ -150,8 +150,7 @@ func fromWire(r *abi.Resource) *api.Resource {
 	return out
 }
 
-// objectName names the event's object: in log lines, and to choose its
-// queue shard.
+// objectName names the event's object in log lines.
 func objectName(ev cache.Event) string {
 	obj := ev.New
 	if obj == nil {

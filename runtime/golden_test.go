@@ -80,9 +80,9 @@ func goldenRequests(t *testing.T) map[string][]byte {
 	t.Helper()
 	ev := encodeWire(goldenView(), handles{})
 	args := map[string]any{"binpack.weight": 10, "binpack.resources": "nvidia.com/gpu", "ratio": 1.5, "enabled": true}
-	open, held, _, _, _ := ev.openArgs(nil, args)
+	open, held, _, _, _ := ev.openArgs(nil, args, false)
 	held.dirty[listTasks][1] = true
-	delta, _, _, _, _ := ev.openArgs(held, args)
+	delta, _, _, _, _ := ev.openArgs(held, args, false)
 	out := map[string][]byte{}
 	for name, req := range map[string]abi.Request{
 		"request_session_open":       {Args: open},
@@ -172,6 +172,8 @@ func TestShortReplyAgreesWithReflection(t *testing.T) {
 		{0x93, 0x00, 0xa0, 0xd2, 0xff, 0xff, 0xff, 0xfe}, {0x93, 0x00, 0xa0, 0xc3, 0xc3},
 		append([]byte{0x93, 0x01, 0xa4}, "oops\xc0"...), append(append([]byte{0x93, 0x02, 0xd9, 40}, long...), 0xc0),
 		{0x93, 0x41, 0xa2, 'n', 'o', 0xc0}, {0x93, 0xcc, 0x41, 0xa0, 0xc0}, {0x92, 0x00, 0xa0}, {0x93, 0x00},
+		// Failures whose result is malformed: the reply is refused.
+		{0x93, 0x01, 0xa0, 0xd2}, {0x93, 0x01, 0xa0, 0xc1},
 	} {
 		for _, mk := range []func() any{func() any { return new(bool) }, func() any { return new(int32) }} {
 			fast, slow := mk(), mk()

@@ -3,8 +3,9 @@ package runtime
 import "github.com/caldera-scheduler/caldera/abi"
 
 // The session view is encoded by hand, object by object, as the cache_event
-// request is (eventhandler_wire.go): every Wasm session pays for it once,
-// and reflection cost ~3.5 µs an object (docs/performance.md). The bytes
+// request is (eventhandler_wire.go): every Wasm session pays for it once
+// (BenchmarkEncodeView, 4,001 objects: 2.2 ms against 8.7 ms with
+// reflection). The bytes
 // are the ones msgpack/v5 makes of the abi types with sorted map keys:
 // fields in declared order, omitempty ones left out when empty, int32 and
 // int64 at full width. TestViewObjectsMatchReflection checks them on
@@ -241,27 +242,4 @@ func appendKubeRequestField(b []byte, key string, r *abi.KubeRequest) []byte {
 		}
 	}
 	return b
-}
-
-// appendTaintsField writes taints, omitempty, as a node view object and a
-// cache_event object both carry them.
-func appendTaintsField(b []byte, taints []abi.Taint) []byte {
-	if len(taints) == 0 {
-		return b
-	}
-	b = appendArrayLen(appendStr(b, "taints"), len(taints))
-	for _, t := range taints {
-		b = appendMapLen(b, 3)
-		b = appendStr(appendStr(b, "key"), t.Key)
-		b = appendStr(appendStr(b, "value"), t.Value)
-		b = appendStr(appendStr(b, "effect"), t.Effect)
-	}
-	return b
-}
-
-func appendBool(b []byte, v bool) []byte {
-	if v {
-		return append(b, 0xc3)
-	}
-	return append(b, 0xc2)
 }

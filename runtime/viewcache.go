@@ -37,37 +37,43 @@ func encodeView(ssn *framework.Session) *encodedView {
 }
 
 // encodeWire encodes a view object by object, into one buffer that the
-// objects' bytes share.
+// objects' bytes share. They are cut from it once it is whole: a slice
+// taken while it grew would keep an outgrown array alive.
 func encodeWire(view abi.View, h handles) *encodedView {
 	ev := &encodedView{handles: h, plugins: view.Plugins}
+	// About what an object takes; growing past it copies, nothing more.
 	buf := make([]byte, 0, 256*(len(view.Nodes)+len(view.Queues)+len(view.Jobs)+len(view.Tasks)))
-	add := func(list int, key string, start int) {
-		b := buf[start:len(buf):len(buf)]
-		ev.keys[list] = append(ev.keys[list], key)
-		ev.objs[list] = append(ev.objs[list], b)
-		ev.sums[list] = append(ev.sums[list], fnv64a(b))
-	}
+	var ends [numLists][]int
 	for i := range view.Nodes {
-		start := len(buf)
 		buf = appendNode(buf, &view.Nodes[i])
-		add(listNodes, view.Nodes[i].Name, start)
+		ev.keys[listNodes] = append(ev.keys[listNodes], view.Nodes[i].Name)
+		ends[listNodes] = append(ends[listNodes], len(buf))
 	}
 	for i := range view.Queues {
-		start := len(buf)
 		buf = appendQueue(buf, &view.Queues[i])
-		add(listQueues, view.Queues[i].Name, start)
+		ev.keys[listQueues] = append(ev.keys[listQueues], view.Queues[i].Name)
+		ends[listQueues] = append(ends[listQueues], len(buf))
 	}
 	for i := range view.Jobs {
 		j := &view.Jobs[i]
-		start := len(buf)
 		buf = appendJob(buf, j)
-		add(listJobs, j.Namespace+"/"+j.Name, start)
+		ev.keys[listJobs] = append(ev.keys[listJobs], j.Namespace+"/"+j.Name)
+		ends[listJobs] = append(ends[listJobs], len(buf))
 	}
 	for i := range view.Tasks {
 		t := &view.Tasks[i]
-		start := len(buf)
 		buf = appendTask(buf, t)
-		add(listTasks, t.Namespace+"/"+t.Name, start)
+		ev.keys[listTasks] = append(ev.keys[listTasks], t.Namespace+"/"+t.Name)
+		ends[listTasks] = append(ends[listTasks], len(buf))
+	}
+	start := 0
+	for l := range ends {
+		for _, end := range ends[l] {
+			b := buf[start:end:end]
+			ev.objs[l] = append(ev.objs[l], b)
+			ev.sums[l] = append(ev.sums[l], fnv64a(b))
+			start = end
+		}
 	}
 	return ev
 }
@@ -114,17 +120,16 @@ type heldView struct {
 	dirty [numLists][]bool
 }
 
+// mark records that an event changed an object in the guest. A guest that
+// undoes its events (ABI 1.3) has no marks to keep: dirty stays nil.
 func (hv *heldView) mark(list int, handle int32) {
 	if hv != nil && handle >= 0 && int(handle) < len(hv.dirty[list]) {
 		hv.dirty[list][handle] = true
 	}
 }
 
-// undone forgets the marks: the guest holds every object as it was sent.
-func (hv *heldView) undone() {
-	for l := range hv.dirty {
-		clear(hv.dirty[l])
-	}
+func (hv *heldView) dirtied(list, i int) bool {
+	return hv.dirty[list] != nil && hv.dirty[list][i]
 }
 
 // The wire shapes of session_open (docs/abi.md, section 6).
@@ -164,11 +169,13 @@ type (
 // of the same objects, only what differs from it. It returns the record of
 // what the guest will hold once the call succeeds, and how many objects it
 // sends as whole lists, sends in deltas, and leaves out.
-func (ev *encodedView) openArgs(held *heldView, args map[string]any) (req openRequest, next *heldView, full, delta, kept int) {
+func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvents bool) (req openRequest, next *heldView, full, delta, kept int) {
 	next = &heldView{}
 	for l := 0; l < numLists; l++ {
 		next.keys[l], next.sums[l] = ev.keys[l], ev.sums[l]
-		next.dirty[l] = make([]bool, len(ev.keys[l]))
+		if !undoesEvents {
+			next.dirty[l] = make([]bool, len(ev.keys[l]))
+		}
 	}
 	if held == nil {
 		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins}
@@ -184,7 +191,7 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any) (req openRe
 		out.Full = !same
 		out.Set = []placedObject{} // an empty list, never nil, on the wire
 		for i, obj := range ev.objs[l] {
-			if same && held.sums[l][i] == ev.sums[l][i] && !held.dirty[l][i] {
+			if same && held.sums[l][i] == ev.sums[l][i] && !held.dirtied(l, i) {
 				kept++
 				continue
 			}

@@ -55,7 +55,9 @@ func newEventHandlers(ctx context.Context, v *viper.Viper, wasmCache wazero.Comp
 		return nil, fmt.Errorf("%s, and %s: %w", notRegistered, path, err)
 	}
 	// The handler section sets the module's limits, so it is read before
-	// the module is loaded, and once: the factory below uses what was read.
+	// the module is loaded; the factory below uses what was read here, not
+	// the copy the registry reads again (HandlerContext.Config), so that
+	// the module's limits and its arguments come from one reading.
 	file, err := cache.ReadHandlerFile(eh.config)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 )
 
 // watchCluster: node-0 is draining, node-1 holds four of the six pods.
@@ -96,7 +98,7 @@ func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 		}
 	}
 
-	renameWrite(t, module, binpack)
+	reloadtest.RenameInto(t, module, binpack)
 	moved := waitLine("the pending pods bound by binpack", func(l sessionLine) bool { return len(l.Binds) == 2 })
 	if moved.Plugins["policy"] != digest(binpack) {
 		t.Errorf("session %d bound the pending pods with module %s, want binpack's %s", moved.Session, moved.Plugins["policy"], digest(binpack))
@@ -170,15 +172,6 @@ func digest(b []byte) string {
 func mustWrite(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// renameWrite lands a file whole, as mv or a ConfigMap update does.
-func renameWrite(t *testing.T, path string, data []byte) {
-	t.Helper()
-	mustWrite(t, path+".tmp", data)
-	if err := os.Rename(path+".tmp", path); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -103,6 +103,20 @@ func nodeReady(node *v1.Node) bool {
 	return false
 }
 
+// UpdateNode reads a node, lets change edit it (CreateNodes gives every
+// node labels and annotations) and writes it back.
+func (tc *Test) UpdateNode(name string, change func(*v1.Node)) {
+	tc.t.Helper()
+	node, err := tc.Kube.CoreV1().Nodes().Get(tc.Ctx, name, metav1.GetOptions{})
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	change(node)
+	if _, err := tc.Kube.CoreV1().Nodes().Update(tc.Ctx, node, metav1.UpdateOptions{}); err != nil {
+		tc.t.Fatal(err)
+	}
+}
+
 // CreateQueue creates an Open queue named tc.Name(name) and returns that
 // name. Volcano's controller would set the Open state; here the harness
 // writes it to the status subresource itself.

@@ -111,11 +111,11 @@ func (u *undoLog) restore(v *View) {
 	for _, s := range u.jobs {
 		v.Jobs[s.handle].Phase = s.phase
 	}
-	u.reset(v)
 }
 
 // restoreResource copies saved into r, reusing r's scalars' array (the
-// log's array is reused by the next session); no scalars stay nil.
+// log's array is reused by the next session, whose open resets the log);
+// no scalars stay nil.
 func restoreResource(r *Resource, saved Resource) {
 	r.MilliCPU, r.Memory = saved.MilliCPU, saved.Memory
 	if saved.Scalars == nil {

@@ -6,7 +6,7 @@ package caldera
 // beyond scoring and predicates, the enqueue event and the view fields
 // minTaskMember, priorityClassName and bestEffort; 1.2 added cache_event,
 // the hook of event handler modules; 1.3 the descriptor's undoEvents (the
-// SDK undoes a session's events when the next one opens).
+// SDK undoes a session's events when the session closes).
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's

@@ -54,17 +54,6 @@ func writeFile(t testing.TB, path string, data []byte) {
 	}
 }
 
-// renameInto writes a file next to path and renames it over path, as most
-// editors save.
-func renameInto(t testing.TB, path string, data []byte) {
-	t.Helper()
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	writeFile(t, tmp, data)
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // newTestReloader loads conf and the modules of dir, with a compilation
 // cache in a temporary directory, and closes the reloader at the end of
 // the test.

@@ -262,7 +262,7 @@ func TestWatchWaitsForSlowWrites(t *testing.T) {
 	f.Close()
 	eventually(t, 10*time.Second, "draining's module serving", func() bool { return serving(r, "policy") == digest(draining) })
 
-	renameInto(t, conf, []byte(strings.Replace(confNaming("policy"), "enqueue, allocate", "enqueue, allocate, backfill", 1)))
+	reloadtest.RenameInto(t, conf, []byte(strings.Replace(confNaming("policy"), "enqueue, allocate", "enqueue, allocate, backfill", 1)))
 	eventually(t, 10*time.Second, "the renamed configuration in service", func() bool {
 		return len(r.Policies().Current().Config.Actions) == 3
 	})

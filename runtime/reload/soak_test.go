@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
@@ -168,7 +169,7 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			writeFile(t, path, data)
 		} else {
-			renameInto(t, path, data)
+			reloadtest.RenameInto(t, path, data)
 		}
 	}
 	settle(0, "start")

@@ -47,7 +47,8 @@ type Options struct {
 	// Recorder, when set, receives Events that explain why pods and
 	// PodGroups are pending.
 	Recorder record.EventRecorder
-	// BindWorkers bounds the binds and evictions in flight at once.
+	// BindWorkers bounds the binds, evictions and status writes in flight
+	// at once; they share one queue.
 	BindWorkers int
 	// EventHandler names the handler of object events in Registry;
 	// "" is the default handler, which records every event as it comes.

@@ -50,7 +50,10 @@ type Event struct {
 // cache; a replacement usually wraps it (HandlerContext.Default), passing
 // events on unchanged, changed, or not at all (DropEvent). Handle is
 // called from the informers' goroutines: concurrently for different
-// kinds, one at a time for one kind.
+// kinds, one at a time for one kind. A QueueingEventHandler may call the
+// handler it wraps from several goroutines at once, in order for each
+// object but concurrently for different objects of one kind (the Wasm
+// handler's shards): a wrapped handler must be safe for that.
 type EventHandler interface {
 	Handle(Event)
 }

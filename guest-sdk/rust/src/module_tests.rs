@@ -280,7 +280,7 @@ fn delta(len: i32, full: bool, set: &[(i32, &Task)]) -> Vec<u8> {
 }
 
 #[test]
-fn deltas_apply_to_the_view_the_last_session_left() {
+fn deltas_apply_to_the_view_the_last_session_received() {
     let mut m = module();
     // No earlier view: the host must send the whole view.
     let t = Task { name: "new".into(), ..Task::default() };

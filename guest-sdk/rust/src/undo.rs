@@ -78,9 +78,6 @@ impl Undo {
         for (i, phase) in self.jobs.drain(..) {
             v.jobs[i].phase = phase;
         }
-        self.saved_nodes.clear();
-        self.saved_tasks.clear();
-        self.saved_jobs.clear();
     }
 }
 

@@ -82,9 +82,7 @@ func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []b
 	m := p.hooks[hook]
 	start := time.Now()
 	defer func() { m.seconds.Observe(time.Since(start).Seconds()) }()
-	callCtx, cancel := p.deadlineFor(ctx, hook)
-	defer cancel()
-	raw, err := in.request(callCtx, body, uint32(hook), p.opts.Limits.MaxReplyBytes)
+	raw, err := in.request(ctx, p.timeoutFor(hook), body, uint32(hook), p.opts.Limits.MaxReplyBytes)
 	if err != nil {
 		err = p.blameMemory(in, err)
 		// Never reuse an instance whose state is unknown.
@@ -162,18 +160,38 @@ func shortReply(raw []byte) (code abi.Code, msg string, result []byte, ok bool) 
 	return code, string(raw[3 : 3+n]), raw[3+n:], true
 }
 
-// request copies the body into the guest's buffer and calls caldera_call.
-func (in *instance) request(ctx context.Context, body []byte, hook, maxReply uint32) ([]byte, error) {
-	res, err := in.invoke(ctx, in.fn[abi.ExportBuffer], uint64(len(body)))
-	if err != nil {
-		return nil, err
+// request copies the body into the guest's buffer and calls caldera_call,
+// both under one deadline. The buffer is asked for only when the body
+// outgrows the last one, and then for at least minBuffer bytes: most calls
+// are one Wasm call, not two.
+func (in *instance) request(ctx context.Context, timeout time.Duration, body []byte, hook, maxReply uint32) ([]byte, error) {
+	ctx = in.watch(ctx, timeout)
+	raw, err := in.requestWatched(ctx, body, hook, maxReply)
+	if werr := in.unwatch(); werr != nil {
+		return nil, werr
 	}
-	ptr := uint32(res[0])
-	if ptr == 0 && len(body) > 0 {
-		return nil, fmt.Errorf("%w: %s(%d) returned 0", ErrNoMem, abi.ExportBuffer, len(body))
+	return raw, err
+}
+
+// minBuffer is the least buffer the host asks a guest for: room for the
+// requests of every hook but session_open at the sizes measured.
+const minBuffer = 4 << 10
+
+func (in *instance) requestWatched(ctx context.Context, body []byte, hook, maxReply uint32) ([]byte, error) {
+	if uint64(len(body)) > uint64(in.bufferSize) || in.buffer == 0 {
+		size := max(uint32(len(body)), minBuffer)
+		res, err := in.invoke(ctx, in.fn[abi.ExportBuffer], uint64(size))
+		if err != nil {
+			return nil, err
+		}
+		in.buffer, in.bufferSize = uint32(res), size
+		if in.buffer == 0 {
+			in.bufferSize = 0
+			return nil, fmt.Errorf("%w: %s(%d) returned 0", ErrNoMem, abi.ExportBuffer, size)
+		}
 	}
-	if !in.mem.Write(ptr, body) {
-		return nil, fmt.Errorf("%w: %s returned [%d, %d), outside memory", ErrReply, abi.ExportBuffer, ptr, uint64(ptr)+uint64(len(body)))
+	if !in.mem.Write(in.buffer, body) {
+		return nil, fmt.Errorf("%w: %s returned [%d, %d), outside memory", ErrReply, abi.ExportBuffer, in.buffer, uint64(in.buffer)+uint64(len(body)))
 	}
 	return in.reply(ctx, in.fn[abi.ExportCall], maxReply, uint64(hook), uint64(len(body)))
 }
@@ -204,7 +222,24 @@ func (p *Plugin) blameMemory(in *instance, err error) error {
 // EncodeRequest encodes a request as the host sends it: msgpack with map
 // keys in order, so that the same request is always the same bytes (the
 // golden vectors in testdata/abi pin them).
-func EncodeRequest(req abi.Request) ([]byte, error) { return marshalSorted(&req) }
+func EncodeRequest(req abi.Request) ([]byte, error) { return appendEncodedRequest(nil, req) }
+
+// appendEncodedRequest appends the request to b: by hand when its
+// arguments are handles, else by reflection.
+func appendEncodedRequest(b []byte, req abi.Request) ([]byte, error) {
+	if out, ok := appendRequest(b, req); ok {
+		return out, nil
+	}
+	body, err := encodeRequestReflect(req)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, body...), nil
+}
+
+// encodeRequestReflect takes its own copy of the request to the heap, so
+// that the hand-written path's does not escape.
+func encodeRequestReflect(req abi.Request) ([]byte, error) { return marshalSorted(&req) }
 
 // marshalSorted encodes v as the host encodes all it sends: msgpack with
 // map keys in order.

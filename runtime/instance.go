@@ -25,6 +25,20 @@ type instance struct {
 	// held records the view the guest kept from its last session, the base
 	// of the next session_open's delta; nil sends the whole view.
 	held *heldView
+	// buffer and bufferSize are what caldera_buffer last returned: the ABI
+	// keeps that buffer valid until the next caldera_buffer call, so a
+	// request that fits is written there without asking again.
+	buffer, bufferSize uint32
+	// The deadline of the call under way (watch): its timer, kept for the
+	// instance's next calls, the caller's context and the cancellation of
+	// a context-bound deadline.
+	timer      *time.Timer
+	timeout    time.Duration
+	parent     context.Context
+	stopParent func() bool
+	cancel     context.CancelFunc
+	// stack carries a call's parameters and results (invoke).
+	stack [2]uint64
 }
 
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
@@ -56,9 +70,11 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		in.interrupt = g
 	}
 	if init := mod.ExportedFunction(abi.ExportInitialize); init != nil {
-		callCtx, cancel := p.deadline(ctx)
-		defer cancel()
-		if _, err := in.invoke(callCtx, init); err != nil {
+		_, err := in.invoke(in.watch(ctx, p.opts.Limits.CallTimeout), init)
+		if werr := in.unwatch(); werr != nil {
+			err = werr
+		}
+		if err != nil {
 			_ = mod.Close(ctx)
 			return nil, fmt.Errorf("%s: %w", abi.ExportInitialize, err)
 		}
@@ -71,20 +87,14 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 // nodes and 2,000 tasks in 0.2-0.8 s on this machine kind).
 const minOpenTimeout = 10 * time.Second
 
-// deadlineFor is the call's deadline: CallTimeout, but at least
+// timeoutFor is the call's deadline, 0 for none: CallTimeout, but at least
 // minOpenTimeout for session_open.
-func (p *Plugin) deadlineFor(ctx context.Context, hook abi.Hook) (context.Context, context.CancelFunc) {
-	if hook == abi.HookSessionOpen && p.opts.Limits.CallTimeout > 0 && p.opts.Limits.CallTimeout < minOpenTimeout {
-		return context.WithTimeout(ctx, minOpenTimeout)
+func (p *Plugin) timeoutFor(hook abi.Hook) time.Duration {
+	t := p.opts.Limits.CallTimeout
+	if hook == abi.HookSessionOpen && t > 0 && t < minOpenTimeout {
+		return minOpenTimeout
 	}
-	return p.deadline(ctx)
-}
-
-func (p *Plugin) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.opts.Limits.CallTimeout <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, p.opts.Limits.CallTimeout)
+	return t
 }
 
 // get takes an idle instance or makes a new one.
@@ -107,38 +117,81 @@ func (p *Plugin) put(in *instance) {
 	p.mu.Unlock()
 }
 
-// invoke calls fn, stopped when ctx is done, and classifies a failure as
-// one of the ABI's. An instrumented instance is stopped by setting its
-// interrupt when ctx is done; once set it stays set, so a call that
-// overlapped the deadline fails even if the guest returned in time, and
-// the caller, as after every failure, never reuses the instance.
-func (in *instance) invoke(ctx context.Context, fn api.Function, params ...uint64) ([]uint64, error) {
-	if in.interrupt == nil || ctx.Done() == nil {
-		res, err := fn.Call(ctx, params...)
-		if err != nil {
-			return nil, classify(err)
+// watch arms one call's deadline, which covers every function the call
+// invokes; the returned context is the one to invoke them with, and
+// unwatch must follow. An instrumented instance is stopped by setting its
+// interrupt, from a timer the instance keeps for all its calls (a context
+// with a timer per call cost more than the call itself: 25 allocations
+// and a few microseconds), or when ctx is done. Once set the interrupt
+// stays set, so a call that overlapped the deadline fails even if the
+// guest returned in time, and the caller, as after every failure, never
+// reuses the instance. Other instances are closed by wazero when the
+// context is done.
+func (in *instance) watch(ctx context.Context, timeout time.Duration) context.Context {
+	if in.interrupt == nil {
+		if timeout > 0 {
+			ctx, in.cancel = context.WithTimeout(ctx, timeout)
 		}
-		return res, nil
+		return ctx
 	}
-	stop := context.AfterFunc(ctx, func() { in.interrupt.Set(1) })
-	res, err := fn.Call(ctx, params...)
-	if !stop() {
-		return nil, fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx))
+	if timeout > 0 {
+		if in.timer == nil {
+			in.timer = time.AfterFunc(timeout, in.stopGuest)
+		} else {
+			in.timer.Reset(timeout)
+		}
+		in.timeout = timeout
 	}
-	if err != nil {
-		return nil, classify(err)
+	if ctx.Done() != nil {
+		in.parent = ctx
+		in.stopParent = context.AfterFunc(ctx, in.stopGuest)
 	}
-	return res, nil
+	return ctx
+}
+
+func (in *instance) stopGuest() { in.interrupt.Set(1) }
+
+// unwatch disarms the deadline watch armed and reports ErrTimeout when it
+// passed while the guest ran (an instrumented instance; wazero's own
+// failure says so for the others).
+func (in *instance) unwatch() error {
+	var err error
+	if in.timeout > 0 && !in.timer.Stop() {
+		err = fmt.Errorf("%w: %v", ErrTimeout, in.timeout)
+	}
+	if in.stopParent != nil && !in.stopParent() && err == nil {
+		err = fmt.Errorf("%w: %v", ErrTimeout, context.Cause(in.parent))
+	}
+	if in.cancel != nil {
+		in.cancel()
+	}
+	in.timeout, in.parent, in.stopParent, in.cancel = 0, nil, nil, nil
+	return err
+}
+
+// invoke calls fn, of at most two parameters, and returns its first
+// result (0 if it has none), classifying a failure as one of the ABI's;
+// the caller watches the deadline. The instance's own stack carries
+// parameters and results: a call allocates nothing.
+func (in *instance) invoke(ctx context.Context, fn api.Function, params ...uint64) (uint64, error) {
+	in.stack = [2]uint64{}
+	copy(in.stack[:], params)
+	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
+		return 0, classify(err)
+	}
+	return in.stack[0], nil
 }
 
 // reply calls a function returning a packed (ptr<<32 | len) reply and
-// copies the reply out of guest memory.
+// returns the reply where it lies in guest memory: valid until the next
+// call into the instance, so the caller decodes it at once (the decoders
+// copy what they keep).
 func (in *instance) reply(ctx context.Context, fn api.Function, maxBytes uint32, params ...uint64) ([]byte, error) {
 	res, err := in.invoke(ctx, fn, params...)
 	if err != nil {
 		return nil, err
 	}
-	ptr, n := uint32(res[0]>>32), uint32(res[0])
+	ptr, n := uint32(res>>32), uint32(res)
 	if n > maxBytes {
 		return nil, fmt.Errorf("%w: reply of %d bytes exceeds the limit of %d", ErrReply, n, maxBytes)
 	}
@@ -146,7 +199,7 @@ func (in *instance) reply(ctx context.Context, fn api.Function, maxBytes uint32,
 	if !ok {
 		return nil, fmt.Errorf("%w: reply [%d, %d) lies outside the module's %d bytes of memory", ErrReply, ptr, uint64(ptr)+uint64(n), in.mem.Size())
 	}
-	return append([]byte(nil), b...), nil
+	return b, nil
 }
 
 // Failures of a call, as docs/abi.md names them.

@@ -15,6 +15,8 @@ type Lease struct {
 	p    *Plugin
 	in   *instance
 	lost bool
+	// body is the last request's encoding, its array reused by the next.
+	body []byte
 }
 
 // Lease takes an instance from the pool (or makes one) for a session.
@@ -58,9 +60,12 @@ func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out an
 	if _, ok := l.p.hooks[hook]; !ok {
 		return l.p.count(hook, abi.UnknownHook, "", errUndeclared)
 	}
-	body, err := EncodeRequest(req)
+	body, err := appendEncodedRequest(l.body[:0], req)
 	if err != nil {
 		return l.p.count(hook, 0, "", fmt.Errorf("encoding the request: %w", err))
+	}
+	if cap(body) <= maxKeptBody {
+		l.body = body
 	}
 	in, err := l.instance(ctx)
 	if err != nil {
@@ -74,6 +79,10 @@ func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out an
 	}
 	return code, msg, err
 }
+
+// maxKeptBody bounds the request array a lease keeps for its next call:
+// the hooks' requests are small, a session_open's view is not.
+const maxKeptBody = 64 << 10
 
 // Lost reports whether the instance holding the session's view was
 // destroyed since the last Renew; the next Call runs on a fresh instance,

@@ -196,17 +196,23 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 		return err
 	}
 	defer p.put(in)
-	callCtx, cancel := p.deadline(ctx)
-	defer cancel()
+	callCtx := in.watch(ctx, p.opts.Limits.CallTimeout)
 	raw, err := in.invoke(callCtx, in.fn[abi.ExportVersion])
+	if werr := in.unwatch(); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportVersion, err)
 	}
-	p.version = abi.Unpack(uint32(raw[0]))
+	p.version = abi.Unpack(uint32(raw))
 	if p.version.Major != abi.Major {
 		return fmt.Errorf("module speaks ABI %s, this scheduler speaks %d.x (up to %d.%d)", p.version, abi.Major, abi.Major, abi.Minor)
 	}
+	callCtx = in.watch(ctx, p.opts.Limits.CallTimeout)
 	reply, err := in.reply(callCtx, in.fn[abi.ExportDescribe], p.opts.Limits.MaxReplyBytes)
+	if werr := in.unwatch(); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
 	}

@@ -106,6 +106,7 @@ func viewAtOpen(ssn *framework.Session) *encodedView {
 	if sharedView.ssn == ssn && sharedView.uid == string(ssn.UID) {
 		return sharedView.ev
 	}
+	podRequests.turn()
 	ev := encodeView(ssn)
 	sharedView.ssn, sharedView.uid, sharedView.ev = ssn, string(ssn.UID), ev
 	return ev

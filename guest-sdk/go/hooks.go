@@ -161,7 +161,9 @@ type TargetJobPicker interface {
 // EventObserver follows the session's placements after the SDK has applied
 // them to the view: OnAllocate for a task placed, pipelined or whose
 // eviction was undone, OnDeallocate for a task taken off its node or
-// evicted. The task's Status says which.
+// evicted. The task's Status says which. The placements made after the
+// session's last hook call reach it only in a plugin that is also a
+// SessionCloser: no other hook would see their effect.
 type EventObserver interface {
 	OnAllocate(s *Session, task *Task)
 	OnDeallocate(s *Session, task *Task)

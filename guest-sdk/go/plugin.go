@@ -39,7 +39,10 @@ type SessionOpener interface {
 	OnSessionOpen(s *Session) error
 }
 
-// SessionCloser releases per-session state.
+// SessionCloser releases per-session state and sets PodGroup conditions.
+// OnSessionClose sees the view with every placement of the session, those
+// made after the last hook call included; a plugin without it is spared
+// applying those.
 type SessionCloser interface {
 	OnSessionClose(s *Session)
 }

@@ -51,11 +51,18 @@ pub trait Plugin {
     }
 
     /// Runs when the session closes: the place to set PodGroup conditions
-    /// ([`Session::set_condition`]) and release per-session state.
-    fn on_session_close(&mut self, _s: &Session) {}
+    /// ([`Session::set_condition`]) and release per-session state. It sees
+    /// every placement of the session, those made after the last hook call
+    /// included; a plugin that does not implement it is spared applying
+    /// those (they reach neither the view nor [`Plugin::on_allocate`]).
+    fn on_session_close(&mut self, s: &Session) {
+        s.note_default_close();
+    }
 
     /// A task was placed, pipelined, or its eviction was undone; the view
-    /// already shows it (its status says which).
+    /// already shows it (its status says which). Placements made after the
+    /// session's last hook call arrive only in a plugin that implements
+    /// [`Plugin::on_session_close`].
     fn on_allocate(&mut self, _s: &Session, _task: &Task) {}
 
     /// A task was taken off its node or evicted; the view already shows it.

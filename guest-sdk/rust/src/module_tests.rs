@@ -333,6 +333,45 @@ fn a_session_closes_with_its_events_undone() {
     assert_eq!(m.last.as_ref().unwrap(), &want);
 }
 
+/// Counts placements and, at close, notes the first task's status.
+#[derive(Default)]
+struct Closing {
+    allocated: usize,
+    at_close: Vec<String>,
+}
+
+impl Plugin for Closing {
+    const NAME: &'static str = "closing";
+
+    fn on_allocate(&mut self, _: &Session, _: &Task) {
+        self.allocated += 1;
+    }
+
+    fn on_session_close(&mut self, s: &Session) {
+        self.at_close.push(s.tasks()[0].status.clone());
+    }
+}
+
+#[test]
+fn close_events_reach_only_a_plugin_that_closes() {
+    // Counter keeps the trait's on_session_close: the first close tells
+    // the SDK so, and the placements sent with later closes are skipped.
+    let mut m = module();
+    for _ in 0..3 {
+        call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+        assert_eq!(reply(&call(&mut m, HOOK_SESSION_CLOSE, &request(&[[1, 0, 0]], |w| w.nil()))).0, 0);
+    }
+    assert_eq!(m.plugin.allocated, ["t0:Allocated"], "on_allocate ran for the first close only");
+
+    let mut m = Module::new(Closing::default(), crate::__hooks!(Closing));
+    for _ in 0..3 {
+        call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+        assert_eq!(reply(&call(&mut m, HOOK_SESSION_CLOSE, &request(&[[1, 0, 0]], |w| w.nil()))).0, 0);
+    }
+    assert_eq!(m.plugin.allocated, 3);
+    assert_eq!(m.plugin.at_close, [status::ALLOCATED; 3], "on_session_close sees every placement");
+}
+
 /// An event handler that is a policy too: it drops pods of a retired
 /// scheduler and gives nodes a label, and notes the events it saw.
 #[derive(Default)]

@@ -1,6 +1,6 @@
 //! One scheduling session as a plugin sees it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use crate::arguments::Arguments;
 use crate::undo::Undo;
@@ -21,6 +21,9 @@ pub struct Session {
     job_tasks: Vec<u32>,
     conditions: RefCell<Vec<Condition>>,
     undo: Undo,
+    // Set by the default `Plugin::on_session_close`: the plugin does
+    // nothing at close.
+    closed_by_default: Cell<bool>,
 }
 
 /// A PodGroup condition to set when the session closes.
@@ -54,6 +57,7 @@ impl Session {
             job_tasks: Vec::new(),
             conditions: RefCell::new(Vec::new()),
             undo: Undo::default(),
+            closed_by_default: Cell::new(false),
         };
         s.index();
         s
@@ -184,6 +188,15 @@ impl Session {
             reason: reason.to_string(),
             message: message.to_string(),
         });
+    }
+
+    /// Records that the plugin's `on_session_close` is the trait's default.
+    pub(crate) fn note_default_close(&self) {
+        self.closed_by_default.set(true);
+    }
+
+    pub(crate) fn closed_by_default(&self) -> bool {
+        self.closed_by_default.get()
     }
 
     pub(crate) fn take_conditions(&self) -> Vec<Condition> {

@@ -71,7 +71,7 @@ func BenchmarkHook(b *testing.B) {
 	limits := DefaultLimits()
 	noDeadline := limits
 	noDeadline.CallTimeout = 0
-	for _, build := range []string{"tinygo", "go"} {
+	for _, build := range []string{"tinygo", "go", "rust"} {
 		for _, c := range []struct {
 			name   string
 			port   string

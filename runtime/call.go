@@ -111,6 +111,9 @@ func DecodeReply(raw []byte, out any) (abi.Code, string, error) {
 			*v = int32(int8(result[0]))
 			return abi.OK, "", nil
 		}
+		if decodeResult(result, out) {
+			return abi.OK, "", nil
+		}
 	}
 	return decodeReplyReflect(raw, out)
 }

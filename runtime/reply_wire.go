@@ -1,0 +1,195 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/caldera-scheduler/caldera/abi"
+)
+
+// decodeResult reads, without reflection, the results a session asks for
+// thousands of times with many nodes each: predicate_batch's verdicts and
+// node_order_batch's scores. By reflection a verdict cost about as much as
+// the guest took to decide it. It reports false for any other type and
+// for any form it does not expect, leaving out for the reflection path to
+// fill; the result must be the whole of b.
+func decodeResult(b []byte, out any) bool {
+	switch o := out.(type) {
+	case *[]abi.Verdict:
+		return decodeVerdicts(b, o)
+	case *[]float64:
+		return decodeFloats(b, o)
+	}
+	return false
+}
+
+func decodeVerdicts(b []byte, out *[]abi.Verdict) bool {
+	n, b, isNil, ok := readArrayLen(b)
+	if !ok {
+		return false
+	}
+	if isNil { // no result: out stays as it was, as decodeReplyReflect leaves it
+		return len(b) == 0
+	}
+	vs := (*out)[:0]
+	if cap(vs) < n || vs == nil { // an empty array is an empty slice, not nil
+		vs = make([]abi.Verdict, 0, n)
+	}
+	// Reasons repeat ("Insufficient cpu" on most of 256 nodes): one string
+	// each per reply.
+	var seen [8]string
+	known := 0
+	for range n {
+		var m int
+		if m, b, _, ok = readArrayLen(b); !ok || m != 2 {
+			return false
+		}
+		var code int64
+		if code, b, ok = readInt(b); !ok || code < math.MinInt32 || code > math.MaxInt32 {
+			return false
+		}
+		var reason []byte
+		if reason, b, ok = readStr(b); !ok {
+			return false
+		}
+		v := abi.Verdict{Code: abi.Code(code)}
+		if len(reason) > 0 {
+			i := 0
+			for i < known && seen[i] != string(reason) {
+				i++
+			}
+			if i == known {
+				s := string(reason)
+				if known < len(seen) {
+					seen[known] = s
+					known++
+				}
+				v.Reason = s
+			} else {
+				v.Reason = seen[i]
+			}
+		}
+		vs = append(vs, v)
+	}
+	if len(b) != 0 {
+		return false
+	}
+	*out = vs
+	return true
+}
+
+func decodeFloats(b []byte, out *[]float64) bool {
+	n, b, isNil, ok := readArrayLen(b)
+	if !ok {
+		return false
+	}
+	if isNil { // no result: out stays as it was, as decodeReplyReflect leaves it
+		return len(b) == 0
+	}
+	fs := (*out)[:0]
+	if cap(fs) < n || fs == nil {
+		fs = make([]float64, 0, n)
+	}
+	for range n {
+		if len(b) == 0 {
+			return false
+		}
+		switch c := b[0]; {
+		case c == 0xcb && len(b) >= 9:
+			fs = append(fs, math.Float64frombits(binary.BigEndian.Uint64(b[1:])))
+			b = b[9:]
+		case c == 0xca && len(b) >= 5:
+			fs = append(fs, float64(math.Float32frombits(binary.BigEndian.Uint32(b[1:]))))
+			b = b[5:]
+		default:
+			var v int64
+			if v, b, ok = readInt(b); !ok {
+				return false
+			}
+			fs = append(fs, float64(v))
+		}
+	}
+	if len(b) != 0 {
+		return false
+	}
+	*out = fs
+	return true
+}
+
+// readArrayLen reads an array header, or nil.
+func readArrayLen(b []byte) (n int, rest []byte, isNil, ok bool) {
+	if len(b) == 0 {
+		return 0, b, false, false
+	}
+	switch c := b[0]; {
+	case c&0xf0 == 0x90:
+		return int(c & 0x0f), b[1:], false, true
+	case c == 0xdc && len(b) >= 3:
+		return int(binary.BigEndian.Uint16(b[1:])), b[3:], false, true
+	case c == 0xdd && len(b) >= 5:
+		n := binary.BigEndian.Uint32(b[1:])
+		// Each element takes a byte at least: a larger count is a lie.
+		if uint64(n) > uint64(len(b)-5) {
+			return 0, b, false, false
+		}
+		return int(n), b[5:], false, true
+	case c == 0xc0:
+		return 0, b[1:], true, true
+	}
+	return 0, b, false, false
+}
+
+// readInt reads an integer in any of msgpack's forms but uint64.
+func readInt(b []byte) (int64, []byte, bool) {
+	if len(b) == 0 {
+		return 0, b, false
+	}
+	c := b[0]
+	switch {
+	case c < 0x80:
+		return int64(c), b[1:], true
+	case c >= 0xe0:
+		return int64(int8(c)), b[1:], true
+	case c == 0xcc && len(b) >= 2:
+		return int64(b[1]), b[2:], true
+	case c == 0xcd && len(b) >= 3:
+		return int64(binary.BigEndian.Uint16(b[1:])), b[3:], true
+	case c == 0xce && len(b) >= 5:
+		return int64(binary.BigEndian.Uint32(b[1:])), b[5:], true
+	case c == 0xd0 && len(b) >= 2:
+		return int64(int8(b[1])), b[2:], true
+	case c == 0xd1 && len(b) >= 3:
+		return int64(int16(binary.BigEndian.Uint16(b[1:]))), b[3:], true
+	case c == 0xd2 && len(b) >= 5:
+		return int64(int32(binary.BigEndian.Uint32(b[1:]))), b[5:], true
+	case c == 0xd3 && len(b) >= 9:
+		return int64(binary.BigEndian.Uint64(b[1:])), b[9:], true
+	}
+	return 0, b, false
+}
+
+// readStr reads a string, or nil as an empty one; the bytes are b's.
+func readStr(b []byte) ([]byte, []byte, bool) {
+	if len(b) == 0 {
+		return nil, b, false
+	}
+	var n, head int
+	switch c := b[0]; {
+	case c&0xe0 == 0xa0:
+		n, head = int(c&0x1f), 1
+	case c == 0xd9 && len(b) >= 2:
+		n, head = int(b[1]), 2
+	case c == 0xda && len(b) >= 3:
+		n, head = int(binary.BigEndian.Uint16(b[1:])), 3
+	case c == 0xdb && len(b) >= 5:
+		n, head = int(binary.BigEndian.Uint32(b[1:])), 5
+	case c == 0xc0:
+		return nil, b[1:], true
+	default:
+		return nil, b, false
+	}
+	if n < 0 || len(b)-head < n {
+		return nil, b, false
+	}
+	return b[head : head+n], b[head+n:], true
+}

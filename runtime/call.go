@@ -177,12 +177,14 @@ func (in *instance) request(ctx context.Context, timeout time.Duration, body []b
 }
 
 // minBuffer is the least buffer the host asks a guest for: room for the
-// requests of every hook but session_open at the sizes measured.
+// requests of the hooks that name a few objects. Those that list nodes
+// outgrow it (5 bytes a node); the buffer then grows by half at least, so
+// that requests a little larger than the last ask again only rarely.
 const minBuffer = 4 << 10
 
 func (in *instance) requestWatched(ctx context.Context, body []byte, hook, maxReply uint32) ([]byte, error) {
 	if uint64(len(body)) > uint64(in.bufferSize) || in.buffer == 0 {
-		size := max(uint32(len(body)), minBuffer)
+		size := max(uint32(len(body)), minBuffer, in.bufferSize+in.bufferSize/2)
 		res, err := in.invoke(ctx, in.fn[abi.ExportBuffer], uint64(size))
 		if err != nil {
 			return nil, err
@@ -236,6 +238,9 @@ func appendEncodedRequest(b []byte, req abi.Request) ([]byte, error) {
 	body, err := encodeRequestReflect(req)
 	if err != nil {
 		return nil, err
+	}
+	if len(b) == 0 {
+		return body, nil // no second copy of a view
 	}
 	return append(b, body...), nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,11 +236,12 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 
 // checkExports names every missing or mistyped export at once.
 func checkExports(m wazero.CompiledModule) error {
-	want := map[string][]api.ValueType{
-		abi.ExportVersion:  {api.ValueTypeI32},
-		abi.ExportBuffer:   {api.ValueTypeI32},
-		abi.ExportDescribe: {api.ValueTypeI64},
-		abi.ExportCall:     {api.ValueTypeI64},
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	want := map[string]struct{ params, result []api.ValueType }{
+		abi.ExportVersion:  {nil, []api.ValueType{i32}},
+		abi.ExportBuffer:   {[]api.ValueType{i32}, []api.ValueType{i32}},
+		abi.ExportDescribe: {nil, []api.ValueType{i64}},
+		abi.ExportCall:     {[]api.ValueType{i32, i32}, []api.ValueType{i64}},
 	}
 	fns := m.ExportedFunctions()
 	var errs []error
@@ -248,14 +251,29 @@ func checkExports(m wazero.CompiledModule) error {
 			errs = append(errs, fmt.Errorf("missing export %s", name))
 			continue
 		}
-		if res := def.ResultTypes(); len(res) != 1 || res[0] != want[name][0] {
-			errs = append(errs, fmt.Errorf("export %s returns %v, want one %s", name, res, api.ValueTypeName(want[name][0])))
+		w := want[name]
+		// Checked here, not at each call: the host calls with a stack of
+		// its own (CallWithStack), which does not count parameters.
+		if !slices.Equal(def.ParamTypes(), w.params) || !slices.Equal(def.ResultTypes(), w.result) {
+			errs = append(errs, fmt.Errorf("export %s has type %s, want %s", name, signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, w.result)))
 		}
 	}
 	if _, ok := m.ExportedMemories()[abi.ExportMemory]; !ok {
 		errs = append(errs, fmt.Errorf("missing export %s", abi.ExportMemory))
 	}
 	return errors.Join(errs...)
+}
+
+// signature writes a function type as docs/abi.md does: (i32, i32) -> i64.
+func signature(params, results []api.ValueType) string {
+	names := func(ts []api.ValueType) string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = api.ValueTypeName(t)
+		}
+		return strings.Join(out, ", ")
+	}
+	return "(" + names(params) + ") -> " + names(results)
 }
 
 // Descriptor returns what the module declared.

@@ -124,11 +124,16 @@ func readArrayLen(b []byte) (n int, rest []byte, isNil, ok bool) {
 	switch c := b[0]; {
 	case c&0xf0 == 0x90:
 		return int(c & 0x0f), b[1:], false, true
+	// Each element takes a byte at least: a larger count is a lie, refused
+	// before anything is allocated for it.
 	case c == 0xdc && len(b) >= 3:
-		return int(binary.BigEndian.Uint16(b[1:])), b[3:], false, true
+		n := int(binary.BigEndian.Uint16(b[1:]))
+		if n > len(b)-3 {
+			return 0, b, false, false
+		}
+		return n, b[3:], false, true
 	case c == 0xdd && len(b) >= 5:
 		n := binary.BigEndian.Uint32(b[1:])
-		// Each element takes a byte at least: a larger count is a lie.
 		if uint64(n) > uint64(len(b)-5) {
 			return 0, b, false, false
 		}

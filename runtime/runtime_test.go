@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -152,6 +153,13 @@ func TestRefusesBadFiles(t *testing.T) {
 	if _, err := Load(context.Background(), empty, Options{Name: "bad"}); err == nil || !strings.Contains(err.Error(), "missing export caldera_call") {
 		t.Errorf("every missing export should be listed: %v", err)
 	}
+	// The host calls exports with a stack of its own, which does not count
+	// parameters: a caldera_call that takes only the hook is refused at load.
+	oneParam := filepath.Join(dir, "one-param.wasm")
+	_ = os.WriteFile(oneParam, moduleWithCallParams(1), 0o644)
+	if _, err := Load(context.Background(), oneParam, Options{Name: "bad"}); err == nil || !strings.Contains(err.Error(), "export caldera_call has type (i32) -> i64, want (i32, i32) -> i64") {
+		t.Errorf("caldera_call(hook): %v; want its type and the ABI's named", err)
+	}
 	_, err := Load(context.Background(), rawGuest(t), Options{Name: "pinned", SHA256: strings.Repeat("0", 64)})
 	if err == nil || !strings.Contains(err.Error(), "pins sha256:000") {
 		t.Errorf("digest pin: %v", err)
@@ -212,4 +220,25 @@ func TestHostileHooksFailTheirCallOnly(t *testing.T) {
 			t.Errorf("after %s the plugin answers %v", tc.hook, got)
 		}
 	}
+}
+
+// moduleWithCallParams assembles a module with the ABI's exports, each
+// returning 0, whose caldera_call takes n i32 parameters.
+func moduleWithCallParams(n int) []byte {
+	section := func(id byte, body ...byte) []byte { return append([]byte{id, byte(len(body))}, body...) }
+	name := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
+	call := append([]byte{0x60, byte(n)}, bytes.Repeat([]byte{0x7f}, n)...)
+	types := append([]byte{4, 0x60, 0, 1, 0x7f, 0x60, 1, 0x7f, 1, 0x7f, 0x60, 0, 1, 0x7e}, append(call, 1, 0x7e)...)
+	var exports []byte
+	exports = append(append(exports, 5), append(name("memory"), 2, 0)...)
+	for i, e := range []string{"caldera_abi_version", "caldera_buffer", "caldera_describe", "caldera_call"} {
+		exports = append(exports, append(name(e), 0, byte(i))...)
+	}
+	code := []byte{4, 4, 0, 0x41, 0, 0x0b, 4, 0, 0x41, 0, 0x0b, 4, 0, 0x42, 0, 0x0b, 4, 0, 0x42, 0, 0x0b}
+	m := []byte{0, 'a', 's', 'm', 1, 0, 0, 0}
+	m = append(m, section(1, types...)...)
+	m = append(m, section(3, 4, 0, 1, 2, 3)...)
+	m = append(m, section(5, 1, 0, 1)...)
+	m = append(m, section(7, exports...)...)
+	return append(m, section(10, code...)...)
 }

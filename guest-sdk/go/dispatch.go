@@ -202,7 +202,8 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
 		case "e":
 			if hook == hookSessionClose && !closeReadsView() {
 				// No hook runs after these: applied, they would only be
-				// undone (or, from a host before 1.3, resent).
+				// undone, or, in a build that does not undo events
+				// (caldera_abi_1_0, caldera_abi_1_2), resent by the host.
 				if rest, err = msgp.Skip(rest); err != nil {
 					return codeDecodeFailed, err.Error(), nil
 				}

@@ -137,7 +137,8 @@ type JobEnqueueableVoter interface {
 }
 
 // JobEnqueuedObserver is told that a job was admitted (its phase is then
-// Inqueue in the view).
+// Inqueue in the view); an admission after the session's last hook call
+// only if the plugin is a SessionCloser (see EventObserver).
 type JobEnqueuedObserver interface {
 	JobEnqueued(s *Session, job *Job)
 }
@@ -162,8 +163,10 @@ type TargetJobPicker interface {
 // them to the view: OnAllocate for a task placed, pipelined or whose
 // eviction was undone, OnDeallocate for a task taken off its node or
 // evicted. The task's Status says which. The placements made after the
-// session's last hook call reach it only in a plugin that is also a
-// SessionCloser: no other hook would see their effect.
+// session's last hook call reach it (and JobEnqueuedObserver) only in a
+// plugin that is also a SessionCloser, since no hook of the session would
+// see them: rebuild what observers count in OnSessionOpen. Adding an
+// OnSessionClose, even an empty one, makes them arrive.
 type EventObserver interface {
 	OnAllocate(s *Session, task *Task)
 	OnDeallocate(s *Session, task *Task)

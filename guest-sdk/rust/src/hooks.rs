@@ -53,16 +53,22 @@ pub trait Plugin {
     /// Runs when the session closes: the place to set PodGroup conditions
     /// ([`Session::set_condition`]) and release per-session state. It sees
     /// every placement of the session, those made after the last hook call
-    /// included; a plugin that does not implement it is spared applying
-    /// those (they reach neither the view nor [`Plugin::on_allocate`]).
+    /// included. A plugin that keeps this default is spared applying those:
+    /// from its second session on, an instance passes them neither to the
+    /// view nor to [`Plugin::on_allocate`], [`Plugin::on_deallocate`] and
+    /// [`Plugin::on_job_enqueued`]. The SDK learns it from this default
+    /// body, so a wrapper whose own `on_session_close` calls a wrapped
+    /// plugin's default counts as having none: such a wrapper must not read
+    /// the view at close.
     fn on_session_close(&mut self, s: &Session) {
         s.note_default_close();
     }
 
     /// A task was placed, pipelined, or its eviction was undone; the view
     /// already shows it (its status says which). Placements made after the
-    /// session's last hook call arrive only in a plugin that implements
-    /// [`Plugin::on_session_close`].
+    /// session's last hook call may reach only a plugin that implements
+    /// [`Plugin::on_session_close`] (this and the next two observers alike):
+    /// rebuild what they count in [`Plugin::on_session_open`].
     fn on_allocate(&mut self, _s: &Session, _task: &Task) {}
 
     /// A task was taken off its node or evicted; the view already shows it.

@@ -114,5 +114,5 @@ func appendInt32PtrField(b []byte, key string, v *int32) []byte {
 	if v == nil {
 		return b
 	}
-	return appendInt32(appendStr(b, key), *v)
+	return appendInt32Field(b, key, *v)
 }

@@ -19,6 +19,10 @@ func appendStrField(b []byte, key, v string) []byte {
 	return appendStr(appendStr(b, key), v)
 }
 
+func appendInt32Field(b []byte, key string, v int32) []byte {
+	return appendInt32(appendStr(b, key), v)
+}
+
 func appendStrMapField(b []byte, key string, m map[string]string) []byte {
 	if len(m) == 0 {
 		return b

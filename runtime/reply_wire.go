@@ -7,14 +7,44 @@ import (
 	"github.com/caldera-scheduler/caldera/abi"
 )
 
-// decodeResult reads, without reflection, the results a session asks for
-// thousands of times with many nodes each: predicate_batch's verdicts and
-// node_order_batch's scores. By reflection a verdict cost about as much as
-// the guest took to decide it. It reports false for any other type and
-// for any form it does not expect, leaving out for the reflection path to
-// fill; the result must be the whole of b.
+// okResult returns the result of a reply whose code is OK, read by hand;
+// ok is false for any other reply, and for a malformed one, which
+// DecodeReply leaves to reflection (BenchmarkDecodeReply).
+func okResult(raw []byte) (result []byte, ok bool) {
+	if len(raw) == 0 || raw[0] != 0x93 {
+		return nil, false
+	}
+	code, rest, ok := readInt(raw[1:])
+	if !ok || code != int64(abi.OK) {
+		return nil, false
+	}
+	if _, rest, ok = readStr(rest); !ok || len(rest) == 0 {
+		return nil, false
+	}
+	return rest, true
+}
+
+// decodeResult reads, without reflection, the answers a session asks for
+// thousands of times: bool and small-int answers, predicate_batch's
+// verdicts and node_order_batch's scores (by reflection a verdict cost
+// about as much as the guest took to decide it). It reports false for any
+// other type and for any form it does not expect, leaving out for the
+// reflection path to fill; the result must be the whole of b.
 func decodeResult(b []byte, out any) bool {
+	if len(b) == 1 && b[0] == 0xc0 {
+		return true // no result: out stays as it was, as decodeReplyReflect leaves it
+	}
 	switch o := out.(type) {
+	case *bool:
+		if len(b) == 1 && (b[0] == 0xc2 || b[0] == 0xc3) {
+			*o = b[0] == 0xc3
+			return true
+		}
+	case *int32:
+		if len(b) == 1 && (b[0] < 0x80 || b[0] >= 0xe0) {
+			*o = int32(int8(b[0]))
+			return true
+		}
 	case *[]abi.Verdict:
 		return decodeVerdicts(b, o)
 	case *[]float64:
@@ -24,24 +54,18 @@ func decodeResult(b []byte, out any) bool {
 }
 
 func decodeVerdicts(b []byte, out *[]abi.Verdict) bool {
-	n, b, isNil, ok := readArrayLen(b)
+	n, b, ok := readArrayLen(b)
 	if !ok {
 		return false
 	}
-	if isNil { // no result: out stays as it was, as decodeReplyReflect leaves it
-		return len(b) == 0
-	}
-	vs := (*out)[:0]
-	if cap(vs) < n || vs == nil { // an empty array is an empty slice, not nil
-		vs = make([]abi.Verdict, 0, n)
-	}
+	vs := reuse(*out, n)
 	// Reasons repeat ("Insufficient cpu" on most of 256 nodes): one string
 	// each per reply.
 	var seen [8]string
 	known := 0
 	for range n {
 		var m int
-		if m, b, _, ok = readArrayLen(b); !ok || m != 2 {
+		if m, b, ok = readArrayLen(b); !ok || m != 2 {
 			return false
 		}
 		var code int64
@@ -79,17 +103,11 @@ func decodeVerdicts(b []byte, out *[]abi.Verdict) bool {
 }
 
 func decodeFloats(b []byte, out *[]float64) bool {
-	n, b, isNil, ok := readArrayLen(b)
+	n, b, ok := readArrayLen(b)
 	if !ok {
 		return false
 	}
-	if isNil { // no result: out stays as it was, as decodeReplyReflect leaves it
-		return len(b) == 0
-	}
-	fs := (*out)[:0]
-	if cap(fs) < n || fs == nil {
-		fs = make([]float64, 0, n)
-	}
+	fs := reuse(*out, n)
 	for range n {
 		if len(b) == 0 {
 			return false
@@ -116,32 +134,40 @@ func decodeFloats(b []byte, out *[]float64) bool {
 	return true
 }
 
-// readArrayLen reads an array header, or nil.
-func readArrayLen(b []byte) (n int, rest []byte, isNil, ok bool) {
+// reuse empties s for n elements, keeping its array when it has room, as
+// msgpack/v5 decodes into a slice; an empty array read is an empty slice,
+// not nil.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n || s == nil {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
+// readArrayLen reads an array header.
+func readArrayLen(b []byte) (n int, rest []byte, ok bool) {
 	if len(b) == 0 {
-		return 0, b, false, false
+		return 0, b, false
 	}
 	switch c := b[0]; {
 	case c&0xf0 == 0x90:
-		return int(c & 0x0f), b[1:], false, true
+		return int(c & 0x0f), b[1:], true
 	// Each element takes a byte at least: a larger count is a lie, refused
 	// before anything is allocated for it.
 	case c == 0xdc && len(b) >= 3:
 		n := int(binary.BigEndian.Uint16(b[1:]))
 		if n > len(b)-3 {
-			return 0, b, false, false
+			return 0, b, false
 		}
-		return n, b[3:], false, true
+		return n, b[3:], true
 	case c == 0xdd && len(b) >= 5:
 		n := binary.BigEndian.Uint32(b[1:])
 		if uint64(n) > uint64(len(b)-5) {
-			return 0, b, false, false
+			return 0, b, false
 		}
-		return int(n), b[5:], false, true
-	case c == 0xc0:
-		return 0, b[1:], true, true
+		return int(n), b[5:], true
 	}
-	return 0, b, false, false
+	return 0, b, false
 }
 
 // readInt reads an integer in any of msgpack's forms but uint64.

@@ -84,10 +84,6 @@ func appendHandleArgs(b []byte, args any) ([]byte, bool) {
 	return b, false
 }
 
-func appendInt32Field(b []byte, key string, v int32) []byte {
-	return appendInt32(appendStr(b, key), v)
-}
-
 // appendHandlesField writes a slice of handles; a nil slice is nil, as
 // reflection writes it, and an empty one an empty array.
 func appendHandlesField(b []byte, key string, hs []int32) []byte {

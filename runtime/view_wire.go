@@ -30,7 +30,7 @@ func appendNode(b []byte, n *abi.Node) []byte {
 	b = appendResourceField(b, "used", &n.Used)
 	b = appendResourceField(b, "releasing", &n.Releasing)
 	b = appendResourceField(b, "pipelined", &n.Pipelined)
-	b = appendInt32(appendStr(b, "pods"), n.Pods)
+	b = appendInt32Field(b, "pods", n.Pods)
 	b = appendKubeRequestField(b, "kubeRequested", &n.KubeRequested)
 	return appendHostPortsField(b, n.HostPorts)
 }
@@ -45,13 +45,13 @@ func appendQueue(b []byte, q *abi.Queue) []byte {
 	}
 	b = appendMapLen(b, fields)
 	b = appendStr(appendStr(b, "name"), q.Name)
-	b = appendInt32(appendStr(b, "weight"), q.Weight)
+	b = appendInt32Field(b, "weight", q.Weight)
 	b = appendResourceField(b, "capability", &q.Capability)
 	b = appendResourceField(b, "guarantee", &q.Guarantee)
 	b = appendStr(appendStr(b, "state"), q.State)
 	b = appendStrMapField(b, "annotations", q.Annotations)
 	if q.Priority != 0 {
-		b = appendInt32(appendStr(b, "priority"), q.Priority)
+		b = appendInt32Field(b, "priority", q.Priority)
 	}
 	return b
 }
@@ -66,9 +66,9 @@ func appendJob(b []byte, j *abi.Job) []byte {
 	b = appendMapLen(b, fields)
 	b = appendStr(appendStr(b, "namespace"), j.Namespace)
 	b = appendStr(appendStr(b, "name"), j.Name)
-	b = appendInt32(appendStr(b, "queue"), j.Queue)
-	b = appendInt32(appendStr(b, "priority"), j.Priority)
-	b = appendInt32(appendStr(b, "minAvailable"), j.MinAvailable)
+	b = appendInt32Field(b, "queue", j.Queue)
+	b = appendInt32Field(b, "priority", j.Priority)
+	b = appendInt32Field(b, "minAvailable", j.MinAvailable)
 	b = appendResourceField(b, "minResources", &j.MinResources)
 	b = appendStr(appendStr(b, "phase"), j.Phase)
 	b = appendStrMapField(b, "labels", j.Labels)
@@ -97,10 +97,10 @@ func appendTask(b []byte, t *abi.Task) []byte {
 	b = appendMapLen(b, fields)
 	b = appendStr(appendStr(b, "namespace"), t.Namespace)
 	b = appendStr(appendStr(b, "name"), t.Name)
-	b = appendInt32(appendStr(b, "job"), t.Job)
+	b = appendInt32Field(b, "job", t.Job)
 	b = appendStr(appendStr(b, "status"), t.Status)
-	b = appendInt32(appendStr(b, "node"), t.Node)
-	b = appendInt32(appendStr(b, "priority"), t.Priority)
+	b = appendInt32Field(b, "node", t.Node)
+	b = appendInt32Field(b, "priority", t.Priority)
 	b = appendResourceField(b, "request", &t.Request)
 	b = appendResourceField(b, "initRequest", &t.InitRequest)
 	b = appendStrMapField(b, "labels", t.Labels)
@@ -159,7 +159,7 @@ func appendNodeAffinity(b []byte, a *abi.NodeAffinity) []byte {
 		for i := range a.Preferred {
 			p := &a.Preferred[i]
 			b = appendMapLen(b, 2)
-			b = appendInt32(appendStr(b, "weight"), p.Weight)
+			b = appendInt32Field(b, "weight", p.Weight)
 			b = appendTerm(appendStr(b, "term"), &p.Term)
 		}
 	}
@@ -213,7 +213,7 @@ func appendHostPortsField(b []byte, ports []abi.HostPort) []byte {
 	for _, p := range ports {
 		b = appendMapLen(b, 3)
 		b = appendStr(appendStr(b, "ip"), p.IP)
-		b = appendInt32(appendStr(b, "port"), p.Port)
+		b = appendInt32Field(b, "port", p.Port)
 		b = appendStr(appendStr(b, "protocol"), p.Protocol)
 	}
 	return b

@@ -49,6 +49,10 @@ func decodeResult(b []byte, out any) bool {
 		return decodeVerdicts(b, o)
 	case *[]float64:
 		return decodeFloats(b, o)
+	case *[]abi.Key:
+		return decodeKeys(b, o)
+	case *abi.ValidateResult:
+		return decodeValidate(b, o)
 	}
 	return false
 }
@@ -103,14 +107,102 @@ func decodeVerdicts(b []byte, out *[]abi.Verdict) bool {
 }
 
 func decodeFloats(b []byte, out *[]float64) bool {
+	n, _, ok := readArrayLen(b)
+	if !ok {
+		return false
+	}
+	fs, b, ok := appendFloats(reuse(*out, n), b)
+	if !ok || len(b) != 0 {
+		return false
+	}
+	*out = fs
+	return true
+}
+
+// decodeKeys reads order keys, each a list of numbers. The keys share one
+// array: a reply of 200 keys is two allocations, not 201.
+func decodeKeys(b []byte, out *[]abi.Key) bool {
 	n, b, ok := readArrayLen(b)
 	if !ok {
 		return false
 	}
-	fs := reuse(*out, n)
+	keys := reuse(*out, n)
+	all := make([]float64, 0, 2*n)
+	for range n {
+		if len(b) > 0 && b[0] == 0xc0 {
+			keys, b = append(keys, nil), b[1:]
+			continue
+		}
+		start := len(all)
+		if all, b, ok = appendFloats(all, b); !ok {
+			return false
+		}
+		// Capped, so that no key's append can write into the next one.
+		keys = append(keys, all[start:len(all):len(all)])
+	}
+	if len(b) != 0 {
+		return false
+	}
+	*out = keys
+	return true
+}
+
+// decodeValidate reads job_valid's answer, a map of pass, reason and
+// message in any order. As with reflection, a field the map leaves out
+// keeps its value; a key it does not know is left to reflection.
+func decodeValidate(b []byte, out *abi.ValidateResult) bool {
+	if len(b) == 0 || b[0]&0xf0 != 0x80 {
+		return false
+	}
+	n, b := int(b[0]&0x0f), b[1:]
+	r := *out
+	for range n {
+		key, rest, ok := readStr(b)
+		if !ok || len(rest) == 0 {
+			return false
+		}
+		switch b = rest; string(key) {
+		case "pass":
+			switch b[0] {
+			case 0xc2, 0xc0:
+				r.Pass = false
+			case 0xc3:
+				r.Pass = true
+			default:
+				return false
+			}
+			b = b[1:]
+		case "reason", "message":
+			var v []byte
+			if v, b, ok = readStr(b); !ok {
+				return false
+			}
+			if key[0] == 'r' {
+				r.Reason = string(v)
+			} else {
+				r.Message = string(v)
+			}
+		default:
+			return false
+		}
+	}
+	if len(b) != 0 {
+		return false
+	}
+	*out = r
+	return true
+}
+
+// appendFloats reads an array of numbers, in any of msgpack's number
+// forms but uint64, onto fs.
+func appendFloats(fs []float64, b []byte) ([]float64, []byte, bool) {
+	n, b, ok := readArrayLen(b)
+	if !ok {
+		return fs, b, false
+	}
 	for range n {
 		if len(b) == 0 {
-			return false
+			return fs, b, false
 		}
 		switch c := b[0]; {
 		case c == 0xcb && len(b) >= 9:
@@ -122,16 +214,12 @@ func decodeFloats(b []byte, out *[]float64) bool {
 		default:
 			var v int64
 			if v, b, ok = readInt(b); !ok {
-				return false
+				return fs, b, false
 			}
 			fs = append(fs, float64(v))
 		}
 	}
-	if len(b) != 0 {
-		return false
-	}
-	*out = fs
-	return true
+	return fs, b, true
 }
 
 // reuse empties s for n elements, keeping its array when it has room, as

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -17,13 +18,20 @@ import (
 // same answer, truncated and malformed replies included.
 func TestResultsMatchReflection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 17))
-	for i := range 3000 {
+	for i := range 6000 {
 		var result []byte
 		var fresh func() any
-		if i%2 == 0 {
+		switch i % 4 {
+		case 0:
 			result, fresh = randVerdictsWire(rng), func() any { return new([]abi.Verdict) }
-		} else {
+		case 1:
 			result, fresh = randFloatsWire(rng), func() any { return new([]float64) }
+		case 2:
+			result, fresh = randKeysWire(rng), func() any { return new([]abi.Key) }
+		default:
+			result, fresh = randValidateWire(rng), func() any {
+				return &abi.ValidateResult{Pass: true, Reason: "stale", Message: "stale"}
+			}
 		}
 		if i%7 == 0 && len(result) > 1 {
 			result = result[:rng.IntN(len(result))] // truncated
@@ -34,13 +42,14 @@ func TestResultsMatchReflection(t *testing.T) {
 		raw := append([]byte{0x93, 0x00, 0xa0}, result...)
 		for _, reused := range []bool{false, true} {
 			hand, slow := fresh(), fresh()
-			if reused { // a slice with room and stale elements, as the adapter reuses
+			if reused && reflect.ValueOf(hand).Elem().Kind() == reflect.Slice { // a slice with room and stale elements, as the adapter reuses
 				reflect.ValueOf(hand).Elem().Set(reflect.MakeSlice(reflect.ValueOf(hand).Elem().Type(), 3, 300))
 				reflect.ValueOf(slow).Elem().Set(reflect.MakeSlice(reflect.ValueOf(slow).Elem().Type(), 3, 300))
 			}
 			hc, hm, herr := DecodeReply(raw, hand)
 			sc, sm, serr := decodeReplyReflect(raw, slow)
-			if hc != sc || hm != sm || (herr == nil) != (serr == nil) || (herr == nil && !reflect.DeepEqual(hand, slow)) {
+			// %#v tells nil from empty, and NaN from NaN as DeepEqual does not.
+			if hc != sc || hm != sm || (herr == nil) != (serr == nil) || (herr == nil && fmt.Sprintf("%#v", hand) != fmt.Sprintf("%#v", slow)) {
 				t.Fatalf("case %d (reused %v), %x:\nhand %d %q %v %v\nreflection %d %q %v %v", i, reused, result, hc, hm, herr, reflect.ValueOf(hand).Elem(), sc, sm, serr, reflect.ValueOf(slow).Elem())
 			}
 		}
@@ -137,8 +146,59 @@ func randFloatsWire(rng *rand.Rand) []byte {
 	if rng.IntN(20) == 0 {
 		return []byte{0xc0}
 	}
-	n := []int{0, 1, 15, 16, 256}[rng.IntN(5)]
+	return appendRandFloats(rng, nil, []int{0, 1, 15, 16, 256}[rng.IntN(5)])
+}
+
+// randValidateWire is a job_valid reply: some of its three fields, in any
+// order, sometimes nil, sometimes of the wrong type or with a key nobody
+// knows.
+func randValidateWire(rng *rand.Rand) []byte {
+	if rng.IntN(20) == 0 {
+		return []byte{0xc0}
+	}
+	keys := []string{"pass", "reason", "message"}
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	keys = keys[:rng.IntN(4)]
+	if rng.IntN(30) == 0 {
+		keys = append(keys, "extra")
+	}
+	b := append([]byte(nil), 0x80|byte(len(keys)))
+	for _, k := range keys {
+		b = appendStr(b, k)
+		switch r := rng.IntN(12); {
+		case r == 0:
+			b = append(b, 0xc0)
+		case r == 1:
+			b = append(b, 0x07) // a number where neither a bool nor a string is
+		case k == "pass":
+			b = appendBool(b, rng.IntN(2) == 0)
+		default:
+			b = appendStr(b, []string{"", "NotEnoughPods", strings.Repeat("m", 40)}[rng.IntN(3)])
+		}
+	}
+	return b
+}
+
+// randKeysWire is an order-key reply: a list of keys of a few numbers
+// each, some nil.
+func randKeysWire(rng *rand.Rand) []byte {
+	if rng.IntN(20) == 0 {
+		return []byte{0xc0}
+	}
+	n := []int{0, 1, 15, 16, 200}[rng.IntN(5)]
 	b := randArrayHeader(rng, nil, n)
+	for range n {
+		if rng.IntN(30) == 0 {
+			b = append(b, 0xc0)
+			continue
+		}
+		b = appendRandFloats(rng, b, rng.IntN(4))
+	}
+	return b
+}
+
+func appendRandFloats(rng *rand.Rand, b []byte, n int) []byte {
+	b = randArrayHeader(rng, b, n)
 	for range n {
 		v := []float64{0, 100, -3.25, 1e300, math.Inf(-1)}[rng.IntN(5)]
 		switch rng.IntN(4) {

@@ -48,7 +48,7 @@ acceptance:
 	$(GO) test -count=1 -run 'TestScenarios' -v ./cmd/caldera/
 
 fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...

@@ -176,13 +176,13 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 
 // open sends the session's view as it is now: at session open, and again
 // on a fresh instance after the one holding the view was destroyed. Handles
-// do not change: buildView numbers objects the same way every time. An
+// do not change: newHandles numbers objects the same way every time. An
 // instance that served an earlier session gets only the objects that
 // differ from what it holds (ABI 1.1).
 func (a *adapter) open(reopen bool) error {
 	var ev *encodedView
 	if reopen {
-		ev = encodeView(a.ssn)
+		ev = encodeView(a.ssn, &objectMemo)
 	} else {
 		ev = viewAtOpen(a.ssn)
 	}
@@ -190,11 +190,7 @@ func (a *adapter) open(reopen bool) error {
 	a.touched.size(len(a.handles.taskList), len(a.handles.jobTasks), len(a.handles.allQueues))
 	a.taskNode = a.taskNode[:0]
 	for _, t := range a.handles.taskList {
-		n, ok := a.handles.nodes[t.NodeName]
-		if !ok || t.NodeName == "" {
-			n = -1
-		}
-		a.taskNode = append(a.taskNode, n)
+		a.taskNode = append(a.taskNode, a.handles.nodeHandle(t.NodeName))
 	}
 	args := map[string]any(a.args)
 	if args == nil {
@@ -369,7 +365,7 @@ func (a *adapter) OnDeallocate(task *api.TaskInfo) {
 }
 
 // nodeHandle returns a node's handle: its position in the session's node
-// list (NodeInfo.Index), which is how buildView numbers nodes.
+// list (NodeInfo.Index), which is how newHandles numbers nodes.
 func (a *adapter) nodeHandle(n *api.NodeInfo) (int32, bool) {
 	if a.ssn == nil || n.Index < 0 || n.Index >= len(a.ssn.NodeList) || a.ssn.NodeList[n.Index] != n {
 		return 0, false

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -58,81 +59,100 @@ func wireResource(r *api.Resource) abi.Resource {
 	return out
 }
 
-// buildView copies what a guest needs of the session, once per session.
-// Nodes keep the session's order (handle = NodeInfo.Index), jobs follow
-// Session.JobList, queues are by name, and tasks follow their jobs.
-func buildView(ssn *framework.Session) (abi.View, handles) {
-	h := handles{tasks: map[api.TaskID]int32{}, nodes: make(map[string]int32, len(ssn.NodeList)),
+// newHandles numbers the session's objects. Nodes keep the session's order
+// (handle = NodeInfo.Index), jobs follow Session.JobList, queues are by
+// name, and tasks follow their jobs, each job's by ID.
+func newHandles(ssn *framework.Session) handles {
+	h := handles{nodes: make(map[string]int32, len(ssn.NodeList)),
 		jobs: make(map[api.JobID]int32, len(ssn.JobList)), queues: make(map[api.QueueID]int32, len(ssn.Queues))}
-	var v abi.View
 	for i, n := range ssn.NodeList {
 		h.nodes[n.Name] = int32(i)
-		wn := abi.Node{
-			Name: n.Name, Allocatable: wireResource(n.Allocatable), Idle: wireResource(n.Idle),
-			Used: wireResource(n.Used), Releasing: wireResource(n.Releasing), Pipelined: wireResource(n.Pipelined),
-			Pods: int32(len(n.Tasks)),
-		}
-		if n.Node != nil {
-			wn.Labels, wn.Annotations, wn.Unschedulable = n.Node.Labels, n.Node.Annotations, n.Node.Spec.Unschedulable
-			wn.Taints = wireTaints(n.Node.Spec.Taints)
-		}
-		wireNodePods(&wn, n)
-		v.Nodes = append(v.Nodes, wn)
 	}
-	for _, p := range ssn.Plugins() {
-		v.Plugins = append(v.Plugins, policyName(p))
-	}
-	var queues []*api.QueueInfo
+	h.queueList = make([]*api.QueueInfo, 0, len(ssn.Queues))
 	for _, q := range ssn.Queues {
-		queues = append(queues, q)
+		h.queueList = append(h.queueList, q)
 	}
-	sort.Slice(queues, func(i, j int) bool { return queues[i].Name < queues[j].Name })
-	h.queueList = queues
-	for i, q := range queues {
+	sort.Slice(h.queueList, func(i, j int) bool { return h.queueList[i].Name < h.queueList[j].Name })
+	for i, q := range h.queueList {
 		h.queues[q.UID] = int32(i)
-		wq := abi.Queue{Name: q.Name, Weight: q.Weight, Priority: q.Priority}
-		if q.Queue != nil {
-			wq.Capability = wireResource(api.NewResource(q.Queue.Spec.Capability))
-			wq.Guarantee = wireResource(api.NewResource(q.Queue.Spec.Guarantee.Resource))
-			wq.State, wq.Annotations = string(q.Queue.Status.State), q.Queue.Annotations
-		}
-		v.Queues = append(v.Queues, wq)
 	}
+	tasks := 0
+	for _, j := range ssn.JobList {
+		tasks += len(j.Tasks)
+	}
+	h.tasks = make(map[api.TaskID]int32, tasks)
+	h.taskList, h.taskJob = make([]*api.TaskInfo, 0, tasks), make([]int32, 0, tasks)
+	h.jobQueue, h.jobTasks = make([]int32, 0, len(ssn.JobList)), make([][]int32, 0, len(ssn.JobList))
+	var ids []api.TaskID
 	for ji, j := range ssn.JobList {
-		wj := abi.Job{Namespace: j.Namespace, Name: j.Name, Queue: -1, Priority: j.Priority,
-			MinAvailable: j.MinAvailable, CreationTime: j.CreationTimestamp.UnixMilli()}
 		h.jobs[j.UID] = int32(ji)
-		if qi, ok := h.queues[j.Queue]; ok {
-			wj.Queue = qi
+		queue, ok := h.queues[j.Queue]
+		if !ok {
+			queue = -1
 		}
-		if pg := j.PodGroup; pg != nil {
-			wj.Phase, wj.Labels, wj.Annotations = string(pg.Status.Phase), pg.Labels, pg.Annotations
-			wj.MinTaskMember = pg.Spec.MinTaskMember
-			if pg.Spec.MinResources != nil {
-				wj.MinResources = wireResource(api.NewResource(*pg.Spec.MinResources))
-			}
-		}
-		v.Jobs = append(v.Jobs, wj)
-		h.jobQueue = append(h.jobQueue, wj.Queue)
-		ids := make([]api.TaskID, 0, len(j.Tasks))
+		h.jobQueue = append(h.jobQueue, queue)
+		ids = ids[:0]
 		for id := range j.Tasks {
 			ids = append(ids, id)
 		}
-		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		slices.Sort(ids)
 		mine := make([]int32, 0, len(ids))
 		for _, id := range ids {
-			t := j.Tasks[id]
-			th := int32(len(v.Tasks))
+			th := int32(len(h.taskList))
 			h.tasks[id] = th
-			h.taskList = append(h.taskList, t)
+			h.taskList = append(h.taskList, j.Tasks[id])
 			h.taskJob = append(h.taskJob, int32(ji))
 			mine = append(mine, th)
-			v.Tasks = append(v.Tasks, wireTask(t, int32(ji), h))
 		}
 		h.jobTasks = append(h.jobTasks, mine)
 	}
-	h.allNodes, h.allJobs, h.allQueues = sequence(len(v.Nodes)), sequence(len(v.Jobs)), sequence(len(v.Queues))
-	return v, h
+	h.allNodes, h.allJobs, h.allQueues = sequence(len(ssn.NodeList)), sequence(len(ssn.JobList)), sequence(len(h.queueList))
+	return h
+}
+
+// nodeHandle is the handle of the node a task names, -1 for none.
+func (h *handles) nodeHandle(name string) int32 {
+	if n, ok := h.nodes[name]; ok && name != "" {
+		return n
+	}
+	return -1
+}
+
+func wireNode(n *api.NodeInfo) abi.Node {
+	wn := abi.Node{
+		Name: n.Name, Allocatable: wireResource(n.Allocatable), Idle: wireResource(n.Idle),
+		Used: wireResource(n.Used), Releasing: wireResource(n.Releasing), Pipelined: wireResource(n.Pipelined),
+		Pods: int32(len(n.Tasks)),
+	}
+	if n.Node != nil {
+		wn.Labels, wn.Annotations, wn.Unschedulable = n.Node.Labels, n.Node.Annotations, n.Node.Spec.Unschedulable
+		wn.Taints = wireTaints(n.Node.Spec.Taints)
+	}
+	wireNodePods(&wn, n)
+	return wn
+}
+
+func wireQueue(q *api.QueueInfo) abi.Queue {
+	wq := abi.Queue{Name: q.Name, Weight: q.Weight, Priority: q.Priority}
+	if q.Queue != nil {
+		wq.Capability = wireResource(api.NewResource(q.Queue.Spec.Capability))
+		wq.Guarantee = wireResource(api.NewResource(q.Queue.Spec.Guarantee.Resource))
+		wq.State, wq.Annotations = string(q.Queue.Status.State), q.Queue.Annotations
+	}
+	return wq
+}
+
+func wireJob(j *api.JobInfo, queue int32) abi.Job {
+	wj := abi.Job{Namespace: j.Namespace, Name: j.Name, Queue: queue, Priority: j.Priority,
+		MinAvailable: j.MinAvailable, CreationTime: j.CreationTimestamp.UnixMilli()}
+	if pg := j.PodGroup; pg != nil {
+		wj.Phase, wj.Labels, wj.Annotations = string(pg.Status.Phase), pg.Labels, pg.Annotations
+		wj.MinTaskMember = pg.Spec.MinTaskMember
+		if pg.Spec.MinResources != nil {
+			wj.MinResources = wireResource(api.NewResource(*pg.Spec.MinResources))
+		}
+	}
+	return wj
 }
 
 // sequence returns 0..n-1.
@@ -144,13 +164,10 @@ func sequence(n int) []int32 {
 	return out
 }
 
-func wireTask(t *api.TaskInfo, job int32, h handles) abi.Task {
-	wt := abi.Task{Namespace: t.Namespace, Name: t.Name, Job: job, Status: t.Status.String(), Node: -1,
+func wireTask(t *api.TaskInfo, job, node int32) abi.Task {
+	wt := abi.Task{Namespace: t.Namespace, Name: t.Name, Job: job, Status: t.Status.String(), Node: node,
 		Priority: t.Priority, Request: wireResource(t.Resreq), InitRequest: wireResource(t.InitResreq),
 		Preemptable: t.Preemptable, Role: t.TaskRole, BestEffort: t.BestEffort}
-	if n, ok := h.nodes[t.NodeName]; ok && t.NodeName != "" {
-		wt.Node = n
-	}
 	if p := t.Pod; p != nil {
 		wt.Labels, wt.Annotations, wt.NodeSelector = p.Labels, p.Annotations, p.Spec.NodeSelector
 		wt.CreationTime = p.CreationTimestamp.UnixMilli()
@@ -230,24 +247,18 @@ func kubeRequest(p *v1.Pod) abi.KubeRequest { return podRequests.get(p) }
 var podRequests requestCache
 
 type requestCache struct {
-	mu        sync.Mutex
-	cur, prev map[*v1.Pod]abi.KubeRequest
+	mu    sync.Mutex
+	table memoTable[*v1.Pod, abi.KubeRequest]
 }
 
 func (c *requestCache) get(p *v1.Pod) abi.KubeRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r, ok := c.cur[p]; ok {
-		return r
-	}
-	r, ok := c.prev[p]
+	r, ok := c.table.get(p)
 	if !ok {
 		r.MilliCPU, r.Memory, r.GPU, r.NonZeroMilliCPU, r.NonZeroMemory = nodeorder.PodRequests(p)
+		c.table.put(p, r)
 	}
-	if c.cur == nil {
-		c.cur = map[*v1.Pod]abi.KubeRequest{}
-	}
-	c.cur[p] = r
 	return r
 }
 
@@ -255,7 +266,7 @@ func (c *requestCache) get(p *v1.Pod) abi.KubeRequest {
 func (c *requestCache) turn() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.prev, c.cur = c.cur, make(map[*v1.Pod]abi.KubeRequest, len(c.cur))
+	c.table.turn()
 }
 
 // appendHostPorts appends the pod's host ports as the native predicates

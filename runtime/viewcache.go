@@ -6,7 +6,6 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -31,51 +30,48 @@ type encodedView struct {
 	handles handles
 }
 
-func encodeView(ssn *framework.Session) *encodedView {
-	view, h := buildView(ssn)
-	return encodeWire(view, h)
-}
-
-// encodeWire encodes a view object by object, into one buffer that the
-// objects' bytes share. They are cut from it once it is whole: a slice
-// taken while it grew would keep an outgrown array alive.
-func encodeWire(view abi.View, h handles) *encodedView {
-	ev := &encodedView{handles: h, plugins: view.Plugins}
-	// About what an object takes; growing past it copies, nothing more.
-	buf := make([]byte, 0, 256*(len(view.Nodes)+len(view.Queues)+len(view.Jobs)+len(view.Tasks)))
-	var ends [numLists][]int
-	for i := range view.Nodes {
-		buf = appendNode(buf, &view.Nodes[i])
-		ev.keys[listNodes] = append(ev.keys[listNodes], view.Nodes[i].Name)
-		ends[listNodes] = append(ends[listNodes], len(buf))
+// encodeView encodes the session's view, object by object, taking nodes
+// and tasks that have not changed since an earlier session from the memo.
+func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
+	h := newHandles(ssn)
+	ev := &encodedView{handles: h}
+	for _, p := range ssn.Plugins() {
+		ev.plugins = append(ev.plugins, policyName(p))
 	}
-	for i := range view.Queues {
-		buf = appendQueue(buf, &view.Queues[i])
-		ev.keys[listQueues] = append(ev.keys[listQueues], view.Queues[i].Name)
-		ends[listQueues] = append(ends[listQueues], len(buf))
+	ev.grow([numLists]int{len(ssn.NodeList), len(h.queueList), len(ssn.JobList), len(h.taskList)})
+	var e viewEncoder
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	for _, n := range ssn.NodeList {
+		ev.add(listNodes, memo.node(n, &e))
 	}
-	for i := range view.Jobs {
-		j := &view.Jobs[i]
-		buf = appendJob(buf, j)
-		ev.keys[listJobs] = append(ev.keys[listJobs], j.Namespace+"/"+j.Name)
-		ends[listJobs] = append(ends[listJobs], len(buf))
+	for _, q := range h.queueList {
+		wq := wireQueue(q)
+		ev.add(listQueues, e.encodeQueue(&wq))
 	}
-	for i := range view.Tasks {
-		t := &view.Tasks[i]
-		buf = appendTask(buf, t)
-		ev.keys[listTasks] = append(ev.keys[listTasks], t.Namespace+"/"+t.Name)
-		ends[listTasks] = append(ends[listTasks], len(buf))
+	for ji, j := range ssn.JobList {
+		wj := wireJob(j, h.jobQueue[ji])
+		ev.add(listJobs, e.encodeJob(&wj))
 	}
-	start := 0
-	for l := range ends {
-		for _, end := range ends[l] {
-			b := buf[start:end:end]
-			ev.objs[l] = append(ev.objs[l], b)
-			ev.sums[l] = append(ev.sums[l], fnv64a(b))
-			start = end
-		}
+	for th, t := range h.taskList {
+		ev.add(listTasks, memo.task(t, h.taskJob[th], h.nodeHandle(t.NodeName), &e))
 	}
 	return ev
+}
+
+// grow makes room for each list's objects.
+func (ev *encodedView) grow(sizes [numLists]int) {
+	for l, n := range sizes {
+		ev.keys[l] = make([]string, 0, n)
+		ev.objs[l] = make([]msgpack.RawMessage, 0, n)
+		ev.sums[l] = make([]uint64, 0, n)
+	}
+}
+
+func (ev *encodedView) add(list int, o encodedObject) {
+	ev.keys[list] = append(ev.keys[list], o.key)
+	ev.objs[list] = append(ev.objs[list], o.obj)
+	ev.sums[list] = append(ev.sums[list], o.sum)
 }
 
 // fnv64a is FNV-1a over b, as hash/fnv computes it, without the hasher's
@@ -107,7 +103,8 @@ func viewAtOpen(ssn *framework.Session) *encodedView {
 		return sharedView.ev
 	}
 	podRequests.turn()
-	ev := encodeView(ssn)
+	objectMemo.turn()
+	ev := encodeView(ssn, &objectMemo)
 	sharedView.ssn, sharedView.uid, sharedView.ev = ssn, string(ssn.UID), ev
 	return ev
 }

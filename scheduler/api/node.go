@@ -1,6 +1,8 @@
 package api
 
 import (
+	"sync/atomic"
+
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -40,9 +42,18 @@ type NodeInfo struct {
 	// Users check that the list holds this very node at that position.
 	Index int
 	// Generation changes whenever the node's resources or tasks change;
-	// answers computed from the node stay valid while it is unchanged.
+	// answers computed from the node stay valid while it is unchanged. It
+	// is drawn from one counter for the whole process, so two nodes with
+	// the same non-zero Generation are one state of one node (a clone
+	// keeps it): a memo may key on it alone, across caches and sessions.
 	Generation uint64
 }
+
+// generations numbers node states across the process.
+var generations atomic.Uint64
+
+// changed gives the node a Generation no node state has had.
+func (n *NodeInfo) changed() { n.Generation = generations.Add(1) }
 
 // NewNodeInfo builds a node with no tasks.
 func NewNodeInfo(node *v1.Node) *NodeInfo {
@@ -59,7 +70,7 @@ func NewNodeInfo(node *v1.Node) *NodeInfo {
 
 // SetNode replaces the node object and recomputes idle resources from it.
 func (n *NodeInfo) SetNode(node *v1.Node) {
-	n.Generation++
+	n.changed()
 	n.Node = node
 	n.Name = node.Name
 	n.Allocatable = NewResource(node.Status.Allocatable)
@@ -78,7 +89,7 @@ func (n *NodeInfo) SetExternal(r *Resource) {
 	if n.Node != nil {
 		n.SetNode(n.Node)
 	} else {
-		n.Generation++
+		n.changed()
 	}
 }
 
@@ -109,7 +120,7 @@ func (n *NodeInfo) FutureIdle() *Resource {
 // given; callers pass a copy if the original must stay untouched. A task
 // already on the node is re-accounted.
 func (n *NodeInfo) AddTask(t *TaskInfo) {
-	n.Generation++
+	n.changed()
 	if _, ok := n.accounted[t.UID]; ok {
 		n.RemoveTask(t)
 	}
@@ -135,7 +146,7 @@ func (n *NodeInfo) RemoveTask(t *TaskInfo) {
 	if !ok {
 		return
 	}
-	n.Generation++
+	n.changed()
 	switch n.accounted[t.UID] {
 	case Pipelined:
 		n.Pipelined.Sub(cur.Resreq)

@@ -1,0 +1,187 @@
+package runtime
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// cloningCache hands every session a copy of one cluster, as the
+// scheduler's cache does, and accepts every decision.
+type cloningCache struct{ base *api.ClusterInfo }
+
+func (c cloningCache) Snapshot() *api.ClusterInfo       { return c.base.Clone() }
+func (cloningCache) Bind(*api.TaskInfo, string) error   { return nil }
+func (cloningCache) Evict(*api.TaskInfo, string) error  { return nil }
+func (cloningCache) UpdateJobStatus(*api.JobInfo, bool) {}
+
+// memoCluster is a cluster that a test changes between sessions the way
+// the cache does: pods and nodes replaced by new objects, tasks moved
+// between statuses and onto nodes.
+type memoCluster struct {
+	ci   *api.ClusterInfo
+	rng  *rand.Rand
+	seq  int
+	pods []*v1.Pod
+}
+
+func newMemoCluster(seed uint64) *memoCluster {
+	c := &memoCluster{ci: api.NewClusterInfo(), rng: rand.New(rand.NewPCG(seed, 7))}
+	for i := range 8 {
+		name := fmt.Sprintf("n%d", i)
+		c.ci.Nodes[name] = api.NewNodeInfo(c.node(name))
+		c.ci.NodeList = append(c.ci.NodeList, name)
+	}
+	for j := range 4 {
+		job := api.NewJobInfo(api.JobID(fmt.Sprintf("ns/pg%d", j)))
+		job.SetPodGroup(&v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("pg%d", j)},
+			Spec: v1beta1.PodGroupSpec{MinMember: 2}})
+		c.ci.Jobs[job.UID] = job
+		for range 3 {
+			c.addPod(c.pod(fmt.Sprintf("p%d", len(c.pods)), string(job.UID)[len("ns/"):], ""))
+		}
+	}
+	return c
+}
+
+func (c *memoCluster) node(name string) *v1.Node {
+	c.seq++
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("16Gi"), v1.ResourcePods: resource.MustParse("110")}
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"rev": fmt.Sprint(c.seq)}},
+		Status: v1.NodeStatus{Capacity: rl, Allocatable: rl}}
+}
+
+func (c *memoCluster) pod(name, group, node string) *v1.Pod {
+	c.seq++
+	phase := v1.PodPending
+	if node != "" {
+		phase = v1.PodRunning
+	}
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name),
+			Labels: map[string]string{"rev": fmt.Sprint(c.seq)}, Annotations: map[string]string{api.GroupNameAnnotation: group}},
+		Spec: v1.PodSpec{NodeName: node, Containers: []v1.Container{{Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(fmt.Sprintf("%dm", 100+c.rng.IntN(900)))}}}}},
+		Status: v1.PodStatus{Phase: phase},
+	}
+}
+
+// addPod records a pod as the cache does: a task in its job, and on its
+// node when it has one.
+func (c *memoCluster) addPod(p *v1.Pod) {
+	t := api.NewTaskInfo(p)
+	c.ci.Jobs[t.Job].AddTaskInfo(t)
+	if t.NodeName != "" {
+		c.ci.Nodes[t.NodeName].AddTask(t)
+	}
+	for i, old := range c.pods {
+		if old.UID == p.UID {
+			c.pods[i] = p
+			return
+		}
+	}
+	c.pods = append(c.pods, p)
+}
+
+func (c *memoCluster) removePod(p *v1.Pod) {
+	t := c.ci.Jobs[api.NewTaskInfo(p).Job].Tasks[api.TaskID(p.UID)]
+	if n, ok := c.ci.Nodes[t.NodeName]; ok {
+		n.RemoveTask(t)
+	}
+	c.ci.Jobs[t.Job].DeleteTaskInfo(t)
+}
+
+// change makes one random change.
+func (c *memoCluster) change() {
+	p := c.pods[c.rng.IntN(len(c.pods))]
+	group := p.Annotations[api.GroupNameAnnotation]
+	switch c.rng.IntN(6) {
+	case 0: // the pod's object is replaced, same placement
+		c.removePod(p)
+		c.addPod(c.pod(p.Name, group, p.Spec.NodeName))
+	case 1: // the pod lands on a node
+		c.removePod(p)
+		c.addPod(c.pod(p.Name, group, c.ci.NodeList[c.rng.IntN(len(c.ci.NodeList))]))
+	case 2: // a bind is sent: the task's status changes, its pod does not
+		job := c.ci.Jobs[api.NewTaskInfo(p).Job]
+		if t := job.Tasks[api.TaskID(p.UID)]; t.NodeName == "" {
+			job.UpdateTaskStatus(t, api.Binding)
+			t.NodeName = c.ci.NodeList[c.rng.IntN(len(c.ci.NodeList))]
+			c.ci.Nodes[t.NodeName].AddTask(t)
+		}
+	case 3: // a bound task is evicted, or a binding one sent elsewhere
+		job := c.ci.Jobs[api.NewTaskInfo(p).Job]
+		t := job.Tasks[api.TaskID(p.UID)]
+		switch t.Status {
+		case api.Running:
+			job.UpdateTaskStatus(t, api.Releasing)
+			c.ci.Nodes[t.NodeName].UpdateTask(t)
+		case api.Binding:
+			c.ci.Nodes[t.NodeName].RemoveTask(t)
+			t.NodeName = c.ci.NodeList[c.rng.IntN(len(c.ci.NodeList))]
+			c.ci.Nodes[t.NodeName].AddTask(t)
+		}
+	case 4: // a node's object is replaced
+		name := c.ci.NodeList[c.rng.IntN(len(c.ci.NodeList))]
+		c.ci.Nodes[name].SetNode(c.node(name))
+	}
+}
+
+func (c *memoCluster) session(t *testing.T) *framework.Session {
+	t.Helper()
+	ssn, err := framework.OpenSession(cloningCache{c.ci}, framework.Registry{}, &conf.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ssn.Close)
+	return ssn
+}
+
+// The memo must never change a view: sessions over a cluster that changes
+// between them encode to exactly what a memo that has seen nothing gives,
+// and unchanged objects do come from the memo.
+func TestViewMemoGivesWhatEncodingGives(t *testing.T) {
+	for seed := range uint64(20) {
+		c := newMemoCluster(seed)
+		memo := &viewMemo{}
+		var last *encodedView
+		reused := 0
+		for round := range 30 {
+			ssn := c.session(t)
+			memo.turn()
+			got, want := encodeView(ssn, memo), encodeView(ssn, &viewMemo{})
+			for l := range numLists {
+				if len(got.objs[l]) != len(want.objs[l]) {
+					t.Fatalf("seed %d round %d list %d: %d objects, want %d", seed, round, l, len(got.objs[l]), len(want.objs[l]))
+				}
+				for i := range want.objs[l] {
+					if got.keys[l][i] != want.keys[l][i] || !bytes.Equal(got.objs[l][i], want.objs[l][i]) || got.sums[l][i] != want.sums[l][i] {
+						t.Fatalf("seed %d round %d: %s differs from a fresh encoding", seed, round, want.keys[l][i])
+					}
+					if last != nil && i < len(last.objs[l]) && &got.objs[l][i][0] == &last.objs[l][i][0] {
+						reused++
+					}
+				}
+			}
+			last = got
+			for range 1 + c.rng.IntN(3) {
+				c.change()
+			}
+		}
+		if reused == 0 {
+			t.Fatalf("seed %d: no object came from the memo", seed)
+		}
+	}
+}

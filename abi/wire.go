@@ -24,6 +24,15 @@ type Descriptor struct {
 	// names one of its tasks or admits it, a queue's when an event touches
 	// one of its jobs. The host then asks again only for those objects.
 	LocalKeys bool `msgpack:"localKeys,omitempty"`
+	// NodeLocal says the module's predicate_batch verdict for a task and a
+	// node depends on nothing in its view but that node and the task's
+	// shape: every field of the task but namespace, name, labels,
+	// annotations, creationTime, status and node. Within a session the
+	// host then keeps each verdict while the node is unchanged, and asks
+	// only about nodes that changed or that no task of the same shape was
+	// asked about. Absent means false; a host that predates it just asks
+	// every time.
+	NodeLocal bool `msgpack:"nodeLocal,omitempty"`
 	// EventKinds lists the object kinds an event handler module wants
 	// cache_event calls for; empty means every kind.
 	EventKinds []string `msgpack:"eventKinds,omitempty"`

@@ -61,7 +61,10 @@ type adapter struct {
 	// next event.
 	epoch    int
 	verdicts predicateCache
-	keys     orderKeys
+	// kept holds a NodeLocal module's last verdict per node handle, for
+	// the session.
+	kept []keptVerdict
+	keys orderKeys
 	// touched holds, per object, the epoch of the last event that touched
 	// it, for modules whose keys only such events change (localKeys).
 	touched touchedAt
@@ -88,6 +91,9 @@ type predicateCache struct {
 	task  api.TaskID
 	epoch int
 	valid bool
+	// shape is the task's shape digest, for a NodeLocal module's kept
+	// verdicts.
+	shape uint64
 	// verdicts and known are indexed by node handle; known marks the
 	// verdicts this task-epoch has received.
 	verdicts []abi.Verdict
@@ -445,6 +451,9 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	}
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
 		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
+		if t, ok := a.handles.tasks[task.UID]; ok && int(t) < len(a.handles.taskShape) {
+			c.shape = a.handles.taskShape[t]
+		}
 	}
 	if c.err != nil {
 		return framework.NewStatus(framework.Error, c.err.Error())
@@ -453,7 +462,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !ok || int(h) >= len(c.known) {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: node %s is not in the session view", a.name, node.Name))
 	}
-	if !c.known[h] {
+	if !c.known[h] && !(a.nodeLocal() && a.recall(c, h)) {
 		if c.err = a.predicateWindow(task, h); c.err != nil {
 			if a.skipped {
 				return nil
@@ -468,7 +477,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 }
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
-	c.task, c.epoch, c.valid = task, epoch, true
+	c.task, c.epoch, c.valid, c.shape = task, epoch, true, 0
 	c.err, c.asked = nil, 0
 	if cap(c.known) < nodes {
 		c.known = make([]bool, nodes)
@@ -489,9 +498,13 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	size := max(firstPredicateWindow, c.asked)
 	n := int32(len(c.known))
 	c.window = c.window[:0]
-	for i := int32(0); i < n && len(c.window) < size; i++ {
+	// A NodeLocal module is asked about the unknown nodes among the next
+	// size positions only: most of them have kept verdicts, and reaching
+	// past them would ask about nodes the search may never walk to.
+	local := a.nodeLocal()
+	for i := int32(0); i < n && len(c.window) < size && (!local || int(i) < size); i++ {
 		h := (first + i) % n
-		if !c.known[h] {
+		if !c.known[h] && !(local && a.recall(c, h)) {
 			c.window = append(c.window, h)
 		}
 	}
@@ -506,6 +519,9 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	}
 	for i, h := range c.window {
 		c.verdicts[h], c.known[h] = c.got[i], true
+	}
+	if local {
+		a.keep(c)
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ type handles struct {
 	// (-1 when the queue is not in the session), for keys that only
 	// events on an object change.
 	taskJob, jobQueue []int32
+	// taskShape is each task's shape digest, for NodeLocal modules.
+	taskShape []uint64
 	// allNodes, allJobs and allQueues are every handle of their list, the
 	// requests of predicate_batch and the order-key hooks.
 	allNodes, allJobs, allQueues []int32

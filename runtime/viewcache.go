@@ -53,8 +53,11 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 		wj := wireJob(j, h.jobQueue[ji])
 		ev.add(listJobs, e.encodeJob(&wj))
 	}
+	ev.handles.taskShape = make([]uint64, 0, len(h.taskList))
 	for th, t := range h.taskList {
-		ev.add(listTasks, memo.task(t, h.taskJob[th], h.nodeHandle(t.NodeName), &e))
+		o := memo.task(t, h.taskJob[th], h.nodeHandle(t.NodeName), &e)
+		ev.add(listTasks, o)
+		ev.handles.taskShape = append(ev.handles.taskShape, o.shape)
 	}
 	return ev
 }

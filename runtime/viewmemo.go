@@ -43,11 +43,13 @@ func (t *memoTable[K, V]) turn() {
 }
 
 // encodedObject is one object of the view on the wire: its key in its
-// list, its bytes and their digest.
+// list, its bytes and their digest, and for a task the digest of its shape
+// (taskShape).
 type encodedObject struct {
-	key string
-	obj []byte
-	sum uint64
+	key   string
+	obj   []byte
+	sum   uint64
+	shape uint64
 }
 
 // stamped is an encoding and the inputs it was made from.
@@ -96,9 +98,10 @@ type viewMemo struct {
 	tasks memoTable[*v1.Pod, *stamped[taskStamp]]
 }
 
-// objectMemo serves every session of the process: the objects it keys on
-// are unique to one informer, and two schedulers that share them share
-// their encodings too.
+// objectMemo serves every session of the process. Its keys are informer
+// objects and its stamps are checked, so schedulers sharing it never see
+// each other's entries wrongly; they do push each other's out, two turns
+// after the last use, so it pays off for one scheduler per process.
 var objectMemo viewMemo
 
 func (m *viewMemo) turn() {
@@ -110,7 +113,7 @@ func (m *viewMemo) turn() {
 
 // node returns the node's encoding, from the memo when it is still valid.
 // A node without a Generation (built by hand, not by the cache) is always
-// encoded afresh.
+// encoded afresh. Callers hold mu.
 func (m *viewMemo) node(n *api.NodeInfo, e *viewEncoder) encodedObject {
 	stamp := nodeStamp{name: n.Name, generation: n.Generation}
 	if n.Node == nil || n.Generation == 0 {
@@ -125,6 +128,7 @@ func (m *viewMemo) node(n *api.NodeInfo, e *viewEncoder) encodedObject {
 }
 
 // task returns the task's encoding, from the memo when it is still valid.
+// Callers hold mu.
 func (m *viewMemo) task(t *api.TaskInfo, job, node int32, e *viewEncoder) encodedObject {
 	if t.Pod == nil {
 		return e.encodeTask(t, job, node)
@@ -159,7 +163,20 @@ func (e *viewEncoder) encodeNode(n *api.NodeInfo) encodedObject {
 
 func (e *viewEncoder) encodeTask(t *api.TaskInfo, job, node int32) encodedObject {
 	wt := wireTask(t, job, node)
-	return e.object(t.Namespace+"/"+t.Name, func(b []byte) []byte { return appendTask(b, &wt) })
+	o := e.object(t.Namespace+"/"+t.Name, func(b []byte) []byte { return appendTask(b, &wt) })
+	o.shape = e.taskShape(wt)
+	return o
+}
+
+// taskShape digests what a NodeLocal module's verdicts may depend on of a
+// task (abi.Descriptor): not who it is or where it stands, nor its labels
+// and annotations, which tell a gang's pods apart (a StatefulSet's pod
+// name, a Volcano task index) without changing where they fit.
+func (e *viewEncoder) taskShape(wt abi.Task) uint64 {
+	wt.Namespace, wt.Name, wt.CreationTime, wt.Status, wt.Node = "", "", 0, "", -1
+	wt.Labels, wt.Annotations = nil, nil
+	e.scratch = appendTask(e.scratch[:0], &wt)
+	return fnv64a(e.scratch)
 }
 
 func (e *viewEncoder) encodeQueue(q *abi.Queue) encodedObject {

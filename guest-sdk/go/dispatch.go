@@ -74,6 +74,10 @@ func describe() []byte {
 	if k, ok := registered.(LocalOrderKeys); ok {
 		local = k.OrderKeysLocal()
 	}
+	nodeLocal := false
+	if k, ok := registered.(NodeLocalPredicates); ok {
+		nodeLocal = k.PredicatesNodeLocal()
+	}
 	var args []ArgumentSpec
 	if d, ok := registered.(ArgumentDeclarer); ok {
 		args = d.DeclaredArguments()
@@ -90,6 +94,9 @@ func describe() []byte {
 		fields++
 	}
 	if len(kinds) > 0 {
+		fields++
+	}
+	if nodeLocal {
 		fields++
 	}
 	b := msgp.AppendMapHeader(nil, fields)
@@ -131,6 +138,10 @@ func describe() []byte {
 	b = msgp.AppendBool(b, abiMinor >= 1)
 	if abiMinor >= 3 {
 		b = msgp.AppendString(b, "undoEvents")
+		b = msgp.AppendBool(b, true)
+	}
+	if nodeLocal {
+		b = msgp.AppendString(b, "nodeLocal")
 		b = msgp.AppendBool(b, true)
 	}
 	b = msgp.AppendString(b, "sdk")

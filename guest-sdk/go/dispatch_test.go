@@ -146,6 +146,39 @@ func TestDescribeListsImplementedHooks(t *testing.T) {
 	}
 }
 
+// nodeLocal is fuller declaring its predicate verdicts node-local, or not.
+type nodeLocal struct {
+	fuller
+	local bool
+}
+
+func (n *nodeLocal) PredicatesNodeLocal() bool { return n.local }
+
+func TestDescribeSendsNodeLocalOnlyWhenDeclared(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Plugin
+		want any // nil: no such key
+	}{
+		{"no declarer", &fuller{}, nil},
+		{"declared false", &nodeLocal{}, nil},
+		{"declared true", &nodeLocal{local: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			Register(c.p)
+			defer Register(nil)
+			// Decoding the whole map, and nothing after it, checks its header's count.
+			v, rest, err := msgp.ReadIntfBytes(describe())
+			if err != nil || len(rest) != 0 {
+				t.Fatalf("descriptor: %v, %d bytes after it", err, len(rest))
+			}
+			if got := v.(map[string]any)["nodeLocal"]; got != c.want {
+				t.Errorf("nodeLocal = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 // declaring is fuller with declared arguments.
 type declaring struct {
 	fuller

@@ -37,6 +37,17 @@ pub trait Plugin {
     /// placement. A key that reads anything else must leave it false.
     const LOCAL_ORDER_KEYS: bool = false;
 
+    /// Whether the plugin's `predicate_batch` verdict for a task and a node
+    /// depends on nothing but that node and the task's shape (every field
+    /// of the task except its namespace, name, labels, annotations,
+    /// creation time, status and node): not on other nodes, other tasks or
+    /// jobs beyond the pods on
+    /// that node, nor on the order nodes are asked in. The scheduler then
+    /// keeps each verdict while the node is unchanged and asks again only
+    /// about nodes that changed. A verdict that reads anything else must
+    /// leave it false, or stale verdicts will place pods.
+    const NODE_LOCAL_PREDICATES: bool = false;
+
     /// The configuration arguments the plugin reads, with their types and
     /// defaults, for the module's descriptor (`caldera plugin inspect`
     /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them

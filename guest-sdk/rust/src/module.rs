@@ -576,16 +576,16 @@ impl<P: Plugin> Module<P> {
 
 impl<P: Plugin> Serve for Module<P> {
     /// `{name, abi: [major, minor], hooks, arguments, eventKinds,
-    /// stableKeys, localKeys, deltas, undoEvents, sdk}`, as the Go SDK
-    /// writes it;
+    /// stableKeys, localKeys, deltas, undoEvents, nodeLocal, sdk}`, as the
+    /// Go SDK writes it;
     /// `arguments` only when the plugin declares some, `eventKinds` only
-    /// when an event handler names kinds.
+    /// when an event handler names kinds, `nodeLocal` only when true.
     fn describe(&self, out: &mut Vec<u8>) {
         out.clear();
         let mut w = Writer(out);
         let args = P::ARGUMENTS;
         let kinds = self.hooks.event_kinds;
-        w.map(8 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()));
+        w.map(8 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()) + usize::from(P::NODE_LOCAL_PREDICATES));
         w.str("name");
         w.str(P::NAME);
         w.str("abi");
@@ -620,6 +620,10 @@ impl<P: Plugin> Serve for Module<P> {
         w.bool(true);
         w.str("undoEvents");
         w.bool(true);
+        if P::NODE_LOCAL_PREDICATES {
+            w.str("nodeLocal");
+            w.bool(true);
+        }
         w.str("sdk");
         w.str(SDK_VERSION);
     }

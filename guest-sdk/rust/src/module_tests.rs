@@ -21,6 +21,7 @@ impl Plugin for Counter {
     const NAME: &'static str = "counter";
     const STABLE_ORDER_KEYS: bool = true;
     const LOCAL_ORDER_KEYS: bool = true;
+    const NODE_LOCAL_PREDICATES: bool = true;
     const ARGUMENTS: &'static [Argument] = &[
         Argument::bool("counter.enabled", true),
         Argument::int("counter.weight", 300),
@@ -151,13 +152,13 @@ fn export_declares_exactly_the_implemented_hooks() {
                     ]
                 );
             }
-            "stableKeys" | "localKeys" | "deltas" | "undoEvents" => assert!(r.bool().unwrap(), "{}", key),
+            "stableKeys" | "localKeys" | "deltas" | "undoEvents" | "nodeLocal" => assert!(r.bool().unwrap(), "{}", key),
             "sdk" => assert_eq!(r.str().unwrap(), SDK_VERSION),
             other => panic!("unexpected key {}", other),
         }
         seen.push(key);
     }
-    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "localKeys", "deltas", "undoEvents", "sdk"]);
+    assert_eq!(seen, ["name", "abi", "hooks", "arguments", "stableKeys", "localKeys", "deltas", "undoEvents", "nodeLocal", "sdk"]);
     assert!(r.is_empty(), "bytes after the descriptor");
 }
 

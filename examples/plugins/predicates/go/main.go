@@ -50,9 +50,16 @@ var (
 	_ caldera.PredicateBatcher = (*plugin)(nil)
 	_ caldera.EventObserver    = (*plugin)(nil)
 	_ caldera.ArgumentDeclarer = (*plugin)(nil)
+
+	_ caldera.NodeLocalPredicates = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "predicates" }
+
+// PredicatesNodeLocal: every filter reads the node (labels, taints,
+// resources, pods and ports as events left them) and the task's own
+// fields, nothing else, so a verdict holds until the node changes.
+func (*plugin) PredicatesNodeLocal() bool { return true }
 
 // OnSessionOpen reads the arguments and indexes the nodes and the templates
 // of the session's tasks.

@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
+)
+
+// builtPort is a port from make plugins; without it the test is skipped,
+// unless CALDERA_REQUIRE_PLUGINS is set.
+func builtPort(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join("..", "build", "plugins", name+".wasm")
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+			t.Fatalf("%s is not built: %v", path, err)
+		}
+		t.Skipf("%s is not built (make plugins)", path)
+	}
+	return path
+}
+
+// gangOnSmallNodes is three 1-CPU nodes and one job of three pending pods
+// of one shape, 600m each: a node that takes one has no room for another.
+func gangOnSmallNodes() *api.ClusterInfo {
+	ci := api.NewClusterInfo()
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourceMemory: resource.MustParse("4Gi"), v1.ResourcePods: resource.MustParse("110")}
+	for i := range 3 {
+		name := fmt.Sprintf("n%d", i)
+		ci.Nodes[name] = api.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Capacity: rl, Allocatable: rl}})
+		ci.NodeList = append(ci.NodeList, name)
+	}
+	job := api.NewJobInfo("ns/pg")
+	job.SetPodGroup(&v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg"}, Spec: v1beta1.PodGroupSpec{MinMember: 1}})
+	ci.Jobs[job.UID] = job
+	for i := range 3 {
+		job.AddTaskInfo(api.NewTaskInfo(&v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), UID: types.UID(fmt.Sprintf("uid-p%d", i)),
+				Annotations: map[string]string{api.GroupNameAnnotation: "pg"}},
+			Spec: v1.PodSpec{Containers: []v1.Container{{Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("600m")}}}}},
+			Status: v1.PodStatus{Phase: v1.PodPending},
+		}))
+	}
+	return ci
+}
+
+// A NodeLocal module (the predicates port declares it) is asked about a
+// node once per task shape while the node is unchanged, and again once
+// the node changed: the second task of a gang costs no call, and a
+// placement never leaves a stale verdict behind.
+func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
+	const name = "predicates.tinygo"
+	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if !p.descriptor.NodeLocal {
+		t.Fatalf("%s does not declare nodeLocal", name)
+	}
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
+	ssn, err := framework.OpenSession(cloningCache{gangOnSmallNodes()}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPredicateBatch.String())
+	before := testutil.ToFloat64(calls)
+	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
+	var tasks []*api.TaskInfo
+	for _, id := range []api.TaskID{"uid-p0", "uid-p1", "uid-p2"} {
+		tasks = append(tasks, ssn.Jobs["ns/pg"].Tasks[id])
+	}
+	verdicts := func(task *api.TaskInfo) (out []string) {
+		for _, n := range ssn.NodeList {
+			if s := ssn.PredicateFn(task, n); s != nil {
+				out = append(out, s.Message())
+			} else {
+				out = append(out, "")
+			}
+		}
+		return out
+	}
+
+	first := verdicts(tasks[0])
+	if fmt.Sprint(first) != "[  ]" || asked() != 1 {
+		t.Fatalf("first task: verdicts %q after %d calls, want three passes after 1", first, asked())
+	}
+	if got := verdicts(tasks[1]); fmt.Sprint(got) != fmt.Sprint(first) || asked() != 1 {
+		t.Fatalf("second task of the same shape: %q after %d calls, want %q after 1", got, asked(), first)
+	}
+	if err := framework.NewStatement(ssn).Allocate(tasks[0], ssn.NodeList[0]); err != nil {
+		t.Fatal(err)
+	}
+	got := verdicts(tasks[1])
+	if got[0] != "Insufficient cpu" || got[1] != "" || got[2] != "" {
+		t.Errorf("after a placement on n0: %q, want n0 refused for cpu and the others passed", got)
+	}
+	if asked() != 2 {
+		t.Errorf("after a placement on n0: %d calls, want 2 (n0 alone asked again)", asked())
+	}
+}
+
+// A task's shape leaves out who it is and where it stands, and nothing
+// else: a gang's tasks share one whatever their status, and a different
+// request makes another.
+func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
+	ci := gangOnSmallNodes()
+	job := ci.Jobs["ns/pg"]
+	bound := job.Tasks["uid-p0"]
+	job.UpdateTaskStatus(bound, api.Binding)
+	bound.NodeName = "n0"
+	ci.Nodes["n0"].AddTask(bound)
+	other := job.Tasks["uid-p2"]
+	job.DeleteTaskInfo(other)
+	pod := other.Pod.DeepCopy()
+	pod.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("700m")
+	job.AddTaskInfo(api.NewTaskInfo(pod))
+
+	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{}, &conf.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	h := encodeView(ssn, &viewMemo{}).handles
+	shape := func(id api.TaskID) uint64 { return h.taskShape[h.tasks[id]] }
+	if shape("uid-p0") != shape("uid-p1") {
+		t.Errorf("a binding task and a pending one of the same template have shapes %x and %x", shape("uid-p0"), shape("uid-p1"))
+	}
+	if shape("uid-p2") == shape("uid-p1") {
+		t.Errorf("tasks asking 700m and 600m share shape %x", shape("uid-p1"))
+	}
+}

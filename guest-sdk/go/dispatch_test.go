@@ -146,6 +146,19 @@ func TestDescribeListsImplementedHooks(t *testing.T) {
 	}
 }
 
+// describedAs is the descriptor of p, registered for the call, decoded.
+func describedAs(t *testing.T, p Plugin) map[string]any {
+	t.Helper()
+	Register(p)
+	defer Register(nil)
+	// Decoding the whole map, and nothing after it, checks its header's count.
+	v, rest, err := msgp.ReadIntfBytes(describe())
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("descriptor: %v, %d bytes after it", err, len(rest))
+	}
+	return v.(map[string]any)
+}
+
 // nodeLocal is fuller declaring its predicate verdicts node-local, or not.
 type nodeLocal struct {
 	fuller
@@ -165,14 +178,7 @@ func TestDescribeSendsNodeLocalOnlyWhenDeclared(t *testing.T) {
 		{"declared true", &nodeLocal{local: true}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			Register(c.p)
-			defer Register(nil)
-			// Decoding the whole map, and nothing after it, checks its header's count.
-			v, rest, err := msgp.ReadIntfBytes(describe())
-			if err != nil || len(rest) != 0 {
-				t.Fatalf("descriptor: %v, %d bytes after it", err, len(rest))
-			}
-			if got := v.(map[string]any)["nodeLocal"]; got != c.want {
+			if got := describedAs(t, c.p)["nodeLocal"]; got != c.want {
 				t.Errorf("nodeLocal = %v, want %v", got, c.want)
 			}
 		})
@@ -212,14 +218,7 @@ func TestDescribeSendsDeclaredArguments(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			Register(c.p)
-			defer Register(nil)
-			// Decoding the whole map, and nothing after it, checks its header's count.
-			v, rest, err := msgp.ReadIntfBytes(describe())
-			if err != nil || len(rest) != 0 {
-				t.Fatalf("descriptor: %v, %d bytes after it", err, len(rest))
-			}
-			d := v.(map[string]any)
+			d := describedAs(t, c.p)
 			got, ok := d["arguments"]
 			if c.want == nil {
 				if ok {

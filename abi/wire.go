@@ -27,11 +27,12 @@ type Descriptor struct {
 	// NodeLocal says the module's predicate_batch verdict for a task and a
 	// node depends on nothing in its view but that node and the task's
 	// shape: every field of the task but namespace, name, labels,
-	// annotations, creationTime, status and node. Within a session the
-	// host then keeps each verdict while the node is unchanged, and asks
-	// only about nodes that changed or that no task of the same shape was
-	// asked about. Absent means false; a host that predates it just asks
-	// every time.
+	// annotations, creationTime, status and node; pods on the node count
+	// only through the node's resources, pod count and host ports. Within
+	// a session the host then keeps its last verdict per node, with the
+	// shape it was for, while the node is unchanged, and asks only about
+	// nodes without a verdict for the task's shape. Absent means false; a
+	// host that predates it just asks every time.
 	NodeLocal bool `msgpack:"nodeLocal,omitempty"`
 	// EventKinds lists the object kinds an event handler module wants
 	// cache_event calls for; empty means every kind.

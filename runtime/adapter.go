@@ -92,8 +92,9 @@ type predicateCache struct {
 	epoch int
 	valid bool
 	// shape is the task's shape digest, for a NodeLocal module's kept
-	// verdicts.
-	shape uint64
+	// verdicts; shaped says it is known.
+	shape  uint64
+	shaped bool
 	// verdicts and known are indexed by node handle; known marks the
 	// verdicts this task-epoch has received.
 	verdicts []abi.Verdict
@@ -189,6 +190,11 @@ func (a *adapter) open(reopen bool) error {
 	var ev *encodedView
 	if reopen {
 		ev = encodeView(a.ssn, &objectMemo)
+		// A fresh instance rebuilds its state from the view; verdicts of
+		// the one that failed are not carried over to it. No lock: a reopen
+		// happens within a call, under the predicate cache's lock when a
+		// predicate made it.
+		a.kept = nil
 	} else {
 		ev = viewAtOpen(a.ssn)
 	}
@@ -417,6 +423,7 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 	hv.mark(listTasks, t)
 	hv.mark(listNodes, node)
 	hv.mark(listNodes, a.taskNode[t])
+	a.forget(node, a.taskNode[t])
 	if kind == abi.EventDeallocate {
 		a.taskNode[t] = -1
 	} else {
@@ -452,7 +459,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
 		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
 		if t, ok := a.handles.tasks[task.UID]; ok && int(t) < len(a.handles.taskShape) {
-			c.shape = a.handles.taskShape[t]
+			c.shape, c.shaped = a.handles.taskShape[t], true
 		}
 	}
 	if c.err != nil {
@@ -462,7 +469,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !ok || int(h) >= len(c.known) {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: node %s is not in the session view", a.name, node.Name))
 	}
-	if !c.known[h] && !(a.nodeLocal() && a.recall(c, h)) {
+	if !c.known[h] && !(a.nodeLocal() && c.shaped && a.recall(c, h)) {
 		if c.err = a.predicateWindow(task, h); c.err != nil {
 			if a.skipped {
 				return nil
@@ -477,7 +484,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 }
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
-	c.task, c.epoch, c.valid, c.shape = task, epoch, true, 0
+	c.task, c.epoch, c.valid, c.shape, c.shaped = task, epoch, true, 0, false
 	c.err, c.asked = nil, 0
 	if cap(c.known) < nodes {
 		c.known = make([]bool, nodes)
@@ -501,7 +508,7 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	// A NodeLocal module is asked about the unknown nodes among the next
 	// size positions only: most of them have kept verdicts, and reaching
 	// past them would ask about nodes the search may never walk to.
-	local := a.nodeLocal()
+	local := a.nodeLocal() && c.shaped
 	for i := int32(0); i < n && len(c.window) < size && (!local || int(i) < size); i++ {
 		h := (first + i) % n
 		if !c.known[h] && !(local && a.recall(c, h)) {

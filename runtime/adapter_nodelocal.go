@@ -43,3 +43,21 @@ func (a *adapter) keep(c *predicateCache) {
 		}
 	}
 }
+
+// forget drops the kept verdicts of the nodes an event changes in the
+// guest's view. Every placement also changes the node's Generation, which
+// is enough for the promise as docs/abi.md words it; a bind does not, and a
+// module that read its node's pods' statuses against its promise would
+// otherwise be served a verdict from before the bind.
+func (a *adapter) forget(nodes ...int32) {
+	if !a.nodeLocal() {
+		return
+	}
+	a.verdicts.mu.Lock()
+	defer a.verdicts.mu.Unlock()
+	for _, h := range nodes {
+		if h >= 0 && int(h) < len(a.kept) {
+			a.kept[h].valid = false
+		}
+	}
+}

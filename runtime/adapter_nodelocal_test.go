@@ -49,15 +49,22 @@ func gangOnSmallNodes() *api.ClusterInfo {
 	job.SetPodGroup(&v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg"}, Spec: v1beta1.PodGroupSpec{MinMember: 1}})
 	ci.Jobs[job.UID] = job
 	for i := range 3 {
-		job.AddTaskInfo(api.NewTaskInfo(&v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), UID: types.UID(fmt.Sprintf("uid-p%d", i)),
-				Annotations: map[string]string{api.GroupNameAnnotation: "pg"}},
-			Spec: v1.PodSpec{Containers: []v1.Container{{Resources: v1.ResourceRequirements{
-				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("600m")}}}}},
-			Status: v1.PodStatus{Phase: v1.PodPending},
-		}))
+		job.AddTaskInfo(api.NewTaskInfo(gangPod(fmt.Sprintf("p%d", i), "600m")))
 	}
 	return ci
+}
+
+// gangPod is a pending pod of the job ns/pg asking for cpu, each with its
+// own index label and annotation, as a job controller gives them.
+func gangPod(name, cpu string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name),
+			Labels:      map[string]string{"index": name},
+			Annotations: map[string]string{api.GroupNameAnnotation: "pg", "index": name}},
+		Spec: v1.PodSpec{Containers: []v1.Container{{Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}},
+		Status: v1.PodStatus{Phase: v1.PodPending},
+	}
 }
 
 // A NodeLocal module (the predicates port declares it) is asked about a
@@ -76,7 +83,9 @@ func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
 	}
 	enabled := true
 	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
-	ssn, err := framework.OpenSession(cloningCache{gangOnSmallNodes()}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	ci := gangOnSmallNodes()
+	ci.Jobs["ns/pg"].AddTaskInfo(api.NewTaskInfo(gangPod("big", "1500m")))
+	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +115,11 @@ func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
 	if got := verdicts(tasks[1]); fmt.Sprint(got) != fmt.Sprint(first) || asked() != 1 {
 		t.Fatalf("second task of the same shape: %q after %d calls, want %q after 1", got, asked(), first)
 	}
+	// Another shape is not answered from this one's verdicts.
+	big := verdicts(ssn.Jobs["ns/pg"].Tasks["uid-big"])
+	if fmt.Sprint(big) != "[Insufficient cpu Insufficient cpu Insufficient cpu]" || asked() != 2 {
+		t.Fatalf("a 1500m task: %q after %d calls, want every node refused for cpu after 2", big, asked())
+	}
 	if err := framework.NewStatement(ssn).Allocate(tasks[0], ssn.NodeList[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +127,8 @@ func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
 	if got[0] != "Insufficient cpu" || got[1] != "" || got[2] != "" {
 		t.Errorf("after a placement on n0: %q, want n0 refused for cpu and the others passed", got)
 	}
-	if asked() != 2 {
-		t.Errorf("after a placement on n0: %d calls, want 2 (n0 alone asked again)", asked())
+	if asked() != 3 {
+		t.Errorf("after a placement on n0: %d calls, want 3 (one call, n0 changed and the others kept for the other shape)", asked())
 	}
 }
 
@@ -142,7 +156,7 @@ func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
 	h := encodeView(ssn, &viewMemo{}).handles
 	shape := func(id api.TaskID) uint64 { return h.taskShape[h.tasks[id]] }
 	if shape("uid-p0") != shape("uid-p1") {
-		t.Errorf("a binding task and a pending one of the same template have shapes %x and %x", shape("uid-p0"), shape("uid-p1"))
+		t.Errorf("a binding task and a pending one of the same template, labelled apart, have shapes %x and %x", shape("uid-p0"), shape("uid-p1"))
 	}
 	if shape("uid-p2") == shape("uid-p1") {
 		t.Errorf("tasks asking 700m and 600m share shape %x", shape("uid-p1"))

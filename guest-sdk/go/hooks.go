@@ -52,13 +52,14 @@ type LocalOrderKeys interface {
 
 // NodeLocalPredicates is implemented by a plugin whose PredicateBatch
 // verdict for a task and a node depends on nothing but that node and the
-// task's shape: every field of the task except its namespace, name, labels,
-// annotations, creation time, status and node. Not on other nodes, not on other tasks
-// or jobs (beyond the pods on that node), not on the order of the nodes
-// asked about. The scheduler then keeps each verdict while the node is
-// unchanged and asks again only about nodes that changed: a gang's second
-// task costs one node instead of hundreds. A verdict that reads anything
-// else must not declare it, or stale verdicts will place pods.
+// task's shape: every field of the task except its namespace, name,
+// labels, annotations, creation time, status and node. Not on other nodes,
+// other tasks or jobs, nor on the order nodes are asked in; the pods on the
+// node count only through the node's resources, pod count and host ports.
+// The scheduler then keeps each verdict while the node is unchanged and
+// asks again only about nodes that changed: a gang's second task costs one
+// node instead of hundreds. A verdict that reads anything else must not
+// declare it, or stale verdicts will place pods.
 type NodeLocalPredicates interface {
 	PredicatesNodeLocal() bool
 }

@@ -41,11 +41,11 @@ pub trait Plugin {
     /// depends on nothing but that node and the task's shape (every field
     /// of the task except its namespace, name, labels, annotations,
     /// creation time, status and node): not on other nodes, other tasks or
-    /// jobs beyond the pods on
-    /// that node, nor on the order nodes are asked in. The scheduler then
-    /// keeps each verdict while the node is unchanged and asks again only
-    /// about nodes that changed. A verdict that reads anything else must
-    /// leave it false, or stale verdicts will place pods.
+    /// jobs, nor on the order nodes are asked in; the pods on the node count
+    /// only through the node's resources, pod count and host ports. The
+    /// scheduler then keeps each verdict while the node is unchanged and
+    /// asks again only about nodes that changed. A verdict that reads
+    /// anything else must leave it false, or stale verdicts will place pods.
     const NODE_LOCAL_PREDICATES: bool = false;
 
     /// The configuration arguments the plugin reads, with their types and

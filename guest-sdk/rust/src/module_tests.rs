@@ -107,9 +107,9 @@ fn export_declares_exactly_the_implemented_hooks() {
     let mut out = Vec::new();
     module().describe(&mut out);
     let mut r = Reader::new(&out);
-    assert_eq!(r.map_len().unwrap(), 9);
+    assert_eq!(r.map_len().unwrap(), 10);
     let mut seen = Vec::new();
-    for _ in 0..9 {
+    for _ in 0..10 {
         let key = r.str().unwrap().to_string();
         match key.as_str() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),

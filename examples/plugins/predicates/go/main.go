@@ -59,6 +59,8 @@ func (*plugin) Name() string { return "predicates" }
 // PredicatesNodeLocal: every filter reads the node (labels, taints,
 // resources, pods and ports as events left them) and the task's own
 // fields, nothing else, so a verdict holds until the node changes.
+// Inter-pod affinity or topology spread (accepted as arguments, not
+// implemented) would read other pods: implementing either ends this.
 func (*plugin) PredicatesNodeLocal() bool { return true }
 
 // OnSessionOpen reads the arguments and indexes the nodes and the templates

@@ -91,10 +91,10 @@ type predicateCache struct {
 	task  api.TaskID
 	epoch int
 	valid bool
-	// shape is the task's shape digest, for a NodeLocal module's kept
-	// verdicts; shaped says it is known.
-	shape  uint64
-	shaped bool
+	// local says the module's kept verdicts serve this task-epoch: the
+	// module is NodeLocal and the task's shape digest is known.
+	shape uint64
+	local bool
 	// verdicts and known are indexed by node handle; known marks the
 	// verdicts this task-epoch has received.
 	verdicts []abi.Verdict
@@ -459,7 +459,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
 		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
 		if t, ok := a.handles.tasks[task.UID]; ok && int(t) < len(a.handles.taskShape) {
-			c.shape, c.shaped = a.handles.taskShape[t], true
+			c.shape, c.local = a.handles.taskShape[t], a.nodeLocal()
 		}
 	}
 	if c.err != nil {
@@ -469,7 +469,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !ok || int(h) >= len(c.known) {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: node %s is not in the session view", a.name, node.Name))
 	}
-	if !c.known[h] && !(a.nodeLocal() && c.shaped && a.recall(c, h)) {
+	if !c.known[h] && !(c.local && a.recall(c, h)) {
 		if c.err = a.predicateWindow(task, h); c.err != nil {
 			if a.skipped {
 				return nil
@@ -484,7 +484,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 }
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
-	c.task, c.epoch, c.valid, c.shape, c.shaped = task, epoch, true, 0, false
+	c.task, c.epoch, c.valid, c.shape, c.local = task, epoch, true, 0, false
 	c.err, c.asked = nil, 0
 	if cap(c.known) < nodes {
 		c.known = make([]bool, nodes)
@@ -508,10 +508,13 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	// A NodeLocal module is asked about the unknown nodes among the next
 	// size positions only: most of them have kept verdicts, and reaching
 	// past them would ask about nodes the search may never walk to.
-	local := a.nodeLocal() && c.shaped
-	for i := int32(0); i < n && len(c.window) < size && (!local || int(i) < size); i++ {
+	positions := n
+	if c.local {
+		positions = min(n, int32(size))
+	}
+	for i := int32(0); i < positions && len(c.window) < size; i++ {
 		h := (first + i) % n
-		if !c.known[h] && !(local && a.recall(c, h)) {
+		if !c.known[h] && !(c.local && a.recall(c, h)) {
 			c.window = append(c.window, h)
 		}
 	}
@@ -527,7 +530,7 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	for i, h := range c.window {
 		c.verdicts[h], c.known[h] = c.got[i], true
 	}
-	if local {
+	if c.local {
 		a.keep(c)
 	}
 	return nil

@@ -20,7 +20,7 @@ func (a *adapter) nodeLocal() bool { return a.mod.descriptor.NodeLocal }
 // it was given for a task of the cache's shape and the node has not
 // changed since. Callers hold the cache's lock.
 func (a *adapter) recall(c *predicateCache, h int32) bool {
-	if int(h) >= len(a.kept) || int(h) >= len(a.ssn.NodeList) {
+	if int(h) >= len(a.kept) { // kept is empty or sized to the node list
 		return false
 	}
 	k := &a.kept[h]

@@ -94,20 +94,14 @@ func appendObject(b []byte, o *abi.Object) []byte {
 
 // objectFields counts the fields appendObject writes.
 func objectFields(o *abi.Object) int {
-	n := 1 // name
-	for _, present := range [...]bool{
+	return 1 + countTrue( // name, then the optional ones
 		o.Namespace != "", o.UID != "", len(o.Labels) > 0, len(o.Annotations) > 0,
 		o.Allocatable != nil, len(o.Taints) > 0, o.Unschedulable,
 		o.Requests != nil, o.Priority != nil, o.NodeName != "", o.Phase != "",
 		o.SchedulerName != "", o.Group != "", o.Queue != "", o.MinMember != 0,
 		o.PriorityClassName != "", o.Weight != 0, o.State != "", o.Value != nil,
 		o.Reserved != nil,
-	} {
-		if present {
-			n++
-		}
-	}
-	return n
+	)
 }
 
 func appendInt32PtrField(b []byte, key string, v *int32) []byte {

@@ -63,6 +63,17 @@ func appendResourceField(b []byte, key string, r *abi.Resource) []byte {
 	return b
 }
 
+// countTrue counts the optional fields present, for a map header.
+func countTrue(present ...bool) int {
+	n := 0
+	for _, p := range present {
+		if p {
+			n++
+		}
+	}
+	return n
+}
+
 // appendTaintsField writes taints, omitempty, as a node of the view and a
 // cache_event object both carry them.
 func appendTaintsField(b []byte, taints []abi.Taint) []byte {

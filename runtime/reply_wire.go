@@ -120,7 +120,8 @@ func decodeFloats(b []byte, out *[]float64) bool {
 }
 
 // decodeKeys reads order keys, each a list of numbers. The keys share one
-// array: a reply of 200 keys is two allocations, not 201.
+// array: a reply of n keys is two allocations (more only if keys average
+// over two numbers), not n+1.
 func decodeKeys(b []byte, out *[]abi.Key) bool {
 	n, b, ok := readArrayLen(b)
 	if !ok {

@@ -12,14 +12,8 @@ import "github.com/caldera-scheduler/caldera/abi"
 // generated views.
 
 func appendNode(b []byte, n *abi.Node) []byte {
-	fields := 8
-	for _, present := range [...]bool{len(n.Labels) > 0, len(n.Annotations) > 0, len(n.Taints) > 0,
-		n.KubeRequested != (abi.KubeRequest{}), len(n.HostPorts) > 0} {
-		if present {
-			fields++
-		}
-	}
-	b = appendMapLen(b, fields)
+	b = appendMapLen(b, 8+countTrue(len(n.Labels) > 0, len(n.Annotations) > 0, len(n.Taints) > 0,
+		n.KubeRequested != (abi.KubeRequest{}), len(n.HostPorts) > 0))
 	b = appendStr(appendStr(b, "name"), n.Name)
 	b = appendStrMapField(b, "labels", n.Labels)
 	b = appendStrMapField(b, "annotations", n.Annotations)
@@ -36,14 +30,7 @@ func appendNode(b []byte, n *abi.Node) []byte {
 }
 
 func appendQueue(b []byte, q *abi.Queue) []byte {
-	fields := 5
-	if len(q.Annotations) > 0 {
-		fields++
-	}
-	if q.Priority != 0 {
-		fields++
-	}
-	b = appendMapLen(b, fields)
+	b = appendMapLen(b, 5+countTrue(len(q.Annotations) > 0, q.Priority != 0))
 	b = appendStr(appendStr(b, "name"), q.Name)
 	b = appendInt32Field(b, "weight", q.Weight)
 	b = appendResourceField(b, "capability", &q.Capability)
@@ -57,13 +44,7 @@ func appendQueue(b []byte, q *abi.Queue) []byte {
 }
 
 func appendJob(b []byte, j *abi.Job) []byte {
-	fields := 8
-	for _, present := range [...]bool{len(j.Labels) > 0, len(j.Annotations) > 0, len(j.MinTaskMember) > 0} {
-		if present {
-			fields++
-		}
-	}
-	b = appendMapLen(b, fields)
+	b = appendMapLen(b, 8+countTrue(len(j.Labels) > 0, len(j.Annotations) > 0, len(j.MinTaskMember) > 0))
 	b = appendStr(appendStr(b, "namespace"), j.Namespace)
 	b = appendStr(appendStr(b, "name"), j.Name)
 	b = appendInt32Field(b, "queue", j.Queue)
@@ -86,15 +67,9 @@ func appendJob(b []byte, j *abi.Job) []byte {
 }
 
 func appendTask(b []byte, t *abi.Task) []byte {
-	fields := 11
-	for _, present := range [...]bool{len(t.Labels) > 0, len(t.Annotations) > 0, len(t.NodeSelector) > 0,
+	b = appendMapLen(b, 11+countTrue(len(t.Labels) > 0, len(t.Annotations) > 0, len(t.NodeSelector) > 0,
 		len(t.Tolerations) > 0, t.PriorityClassName != "", t.BestEffort, t.NodeAffinity != nil,
-		len(t.HostPorts) > 0, t.KubeRequest != (abi.KubeRequest{})} {
-		if present {
-			fields++
-		}
-	}
-	b = appendMapLen(b, fields)
+		len(t.HostPorts) > 0, t.KubeRequest != (abi.KubeRequest{})))
 	b = appendStr(appendStr(b, "namespace"), t.Namespace)
 	b = appendStr(appendStr(b, "name"), t.Name)
 	b = appendInt32Field(b, "job", t.Job)
@@ -132,14 +107,7 @@ func appendTask(b []byte, t *abi.Task) []byte {
 }
 
 func appendNodeAffinity(b []byte, a *abi.NodeAffinity) []byte {
-	fields := 0
-	if a.Required != nil {
-		fields++
-	}
-	if len(a.Preferred) > 0 {
-		fields++
-	}
-	b = appendMapLen(b, fields)
+	b = appendMapLen(b, countTrue(a.Required != nil, len(a.Preferred) > 0))
 	if a.Required != nil {
 		b = appendStr(b, "required")
 		b = appendMapLen(b, 1)
@@ -167,13 +135,7 @@ func appendNodeAffinity(b []byte, a *abi.NodeAffinity) []byte {
 }
 
 func appendTerm(b []byte, t *abi.NodeSelectorTerm) []byte {
-	fields := 0
-	for _, present := range [...]bool{len(t.MatchExpressions) > 0, len(t.MatchFields) > 0, t.Invalid} {
-		if present {
-			fields++
-		}
-	}
-	b = appendMapLen(b, fields)
+	b = appendMapLen(b, countTrue(len(t.MatchExpressions) > 0, len(t.MatchFields) > 0, t.Invalid))
 	b = appendRequirements(b, "matchExpressions", t.MatchExpressions)
 	b = appendRequirements(b, "matchFields", t.MatchFields)
 	if t.Invalid {
@@ -226,13 +188,7 @@ func appendKubeRequestField(b []byte, key string, r *abi.KubeRequest) []byte {
 		return b
 	}
 	b = appendStr(b, key)
-	fields := 0
-	for _, v := range [...]int64{r.MilliCPU, r.Memory, r.GPU, r.NonZeroMilliCPU, r.NonZeroMemory} {
-		if v != 0 {
-			fields++
-		}
-	}
-	b = appendMapLen(b, fields)
+	b = appendMapLen(b, countTrue(r.MilliCPU != 0, r.Memory != 0, r.GPU != 0, r.NonZeroMilliCPU != 0, r.NonZeroMemory != 0))
 	for _, f := range [...]struct {
 		key string
 		v   int64

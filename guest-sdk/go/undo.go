@@ -48,13 +48,9 @@ func (u *undoLog) reset(v *View) {
 
 // node records node h's usage before an event changes it.
 func (u *undoLog) node(v *View, h int32) {
-	if u == nil {
+	if u == nil || !first(u.savedNodes, h) {
 		return
 	}
-	if u.savedNodes[h] {
-		return
-	}
-	u.savedNodes[h] = true
 	n := &v.Nodes[h]
 	u.nodes = append(u.nodes, nodeUsage{h, u.keep(n.Idle), u.keep(n.Used), u.keep(n.Releasing), u.keep(n.Pipelined), n.Pods})
 }
@@ -72,26 +68,27 @@ func (u *undoLog) keep(r Resource) Resource {
 }
 
 func (u *undoLog) task(v *View, h int32) {
-	if u == nil {
+	if u == nil || !first(u.savedTasks, h) {
 		return
 	}
-	if u.savedTasks[h] {
-		return
-	}
-	u.savedTasks[h] = true
 	t := &v.Tasks[h]
 	u.tasks = append(u.tasks, taskPlace{h, t.Node, t.Status})
 }
 
 func (u *undoLog) job(v *View, h int32) {
-	if u == nil {
+	if u == nil || !first(u.savedJobs, h) {
 		return
 	}
-	if u.savedJobs[h] {
-		return
-	}
-	u.savedJobs[h] = true
 	u.jobs = append(u.jobs, jobPhase{h, v.Jobs[h].Phase})
+}
+
+// first reports whether h is recorded for the first time, and marks it.
+func first(saved []bool, h int32) bool {
+	if saved[h] {
+		return false
+	}
+	saved[h] = true
+	return true
 }
 
 // restore puts every recorded field back, leaving the view as it arrived.

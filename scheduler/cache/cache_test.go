@@ -107,13 +107,18 @@ func TestSnapshotCountsForeignPodsAndWrapsPlainPods(t *testing.T) {
 	}
 }
 
-// failingBinder refuses the first n binds and counts the others.
+// failingBinder refuses the first n binds and counts the others. With a
+// gate, each bind waits until the gate is closed.
 type failingBinder struct {
 	failures atomic.Int32
 	bound    atomic.Int32
+	gate     chan struct{}
 }
 
 func (b *failingBinder) Bind(context.Context, *v1.Pod, string) error {
+	if b.gate != nil {
+		<-b.gate
+	}
 	if b.failures.Add(-1) >= 0 {
 		return errors.New("conflict: node is gone")
 	}
@@ -124,7 +129,9 @@ func (b *failingBinder) Bind(context.Context, *v1.Pod, string) error {
 // A refused bind is undone: the pod is pending again in the next snapshot,
 // its node's resources are free, and nothing was written to the pod.
 func TestFailedBindIsUndone(t *testing.T) {
-	binder := &failingBinder{}
+	// The gate holds the bind worker until the test has looked at the
+	// cache right after Bind: a refusal undone first would fail that look.
+	binder := &failingBinder{gate: make(chan struct{})}
 	binder.failures.Store(1)
 	c := startCache(t, Options{Binder: binder}, []runtime.Object{testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1")})
 	var task *api.TaskInfo
@@ -142,6 +149,7 @@ func TestFailedBindIsUndone(t *testing.T) {
 	if n := c.Snapshot().Nodes["n1"]; n.Idle.MilliCPU != 3000 {
 		t.Fatalf("right after Bind the node should hold the pod: idle %v", n.Idle.MilliCPU)
 	}
+	close(binder.gate)
 	c.Flush()
 	snap := c.Snapshot()
 	if n := snap.Nodes["n1"]; n.Idle.MilliCPU != 4000 || len(n.Tasks) != 0 {

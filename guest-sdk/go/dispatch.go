@@ -51,9 +51,11 @@ type host struct {
 	session *Session
 	// last is the view of the previous session as it arrived, kept for a
 	// delta; undo records what the open session's events change.
-	last    *View
-	undo    undoLog
-	reply   []byte
+	last  *View
+	undo  undoLog
+	reply []byte
+	// out holds a hook's encoded result before it is copied into reply.
+	out     []byte
 	args    Args
 	nodes   []*Node
 	tasks   []*Task
@@ -61,6 +63,7 @@ type host struct {
 	queues  []*Queue
 	scores  []float64
 	verdict []Verdict
+	keys    []Key
 }
 
 var module host
@@ -187,19 +190,25 @@ func (h *host) dispatch(hook uint32, req []byte) []byte {
 	if result == nil {
 		b = msgp.AppendNil(b)
 	} else {
-		b = result(b)
+		b = append(b, result...)
 	}
 	h.reply = b
 	return b
 }
 
-// serve decodes the envelope, applies events, and runs the hook. result
-// appends the hook's result, or is nil.
-func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
+// serve decodes the envelope, applies events, and runs the hook. The
+// result is the hook's encoded answer, or nil.
+func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 	if registered == nil {
 		return int32(Error), "no plugin registered: call caldera.Register in main", nil
 	}
 	var args []byte
+	// A session hook's arguments are read where they lie: skipping them to
+	// read them afterwards would walk every handle twice.
+	sessionHook := hook != hookSessionOpen && hook != hookSessionClose && hook != hookCacheEvent
+	if sessionHook {
+		h.resetArgs()
+	}
 	n, rest, err := msgp.ReadMapHeaderBytes(req)
 	if err != nil {
 		return codeDecodeFailed, err.Error(), nil
@@ -224,6 +233,12 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
 				return codeDecodeFailed, err.Error(), nil
 			}
 		case "a":
+			if sessionHook {
+				if rest, err = readArgs(&h.args, rest); err != nil {
+					return codeDecodeFailed, "decoding the request: " + err.Error(), nil
+				}
+				continue
+			}
 			args = rest
 			if rest, err = msgp.Skip(rest); err != nil {
 				return codeDecodeFailed, err.Error(), nil
@@ -241,16 +256,13 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, result) {
 		return h.close()
 	case hookCacheEvent:
 		// An event handler's hook: no session, no view.
-		return serveCacheEvent(args)
+		return h.cacheEvent(args)
 	}
 	if h.session == nil {
 		return codeDecodeFailed, "no session is open", nil
 	}
-	if err := h.decodeArgs(args); err != nil {
-		return codeDecodeFailed, err.Error(), nil
-	}
-	if serve, ok := served[hook]; ok {
-		return serve(h)
+	if hook < uint32(len(served)) && served[hook] != nil {
+		return served[hook](h)
 	}
 	return codeUnknownHook, fmt.Sprintf("hook %d is not implemented by %s", hook, SDKVersion), nil
 }
@@ -286,11 +298,11 @@ func closeReadsView() bool {
 }
 
 // close runs the author's OnSessionClose and returns the conditions it set.
-func (h *host) close() (int32, string, result) {
+func (h *host) close() (int32, string, []byte) {
 	s := h.session
 	h.session = nil
 	if s == nil {
-		return ok0(nil)
+		return okNone()
 	}
 	if c, ok := registered.(SessionCloser); ok {
 		c.OnSessionClose(s)
@@ -303,27 +315,25 @@ func (h *host) close() (int32, string, result) {
 	}
 	h.last = &s.View
 	if len(s.conditions) == 0 {
-		return ok0(nil)
+		return okNone()
 	}
-	return ok0(func(b []byte) []byte {
-		b = msgp.AppendMapHeader(b, 1)
-		b = msgp.AppendString(b, "conditions")
-		b = msgp.AppendArrayHeader(b, uint32(len(s.conditions)))
-		for _, c := range s.conditions {
-			b = msgp.AppendMapHeader(b, 5)
-			b = msgp.AppendString(b, "job")
-			b = msgp.AppendInt32(b, c.job)
-			b = msgp.AppendString(b, "type")
-			b = msgp.AppendString(b, c.kind)
-			b = msgp.AppendString(b, "status")
-			b = msgp.AppendString(b, c.status)
-			b = msgp.AppendString(b, "reason")
-			b = msgp.AppendString(b, c.reason)
-			b = msgp.AppendString(b, "message")
-			b = msgp.AppendString(b, c.message)
-		}
-		return b
-	})
+	b := msgp.AppendMapHeader(h.result(), 1)
+	b = msgp.AppendString(b, "conditions")
+	b = msgp.AppendArrayHeader(b, uint32(len(s.conditions)))
+	for _, c := range s.conditions {
+		b = msgp.AppendMapHeader(b, 5)
+		b = msgp.AppendString(b, "job")
+		b = msgp.AppendInt32(b, c.job)
+		b = msgp.AppendString(b, "type")
+		b = msgp.AppendString(b, c.kind)
+		b = msgp.AppendString(b, "status")
+		b = msgp.AppendString(b, c.status)
+		b = msgp.AppendString(b, "reason")
+		b = msgp.AppendString(b, c.reason)
+		b = msgp.AppendString(b, "message")
+		b = msgp.AppendString(b, c.message)
+	}
+	return h.ok(b)
 }
 
 func (h *host) applyEvents(b []byte) ([]byte, error) {
@@ -360,7 +370,7 @@ func (h *host) applyEvents(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-func (h *host) open(args []byte) (int32, string, result) {
+func (h *host) open(args []byte) (int32, string, []byte) {
 	h.session = nil
 	if args != nil {
 		s, isDelta, err := h.openDelta(args)

@@ -3,7 +3,7 @@
 // one type, registers it in main, and builds with either toolchain:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o policy.wasm .
-//	tinygo build -target=wasip1 -buildmode=c-shared -scheduler=none -no-debug -o policy.wasm .
+//	tinygo build -target=wasip1 -buildmode=c-shared -scheduler=none -no-debug -opt=2 -o policy.wasm .
 //
 // The SDK speaks the ABI (docs/abi.md in the Caldera repository): it exports
 // the module's entry points, decodes the session's view once per session,

@@ -136,9 +136,9 @@ func appendResource(b []byte, r *Resource) []byte {
 	return b
 }
 
-// serveCacheEvent decodes a batch of events and answers a verdict for
+// cacheEvent decodes a batch of events and answers a verdict for
 // each, in order.
-func serveCacheEvent(args []byte) (int32, string, result) {
+func (h *host) cacheEvent(args []byte) (int32, string, []byte) {
 	p, ok := registered.(CacheEventHandler)
 	if !ok {
 		return unknown("cache_event")
@@ -154,11 +154,9 @@ func serveCacheEvent(args []byte) (int32, string, result) {
 		batch.Events[i].Arguments = batch.Arguments
 		verdicts[i] = p.OnCacheEvent(&batch.Events[i])
 	}
-	return ok0(func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(verdicts)))
-		for _, v := range verdicts {
-			b = appendEventVerdict(b, v)
-		}
-		return b
-	})
+	b := msgp.AppendArrayHeader(h.result(), uint32(len(verdicts)))
+	for _, v := range verdicts {
+		b = appendEventVerdict(b, v)
+	}
+	return h.ok(b)
 }

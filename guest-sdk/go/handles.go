@@ -1,23 +1,12 @@
 package caldera
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/tinylib/msgp/msgp"
-)
-
-// decodeArgs reads a hook's request into h.args, reusing its slices.
-func (h *host) decodeArgs(b []byte) error {
+// resetArgs empties h.args for the next request: no handle (-1), no lists.
+func (h *host) resetArgs() {
 	a := &h.args
 	a.Task, a.Job, a.Queue = -1, -1, -1
 	a.Nodes, a.Tasks, a.Jobs, a.Queues, a.Scores = a.Nodes[:0], a.Tasks[:0], a.Jobs[:0], a.Queues[:0], a.Scores[:0]
-	if b == nil || msgp.IsNil(b) {
-		return nil
-	}
-	if _, err := a.UnmarshalMsg(b); err != nil {
-		return fmt.Errorf("decoding the request: %w", err)
-	}
-	return nil
 }
 
 func (h *host) task(i int32) (*Task, error) {

@@ -6,15 +6,21 @@ import (
 	"github.com/tinylib/msgp/msgp"
 )
 
-// result appends a hook's result to the reply.
-type result func([]byte) []byte
+// A handler decodes its hook's handles, runs the author's hook and returns
+// the status and the encoded result: nil for none, else bytes appended to
+// the host's scratch buffer (h.result, then h.ok). Results are written at
+// once rather than returned as closures: in TinyGo a closure that captures
+// anything is a heap allocation, and allocations during a session are what
+// make its collector walk the whole view.
+type handler func(h *host) (int32, string, []byte)
 
-// served maps hook IDs to the code that decodes their handles, runs the
-// author's hook and encodes its answer. A hook the plugin does not
+// served holds, by hook ID, the code that decodes a hook's handles, runs
+// the author's hook and encodes its answer (an array, not a map: it is
+// consulted on every call). A hook the plugin does not
 // implement answers EUNKNOWN_HOOK (the scheduler never calls one it did not
 // declare, so this only happens to a confused host).
-var served = map[uint32]func(h *host) (int32, string, result){
-	hookJobOrderKeys: func(h *host) (int32, string, result) {
+var served = [hookCacheEvent + 1]handler{
+	hookJobOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(JobOrderKeyer)
 		if !ok {
 			return unknown("job_order_keys")
@@ -23,13 +29,13 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := make([]Key, len(jobs))
+		keys := h.keyList(len(jobs))
 		for i, j := range jobs {
 			keys[i] = p.JobOrderKey(h.session, j)
 		}
-		return ok0(encodeKeys(keys))
+		return h.ok(appendKeys(h.result(), keys))
 	},
-	hookTaskOrderKeys: func(h *host) (int32, string, result) {
+	hookTaskOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(TaskOrderKeyer)
 		if !ok {
 			return unknown("task_order_keys")
@@ -38,13 +44,13 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := make([]Key, len(tasks))
+		keys := h.keyList(len(tasks))
 		for i, t := range tasks {
 			keys[i] = p.TaskOrderKey(h.session, t)
 		}
-		return ok0(encodeKeys(keys))
+		return h.ok(appendKeys(h.result(), keys))
 	},
-	hookQueueOrderKeys: func(h *host) (int32, string, result) {
+	hookQueueOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(QueueOrderKeyer)
 		if !ok {
 			return unknown("queue_order_keys")
@@ -53,13 +59,13 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := make([]Key, len(queues))
+		keys := h.keyList(len(queues))
 		for i, q := range queues {
 			keys[i] = p.QueueOrderKey(h.session, q)
 		}
-		return ok0(encodeKeys(keys))
+		return h.ok(appendKeys(h.result(), keys))
 	},
-	hookVictimQueueOrderKeys: func(h *host) (int32, string, result) {
+	hookVictimQueueOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(VictimQueueOrderKeyer)
 		if !ok {
 			return unknown("victim_queue_order_keys")
@@ -72,13 +78,13 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := make([]Key, len(queues))
+		keys := h.keyList(len(queues))
 		for i, q := range queues {
 			keys[i] = p.VictimQueueOrderKey(h.session, q, preemptor)
 		}
-		return ok0(encodeKeys(keys))
+		return h.ok(appendKeys(h.result(), keys))
 	},
-	hookPrePredicate: func(h *host) (int32, string, result) {
+	hookPrePredicate: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(PrePredicater)
 		if !ok {
 			return unknown("pre_predicate")
@@ -88,11 +94,11 @@ var served = map[uint32]func(h *host) (int32, string, result){
 			return codeDecodeFailed, err.Error(), nil
 		}
 		v := p.PrePredicate(h.session, t)
-		return ok0(func(b []byte) []byte { return appendVerdict(b, v) })
+		return h.ok(appendVerdict(h.result(), v))
 	},
 	hookPredicateBatch: (*host).predicate,
 	hookNodeOrderBatch: (*host).nodeOrder,
-	hookBestNode: func(h *host) (int32, string, result) {
+	hookBestNode: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(BestNodePicker)
 		if !ok {
 			return unknown("best_node")
@@ -108,23 +114,23 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if n := p.BestNode(h.session, t, nodes, h.args.Scores); n != nil {
 			pick = n.Handle
 		}
-		return ok0(func(b []byte) []byte { return msgp.AppendInt32(b, pick) })
+		return h.ok(msgp.AppendInt32(h.result(), pick))
 	},
-	hookPreemptable: func(h *host) (int32, string, result) {
+	hookPreemptable: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(PreemptableFilter)
 		if !ok {
 			return unknown("preemptable")
 		}
 		return h.victims(p.Preemptable)
 	},
-	hookReclaimable: func(h *host) (int32, string, result) {
+	hookReclaimable: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(ReclaimableFilter)
 		if !ok {
 			return unknown("reclaimable")
 		}
 		return h.victims(p.Reclaimable)
 	},
-	hookVictimTasks: func(h *host) (int32, string, result) {
+	hookVictimTasks: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(VictimTasksProvider)
 		if !ok {
 			return unknown("victim_tasks")
@@ -133,9 +139,9 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		return ok0(appendTaskHandles(p.VictimTasks(h.session, tasks)))
+		return h.ok(appendTaskHandles(h.result(), p.VictimTasks(h.session, tasks)))
 	},
-	hookOverused: func(h *host) (int32, string, result) {
+	hookOverused: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(OverusedChecker)
 		if !ok {
 			return unknown("overused")
@@ -144,9 +150,9 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		return okBool(p.Overused(h.session, q))
+		return h.okBool(p.Overused(h.session, q))
 	},
-	hookAllocatable: func(h *host) (int32, string, result) {
+	hookAllocatable: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(AllocatableChecker)
 		if !ok {
 			return unknown("allocatable")
@@ -159,9 +165,9 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		return okBool(p.Allocatable(h.session, q, t))
+		return h.okBool(p.Allocatable(h.session, q, t))
 	},
-	hookPreemptive: func(h *host) (int32, string, result) {
+	hookPreemptive: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(PreemptiveChecker)
 		if !ok {
 			return unknown("preemptive")
@@ -174,59 +180,75 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		return okBool(p.Preemptive(h.session, q, tasks))
+		return h.okBool(p.Preemptive(h.session, q, tasks))
 	},
-	hookJobReady: func(h *host) (int32, string, result) {
+	hookJobReady: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(JobReadyChecker)
 		if !ok {
 			return unknown("job_ready")
 		}
-		return h.onJob(func(j *Job) result { return boolResult(p.JobReady(h.session, j)) })
+		j, err := h.job(h.args.Job)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		return h.okBool(p.JobReady(h.session, j))
 	},
-	hookJobStarving: func(h *host) (int32, string, result) {
+	hookJobStarving: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(JobStarvingChecker)
 		if !ok {
 			return unknown("job_starving")
 		}
-		return h.onJob(func(j *Job) result { return boolResult(p.JobStarving(h.session, j)) })
+		j, err := h.job(h.args.Job)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		return h.okBool(p.JobStarving(h.session, j))
 	},
-	hookJobPipelined: func(h *host) (int32, string, result) {
+	hookJobPipelined: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(JobPipelinedVoter)
 		if !ok {
 			return unknown("job_pipelined")
 		}
-		return h.onJob(func(j *Job) result { return voteResult(p.JobPipelined(h.session, j)) })
+		j, err := h.job(h.args.Job)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		return h.okVote(p.JobPipelined(h.session, j))
 	},
-	hookJobEnqueueable: func(h *host) (int32, string, result) {
+	hookJobEnqueueable: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(JobEnqueueableVoter)
 		if !ok {
 			return unknown("job_enqueueable")
 		}
-		return h.onJob(func(j *Job) result { return voteResult(p.JobEnqueueable(h.session, j)) })
+		j, err := h.job(h.args.Job)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		return h.okVote(p.JobEnqueueable(h.session, j))
 	},
-	hookJobValid: func(h *host) (int32, string, result) {
+	hookJobValid: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(JobValidator)
 		if !ok {
 			return unknown("job_valid")
 		}
-		return h.onJob(func(j *Job) result {
-			r := p.JobValid(h.session, j)
-			return func(b []byte) []byte {
-				b = msgp.AppendMapHeader(b, 3)
-				b = msgp.AppendString(b, "pass")
-				b = msgp.AppendBool(b, r == nil)
-				var reason, message string
-				if r != nil {
-					reason, message = r.Reason, r.Message
-				}
-				b = msgp.AppendString(b, "reason")
-				b = msgp.AppendString(b, reason)
-				b = msgp.AppendString(b, "message")
-				return msgp.AppendString(b, message)
-			}
-		})
+		j, err := h.job(h.args.Job)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		r := p.JobValid(h.session, j)
+		b := msgp.AppendMapHeader(h.result(), 3)
+		b = msgp.AppendString(b, "pass")
+		b = msgp.AppendBool(b, r == nil)
+		var reason, message string
+		if r != nil {
+			reason, message = r.Reason, r.Message
+		}
+		b = msgp.AppendString(b, "reason")
+		b = msgp.AppendString(b, reason)
+		b = msgp.AppendString(b, "message")
+		return h.ok(msgp.AppendString(b, message))
 	},
-	hookTargetJob: func(h *host) (int32, string, result) {
+	hookTargetJob: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(TargetJobPicker)
 		if !ok {
 			return unknown("target_job")
@@ -239,37 +261,50 @@ var served = map[uint32]func(h *host) (int32, string, result){
 		if j := p.TargetJob(h.session, jobs); j != nil {
 			pick = j.Handle
 		}
-		return ok0(func(b []byte) []byte { return msgp.AppendInt32(b, pick) })
+		return h.ok(msgp.AppendInt32(h.result(), pick))
 	},
 }
 
-func unknown(hook string) (int32, string, result) {
+func unknown(hook string) (int32, string, []byte) {
 	return codeUnknownHook, hook + " is not implemented", nil
 }
 
-func ok0(r result) (int32, string, result) { return int32(Success), "", r }
+// result returns the scratch buffer, emptied, for a handler to append its
+// result to; ok keeps what was appended (and any growth) for the next call.
+func (h *host) result() []byte { return h.out[:0] }
 
-func okBool(v bool) (int32, string, result) { return ok0(boolResult(v)) }
-
-func boolResult(v bool) result {
-	return func(b []byte) []byte { return msgp.AppendBool(b, v) }
+func (h *host) ok(b []byte) (int32, string, []byte) {
+	h.out = b
+	return int32(Success), "", b
 }
 
-func voteResult(v Vote) result {
-	return func(b []byte) []byte { return msgp.AppendInt32(b, int32(v)) }
+// okNone is success without a result (msgpack nil).
+func okNone() (int32, string, []byte) { return int32(Success), "", nil }
+
+func (h *host) okBool(v bool) (int32, string, []byte) {
+	return h.ok(msgp.AppendBool(h.result(), v))
 }
 
-func encodeKeys(keys []Key) result {
-	return func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(keys)))
-		for _, k := range keys {
-			b = msgp.AppendArrayHeader(b, uint32(len(k)))
-			for _, f := range k {
-				b = msgp.AppendFloat64(b, f)
-			}
+func (h *host) okVote(v Vote) (int32, string, []byte) {
+	return h.ok(msgp.AppendInt32(h.result(), int32(v)))
+}
+
+// keyList returns n empty keys for an order-key hook, reused by the next
+// call.
+func (h *host) keyList(n int) []Key {
+	h.keys = resize(h.keys, n)
+	return h.keys
+}
+
+func appendKeys(b []byte, keys []Key) []byte {
+	b = msgp.AppendArrayHeader(b, uint32(len(keys)))
+	for _, k := range keys {
+		b = msgp.AppendArrayHeader(b, uint32(len(k)))
+		for _, f := range k {
+			b = msgp.AppendFloat64(b, f)
 		}
-		return b
 	}
+	return b
 }
 
 func appendVerdict(b []byte, v Verdict) []byte {
@@ -278,25 +313,15 @@ func appendVerdict(b []byte, v Verdict) []byte {
 	return msgp.AppendString(b, v.Reason)
 }
 
-func appendTaskHandles(tasks []*Task) result {
-	return func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(tasks)))
-		for _, t := range tasks {
-			b = msgp.AppendInt32(b, t.Handle)
-		}
-		return b
+func appendTaskHandles(b []byte, tasks []*Task) []byte {
+	b = msgp.AppendArrayHeader(b, uint32(len(tasks)))
+	for _, t := range tasks {
+		b = msgp.AppendInt32(b, t.Handle)
 	}
+	return b
 }
 
-func (h *host) onJob(run func(*Job) result) (int32, string, result) {
-	j, err := h.job(h.args.Job)
-	if err != nil {
-		return codeDecodeFailed, err.Error(), nil
-	}
-	return ok0(run(j))
-}
-
-func (h *host) victims(filter func(*Session, *Task, []*Task) ([]*Task, bool)) (int32, string, result) {
+func (h *host) victims(filter func(*Session, *Task, []*Task) ([]*Task, bool)) (int32, string, []byte) {
 	t, err := h.task(h.args.Task)
 	if err != nil {
 		return codeDecodeFailed, err.Error(), nil
@@ -306,14 +331,12 @@ func (h *host) victims(filter func(*Session, *Task, []*Task) ([]*Task, bool)) (i
 		return codeDecodeFailed, err.Error(), nil
 	}
 	victims, voted := filter(h.session, t, candidates)
-	return ok0(func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, 2)
-		b = msgp.AppendBool(b, voted)
-		return appendTaskHandles(victims)(b)
-	})
+	b := msgp.AppendArrayHeader(h.result(), 2)
+	b = msgp.AppendBool(b, voted)
+	return h.ok(appendTaskHandles(b, victims))
 }
 
-func (h *host) nodeOrder() (int32, string, result) {
+func (h *host) nodeOrder() (int32, string, []byte) {
 	p, ok := registered.(NodeOrderBatcher)
 	if !ok {
 		return unknown("node_order_batch")
@@ -326,16 +349,10 @@ func (h *host) nodeOrder() (int32, string, result) {
 	if err := p.NodeOrderBatch(h.session, task, nodes, h.scores); err != nil {
 		return int32(Error), err.Error(), nil
 	}
-	return ok0(func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(h.scores)))
-		for _, s := range h.scores {
-			b = msgp.AppendFloat64(b, s)
-		}
-		return b
-	})
+	return h.ok(appendFloats(h.result(), h.scores))
 }
 
-func (h *host) predicate() (int32, string, result) {
+func (h *host) predicate() (int32, string, []byte) {
 	p, ok := registered.(PredicateBatcher)
 	if !ok {
 		return unknown("predicate_batch")
@@ -350,11 +367,9 @@ func (h *host) predicate() (int32, string, result) {
 	h.verdict = h.verdict[:len(nodes)]
 	clear(h.verdict)
 	p.PredicateBatch(h.session, task, nodes, h.verdict)
-	return ok0(func(b []byte) []byte {
-		b = msgp.AppendArrayHeader(b, uint32(len(h.verdict)))
-		for _, v := range h.verdict {
-			b = appendVerdict(b, v)
-		}
-		return b
-	})
+	b := msgp.AppendArrayHeader(h.result(), uint32(len(h.verdict)))
+	for _, v := range h.verdict {
+		b = appendVerdict(b, v)
+	}
+	return h.ok(b)
 }

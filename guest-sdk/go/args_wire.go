@@ -1,0 +1,137 @@
+package caldera
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tinylib/msgp/msgp"
+)
+
+// The batch hooks' handles and scores are read and written here by hand:
+// they are hundreds of numbers a call, and msgp's general readers and
+// writers cost more per number in a TinyGo module than the plugin's own
+// work on a node. What these functions accept and produce is exactly what
+// the generated Args codec does (TestArgsMatchGenerated).
+
+// readArgs decodes a hook's request arguments into a, reusing its slices,
+// and returns the bytes that follow them. Absent fields keep what a holds;
+// unknown keys are skipped, as a newer host may send fields this SDK does
+// not know; nil is no arguments.
+func readArgs(a *Args, b []byte) ([]byte, error) {
+	if msgp.IsNil(b) {
+		return b[1:], nil
+	}
+	n, b, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return b, err
+	}
+	for i := uint32(0); i < n; i++ {
+		var key []byte
+		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+			return b, err
+		}
+		switch unsafeString(key) {
+		case "task":
+			a.Task, b, err = msgp.ReadInt32Bytes(b)
+		case "job":
+			a.Job, b, err = msgp.ReadInt32Bytes(b)
+		case "queue":
+			a.Queue, b, err = msgp.ReadInt32Bytes(b)
+		case "nodes":
+			a.Nodes, b, err = readHandles(a.Nodes, b)
+		case "tasks":
+			a.Tasks, b, err = readHandles(a.Tasks, b)
+		case "jobs":
+			a.Jobs, b, err = readHandles(a.Jobs, b)
+		case "queues":
+			a.Queues, b, err = readHandles(a.Queues, b)
+		case "scores":
+			a.Scores, b, err = readFloats(a.Scores, b)
+		default:
+			b, err = msgp.Skip(b)
+		}
+		if err != nil {
+			return b, fmt.Errorf("%s: %w", string(key), err)
+		}
+	}
+	return b, nil
+}
+
+// readHandles reads an array of int32 into dst[:0]. The scheduler writes
+// each handle as a 32-bit int; that form and the short positive ones are
+// read in line, any other by msgp.
+func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
+	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	if err != nil {
+		return dst[:0], b, err
+	}
+	if cap(dst) < int(n) {
+		dst = make([]int32, n)
+	}
+	dst = dst[:n]
+	for i := range dst {
+		if len(b) >= 3 {
+			switch c := b[0]; {
+			case c < 0x80:
+				dst[i], b = int32(c), b[1:]
+				continue
+			case c == 0xcc:
+				dst[i], b = int32(b[1]), b[2:]
+				continue
+			case c == 0xcd:
+				dst[i], b = int32(binary.BigEndian.Uint16(b[1:])), b[3:]
+				continue
+			case c == 0xd2 && len(b) >= 5:
+				dst[i], b = int32(binary.BigEndian.Uint32(b[1:])), b[5:]
+				continue
+			}
+		}
+		if dst[i], b, err = msgp.ReadInt32Bytes(b); err != nil {
+			return dst[:i], b, err
+		}
+	}
+	return dst, b, nil
+}
+
+// readFloats reads an array of float64 into dst[:0], taking any number
+// form msgp.ReadFloat64Bytes takes.
+func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
+	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	if err != nil {
+		return dst[:0], b, err
+	}
+	if cap(dst) < int(n) {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	for i := range dst {
+		if len(b) >= 9 && b[0] == 0xcb {
+			dst[i], b = math.Float64frombits(binary.BigEndian.Uint64(b[1:])), b[9:]
+			continue
+		}
+		if dst[i], b, err = msgp.ReadFloat64Bytes(b); err != nil {
+			return dst[:i], b, err
+		}
+	}
+	return dst, b, nil
+}
+
+// appendFloats appends fs as an array of float64, growing b once.
+func appendFloats(b []byte, fs []float64) []byte {
+	b = msgp.AppendArrayHeader(b, uint32(len(fs)))
+	start := len(b)
+	end := start + 9*len(fs)
+	if cap(b) < end {
+		grown := make([]byte, start, 2*cap(b)+9*len(fs))
+		copy(grown, b)
+		b = grown
+	}
+	b = b[:end]
+	for i, f := range fs {
+		o := b[start+9*i : start+9*i+9]
+		o[0] = 0xcb
+		binary.BigEndian.PutUint64(o[1:], math.Float64bits(f))
+	}
+	return b
+}

@@ -64,11 +64,11 @@ func (a *queueAttr) updateShare() {
 			best = s
 		}
 	}
-	for n, q := range d.scalars {
-		if q < minResource {
+	for _, e := range d.scalars {
+		if e.q < minResource {
 			continue
 		}
-		if s := share(a.allocated.scalars[n], q); s > best {
+		if s := share(a.allocated.scalars.value(e.name), e.q); s > best {
 			best = s
 		}
 	}

@@ -7,14 +7,56 @@ import (
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
 
-// resource is the scheduler's api.Resource: float quantities, and scalars in
-// a map whose keys matter, because several operations treat an absent
-// dimension differently from a zero one. The methods below follow
-// api.Resource and hostplugins/internal/resutil operation for operation, so
-// that deserved shares come out bit for bit the same.
+// resource is the scheduler's api.Resource: float quantities, and scalars
+// whose presence matters, because several operations treat an absent
+// dimension differently from a zero one, and so does a nil scalar list
+// differently from an empty one, as the scheduler's nil and empty maps. The
+// methods below follow api.Resource and hostplugins/internal/resutil
+// operation for operation, so that deserved shares come out bit for bit the
+// same.
 type resource struct {
 	milliCPU, memory float64
-	scalars          map[string]float64
+	scalars          scalarList
+}
+
+// scalarList holds scalar dimensions by name in a short list searched
+// linearly, not a map: under TinyGo every lookup in a map with string keys
+// allocates (RATIONALE.md), and this plugin looks scalars up on every
+// allocatable call and every placement, so a map made the collector walk
+// the session's view over and over. A resource has a handful of scalars.
+type scalarList []scalarQty
+
+type scalarQty struct {
+	name string
+	q    float64
+}
+
+// get returns the quantity of n and whether the dimension is present.
+func (l scalarList) get(n string) (float64, bool) {
+	for i := range l {
+		if l[i].name == n {
+			return l[i].q, true
+		}
+	}
+	return 0, false
+}
+
+// value is get without the presence: an absent dimension is 0.
+func (l scalarList) value(n string) float64 {
+	q, _ := l.get(n)
+	return q
+}
+
+// at returns a pointer to the quantity of n, adding the dimension at 0 when
+// absent; the pointer is valid until the list grows.
+func (l *scalarList) at(n string) *float64 {
+	for i := range *l {
+		if (*l)[i].name == n {
+			return &(*l)[i].q
+		}
+	}
+	*l = append(*l, scalarQty{name: n})
+	return &(*l)[len(*l)-1].q
 }
 
 // minResource is the scheduler's tolerance: quantities closer than this are
@@ -39,15 +81,12 @@ func fromView(d *caldera.Resource) *resource {
 func (r *resource) clone() *resource {
 	c := &resource{milliCPU: r.milliCPU, memory: r.memory}
 	if r.scalars != nil {
-		c.scalars = make(map[string]float64, len(r.scalars))
-		for n, q := range r.scalars {
-			c.scalars[n] = q
-		}
+		c.scalars = append(make(scalarList, 0, len(r.scalars)), r.scalars...)
 	}
 	return c
 }
 
-// copyFrom makes r equal to d, reusing r's map.
+// copyFrom makes r equal to d, reusing r's list.
 func (r *resource) copyFrom(d *resource) {
 	r.milliCPU, r.memory = d.milliCPU, d.memory
 	if d.scalars == nil {
@@ -55,12 +94,9 @@ func (r *resource) copyFrom(d *resource) {
 		return
 	}
 	if r.scalars == nil {
-		r.scalars = make(map[string]float64, len(d.scalars))
+		r.scalars = make(scalarList, 0, len(d.scalars))
 	}
-	clear(r.scalars)
-	for n, q := range d.scalars {
-		r.scalars[n] = q
-	}
+	r.scalars = append(r.scalars[:0], d.scalars...)
 }
 
 func (r *resource) get(dim int, name string) float64 {
@@ -70,7 +106,7 @@ func (r *resource) get(dim int, name string) float64 {
 	case dimMemory:
 		return r.memory
 	}
-	return r.scalars[name]
+	return r.scalars.value(name)
 }
 
 const (
@@ -82,11 +118,11 @@ const (
 func (r *resource) add(d *resource) *resource {
 	r.milliCPU += d.milliCPU
 	r.memory += d.memory
-	for n, q := range d.scalars {
+	for _, e := range d.scalars {
 		if r.scalars == nil {
-			r.scalars = map[string]float64{}
+			r.scalars = scalarList{}
 		}
-		r.scalars[n] += q
+		*r.scalars.at(e.name) += e.q
 	}
 	return r
 }
@@ -95,11 +131,10 @@ func (r *resource) addView(d *caldera.Resource) *resource {
 	r.milliCPU += float64(d.MilliCPU)
 	r.memory += float64(d.Memory)
 	for _, sc := range d.Scalars {
-		n, q := sc.Name, sc.Value
 		if r.scalars == nil {
-			r.scalars = map[string]float64{}
+			r.scalars = scalarList{}
 		}
-		r.scalars[n] += float64(q)
+		*r.scalars.at(sc.Name) += float64(sc.Value)
 	}
 	return r
 }
@@ -112,8 +147,8 @@ func (r *resource) sub(d *resource) *resource {
 	if r.scalars == nil {
 		return r
 	}
-	for n, q := range d.scalars {
-		r.scalars[n] -= q
+	for _, e := range d.scalars {
+		*r.scalars.at(e.name) -= e.q
 	}
 	return r
 }
@@ -125,7 +160,7 @@ func (r *resource) subView(d *caldera.Resource) *resource {
 		return r
 	}
 	for _, sc := range d.Scalars {
-		r.scalars[sc.Name] -= float64(sc.Value)
+		*r.scalars.at(sc.Name) -= float64(sc.Value)
 	}
 	return r
 }
@@ -133,8 +168,8 @@ func (r *resource) subView(d *caldera.Resource) *resource {
 func (r *resource) multi(ratio float64) *resource {
 	r.milliCPU *= ratio
 	r.memory *= ratio
-	for n, q := range r.scalars {
-		r.scalars[n] = q * ratio
+	for i := range r.scalars {
+		r.scalars[i].q *= ratio
 	}
 	return r
 }
@@ -144,15 +179,15 @@ func (r *resource) multi(ratio float64) *resource {
 func (r *resource) minDimension(d *resource, def dimDefault) *resource {
 	r.milliCPU = math.Min(r.milliCPU, d.milliCPU)
 	r.memory = math.Min(r.memory, d.memory)
-	for n, q := range r.scalars {
-		dq, ok := d.scalars[n]
+	for i, e := range r.scalars {
+		dq, ok := d.scalars.get(e.name)
 		if !ok {
 			if def == zero {
-				r.scalars[n] = 0
+				r.scalars[i].q = 0
 			}
 			continue
 		}
-		r.scalars[n] = math.Min(q, dq)
+		r.scalars[i].q = math.Min(e.q, dq)
 	}
 	return r
 }
@@ -166,18 +201,18 @@ func (r *resource) lessEqual(d *resource, def dimDefault) bool {
 		return false
 	}
 	if def == infinity {
-		for n := range d.scalars {
-			if _, ok := r.scalars[n]; !ok {
+		for _, e := range d.scalars {
+			if _, ok := r.scalars.get(e.name); !ok {
 				return false
 			}
 		}
 	}
-	for n, l := range r.scalars {
-		dq, ok := d.scalars[n]
+	for _, e := range r.scalars {
+		dq, ok := d.scalars.get(e.name)
 		if !ok && def == infinity {
 			continue
 		}
-		if !lessEqualTol(l, dq) {
+		if !lessEqualTol(e.q, dq) {
 			return false
 		}
 	}
@@ -189,8 +224,8 @@ func (r *resource) isEmpty() bool {
 	if r.milliCPU >= minResource || r.memory >= minResource {
 		return false
 	}
-	for n, q := range r.scalars {
-		if n != "pods" && q >= minResource {
+	for _, e := range r.scalars {
+		if e.name != "pods" && e.q >= minResource {
 			return false
 		}
 	}
@@ -202,9 +237,9 @@ func exceededPart(l, r *resource) *resource {
 	out := &resource{}
 	out.milliCPU = math.Max(0, l.milliCPU-r.milliCPU)
 	out.memory = math.Max(0, l.memory-r.memory)
-	for n, q := range l.scalars {
-		if d := q - r.scalars[n]; d > 0 {
-			out.set(n, d)
+	for _, e := range l.scalars {
+		if d := e.q - r.scalars.value(e.name); d > 0 {
+			out.set(e.name, d)
 		}
 	}
 	return out
@@ -212,9 +247,9 @@ func exceededPart(l, r *resource) *resource {
 
 func (r *resource) set(n string, q float64) {
 	if r.scalars == nil {
-		r.scalars = map[string]float64{}
+		r.scalars = scalarList{}
 	}
-	r.scalars[n] = q
+	*r.scalars.at(n) = q
 }
 
 // maxOf returns the larger of l and r in every dimension, dropping negative
@@ -226,15 +261,16 @@ func maxOf(l, r *resource) *resource {
 	if l.scalars == nil && r.scalars == nil {
 		return out
 	}
-	out.scalars = map[string]float64{}
-	for n, q := range l.scalars {
-		if q >= 0 {
-			out.scalars[n] = q
+	out.scalars = scalarList{}
+	for _, e := range l.scalars {
+		if e.q >= 0 {
+			*out.scalars.at(e.name) = e.q
 		}
 	}
-	for n, q := range r.scalars {
-		if q >= 0 {
-			out.scalars[n] = max(q, out.scalars[n])
+	for _, e := range r.scalars {
+		if e.q >= 0 {
+			p := out.scalars.at(e.name)
+			*p = max(e.q, *p)
 		}
 	}
 	return out
@@ -243,8 +279,8 @@ func maxOf(l, r *resource) *resource {
 // diff splits cur-prev into what grew and what shrank, a dimension missing
 // on one side counting as zero.
 func diff(cur, prev *resource) (grown, shrunk *resource) {
-	grown = &resource{scalars: map[string]float64{}}
-	shrunk = &resource{scalars: map[string]float64{}}
+	grown = &resource{scalars: scalarList{}}
+	shrunk = &resource{scalars: scalarList{}}
 	split := func(c, p float64) (float64, float64) {
 		if c > p {
 			return c - p, 0
@@ -253,12 +289,12 @@ func diff(cur, prev *resource) (grown, shrunk *resource) {
 	}
 	grown.milliCPU, shrunk.milliCPU = split(cur.milliCPU, prev.milliCPU)
 	grown.memory, shrunk.memory = split(cur.memory, prev.memory)
-	for n := range cur.scalars {
-		diffScalar(grown, shrunk, n, cur.scalars[n], prev.scalars[n])
+	for _, e := range cur.scalars {
+		diffScalar(grown, shrunk, e.name, e.q, prev.scalars.value(e.name))
 	}
-	for n := range prev.scalars {
-		if _, done := cur.scalars[n]; !done {
-			diffScalar(grown, shrunk, n, 0, prev.scalars[n])
+	for _, e := range prev.scalars {
+		if _, done := cur.scalars.get(e.name); !done {
+			diffScalar(grown, shrunk, e.name, 0, e.q)
 		}
 	}
 	return grown, shrunk
@@ -266,9 +302,9 @@ func diff(cur, prev *resource) (grown, shrunk *resource) {
 
 func diffScalar(grown, shrunk *resource, n string, c, p float64) {
 	if c > p {
-		grown.scalars[n] = c - p
+		*grown.scalars.at(n) = c - p
 	} else {
-		shrunk.scalars[n] = p - c
+		*shrunk.scalars.at(n) = p - c
 	}
 }
 
@@ -281,8 +317,8 @@ func identical(a, b *resource) bool {
 	if len(a.scalars) != len(b.scalars) {
 		return false
 	}
-	for n, q := range a.scalars {
-		if bq, ok := b.scalars[n]; !ok || bq != q {
+	for _, e := range a.scalars {
+		if bq, ok := b.scalars.get(e.name); !ok || bq != e.q {
 			return false
 		}
 	}
@@ -315,21 +351,21 @@ func fitsRequested(l, req, limit *resource) bool {
 	if l.scalars == nil {
 		return true
 	}
-	for n, q := range req.scalars {
-		if n == "pods" || q <= 0 {
+	for _, e := range req.scalars {
+		if e.name == "pods" || e.q <= 0 {
 			continue
 		}
-		if l.scalars[n] > limit.scalars[n] {
+		if l.scalars.value(e.name) > limit.scalars.value(e.name) {
 			return false
 		}
 	}
 	return true
 }
 
-// reset makes r zero, keeping its map (emptied) for reuse.
+// reset makes r zero, keeping its list (emptied) for reuse.
 func (r *resource) reset() {
 	r.milliCPU, r.memory = 0, 0
-	clear(r.scalars)
+	r.scalars = r.scalars[:0]
 }
 
 // unmetMinResources is the part of minResources that allocated does not
@@ -348,12 +384,12 @@ func unmetMinResources(need *caldera.Resource, allocated *resource) *resource {
 		n, want := sc.Name, float64(sc.Value)
 		switch {
 		case n == "pods":
-			if d := want - allocated.scalars[n]; d > 0 {
+			if d := want - allocated.scalars.value(n); d > 0 {
 				out.set(n, d)
 			}
 		case strings.HasPrefix(n, "count/") || n == "ephemeral-storage":
 		default:
-			got, ok := allocated.scalars[n]
+			got, ok := allocated.scalars.get(n)
 			if !ok {
 				out.set(n, want)
 			} else if d := want - got; d > 0 {

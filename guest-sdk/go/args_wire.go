@@ -11,8 +11,10 @@ import (
 // The batch hooks' handles and scores are read and written here by hand:
 // they are hundreds of numbers a call, and msgp's general readers and
 // writers cost more per number in a TinyGo module than the plugin's own
-// work on a node. What these functions accept and produce is exactly what
-// the generated Args codec does (TestArgsMatchGenerated).
+// work on a node. What these functions accept and produce is what the
+// generated Args codec does (TestArgsMatchGenerated), except that an array
+// count longer than the bytes left is refused at once, where the generated
+// code would try to make the array.
 
 // readArgs decodes a hook's request arguments into a, reusing its slices,
 // and returns the bytes that follow them. Absent fields keep what a holds;
@@ -66,6 +68,11 @@ func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
 	if err != nil {
 		return dst[:0], b, err
 	}
+	// Every element takes a byte at least: a longer count is a lie, and
+	// believing it would make an array of up to 4 G elements.
+	if uint64(n) > uint64(len(b)) {
+		return dst[:0], b, msgp.ErrShortBytes
+	}
 	if cap(dst) < int(n) {
 		dst = make([]int32, n)
 	}
@@ -100,6 +107,9 @@ func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
 	n, b, err := msgp.ReadArrayHeaderBytes(b)
 	if err != nil {
 		return dst[:0], b, err
+	}
+	if uint64(n) > uint64(len(b)) {
+		return dst[:0], b, msgp.ErrShortBytes
 	}
 	if cap(dst) < int(n) {
 		dst = make([]float64, n)

@@ -234,6 +234,7 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 			}
 		case "a":
 			if sessionHook {
+				h.resetArgs() // a repeated key counts once, as it did for msgp
 				if rest, err = readArgs(&h.args, rest); err != nil {
 					return codeDecodeFailed, "decoding the request: " + err.Error(), nil
 				}

@@ -64,19 +64,10 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 // each handle as a 32-bit int; that form and the short positive ones are
 // read in line, any other by msgp.
 func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
-	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	dst, b, err := sized(dst, b)
 	if err != nil {
-		return dst[:0], b, err
+		return dst, b, err
 	}
-	// Every element takes a byte at least: a longer count is a lie, and
-	// believing it would make an array of up to 4 G elements.
-	if uint64(n) > uint64(len(b)) {
-		return dst[:0], b, msgp.ErrShortBytes
-	}
-	if cap(dst) < int(n) {
-		dst = make([]int32, n)
-	}
-	dst = dst[:n]
 	for i := range dst {
 		if len(b) >= 3 {
 			switch c := b[0]; {
@@ -104,17 +95,10 @@ func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
 // readFloats reads an array of float64 into dst[:0], taking any number
 // form msgp.ReadFloat64Bytes takes.
 func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
-	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	dst, b, err := sized(dst, b)
 	if err != nil {
-		return dst[:0], b, err
+		return dst, b, err
 	}
-	if uint64(n) > uint64(len(b)) {
-		return dst[:0], b, msgp.ErrShortBytes
-	}
-	if cap(dst) < int(n) {
-		dst = make([]float64, n)
-	}
-	dst = dst[:n]
 	for i := range dst {
 		if len(b) >= 9 && b[0] == 0xcb {
 			dst[i], b = math.Float64frombits(binary.BigEndian.Uint64(b[1:])), b[9:]
@@ -125,6 +109,24 @@ func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
 		}
 	}
 	return dst, b, nil
+}
+
+// sized reads an array header and returns dst with as many elements,
+// reusing its array when large enough.
+func sized[T any](dst []T, b []byte) ([]T, []byte, error) {
+	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	if err != nil {
+		return dst[:0], b, err
+	}
+	// Every element takes a byte at least: a longer count is a lie, and
+	// believing it would make an array of up to 4 G elements.
+	if uint64(n) > uint64(len(b)) {
+		return dst[:0], b, msgp.ErrShortBytes
+	}
+	if cap(dst) < int(n) {
+		dst = make([]T, n)
+	}
+	return dst[:n], b, nil
 }
 
 // appendFloats appends fs as an array of float64, growing b once.

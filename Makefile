@@ -187,7 +187,8 @@ rust-plugins:
 GO_EXAMPLES := $(patsubst %/main.go,%,$(wildcard examples/plugins/*/go/main.go examples/eventhandlers/*/go/main.go))
 TINYGO := $(TINYGO_CACHE)/bin/tinygo-wrapped
 # TinyGo optimises for size by default (-opt=z); -opt=2 makes modules about
-# 40 % larger and takes 39-45 % off hook calls (docs/performance.md, session 11).
+# 40 % larger and took 39-45 % off the three hook calls measured
+# (docs/performance.md, session 11).
 TINYGO_OPT ?= 2
 plugins: tinygo rust-plugins
 	@mkdir -p build/plugins

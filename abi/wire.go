@@ -28,9 +28,9 @@ type Descriptor struct {
 	// node depends on nothing in its view but that node and the task's
 	// shape: every field of the task but namespace, name, labels,
 	// annotations, creationTime, status and node; pods on the node count
-	// only through the node's resources, pod count and host ports. Within
-	// a session the host then keeps its last verdict per node, with the
-	// shape it was for, while the node is unchanged, and asks only about
+	// only through the node's resources, pod count and host ports. The
+	// host then keeps its last verdict per node, with the shape it was
+	// for, while the node is unchanged (across sessions too), and asks only about
 	// nodes without a verdict for the task's shape. Absent means false; a
 	// host that predates it just asks every time.
 	NodeLocal bool `msgpack:"nodeLocal,omitempty"`

@@ -61,8 +61,10 @@ type adapter struct {
 	// next event.
 	epoch    int
 	verdicts predicateCache
-	// kept holds a NodeLocal module's last verdict per node handle, for
-	// the session.
+	// kept holds a NodeLocal module's last verdict per node handle. It
+	// outlives the session: a verdict stays good while its node's
+	// Generation, unique in the process, does not change, and a reopened
+	// instance starts without any.
 	kept []keptVerdict
 	keys orderKeys
 	// touched holds, per object, the epoch of the last event that touched
@@ -200,10 +202,8 @@ func (a *adapter) open(reopen bool) error {
 	}
 	a.handles = ev.handles
 	a.touched.size(len(a.handles.taskList), len(a.handles.jobTasks), len(a.handles.allQueues))
-	a.taskNode = a.taskNode[:0]
-	for _, t := range a.handles.taskList {
-		a.taskNode = append(a.taskNode, a.handles.nodeHandle(t.NodeName))
-	}
+	// The adapter's own copy: events move tasks in it as in the guest.
+	a.taskNode = append(a.taskNode[:0], a.handles.taskNode...)
 	args := map[string]any(a.args)
 	if args == nil {
 		args = map[string]any{}
@@ -413,10 +413,7 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 	if !ok {
 		return
 	}
-	node := int32(-1)
-	if n, ok := a.handles.nodes[task.NodeName]; ok {
-		node = n
-	}
+	node := a.handles.nodeHandle(task.NodeName)
 	// The guest changes the task and both the node it leaves and the node it
 	// goes to: resend them at the next session.
 	hv := a.lease.held()

@@ -196,22 +196,16 @@ func (p *Plugin) blameMemory(in *instance, err error) error {
 // EncodeRequest encodes a request as the host sends it: msgpack with map
 // keys in order, so that the same request is always the same bytes (the
 // golden vectors in testdata/abi pin them).
-func EncodeRequest(req abi.Request) ([]byte, error) { return appendEncodedRequest(nil, req) }
+func EncodeRequest(req abi.Request) ([]byte, error) { return encodeRequestInto(nil, req) }
 
-// appendEncodedRequest appends the request to b: by hand when its
-// arguments are handles, else by reflection.
-func appendEncodedRequest(b []byte, req abi.Request) ([]byte, error) {
-	if out, ok := appendRequest(b, req); ok {
+// encodeRequestInto encodes the request into buf's array when its
+// arguments are handles (by hand), else into a new one (by reflection: no
+// second copy of a view).
+func encodeRequestInto(buf []byte, req abi.Request) ([]byte, error) {
+	if out, ok := appendRequest(buf[:0], req); ok {
 		return out, nil
 	}
-	body, err := encodeRequestReflect(req)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) == 0 {
-		return body, nil // no second copy of a view
-	}
-	return append(b, body...), nil
+	return encodeRequestReflect(req)
 }
 
 // encodeRequestReflect takes its own copy of the request to the heap, so

@@ -60,7 +60,7 @@ func (l *Lease) Call(ctx context.Context, hook abi.Hook, req abi.Request, out an
 	if _, ok := l.p.hooks[hook]; !ok {
 		return l.p.count(hook, abi.UnknownHook, "", errUndeclared)
 	}
-	body, err := appendEncodedRequest(l.body[:0], req)
+	body, err := encodeRequestInto(l.body, req)
 	if err != nil {
 		return l.p.count(hook, 0, "", fmt.Errorf("encoding the request: %w", err))
 	}

@@ -107,11 +107,11 @@ func decodeVerdicts(b []byte, out *[]abi.Verdict) bool {
 }
 
 func decodeFloats(b []byte, out *[]float64) bool {
-	n, _, ok := readArrayLen(b)
+	n, b, ok := readArrayLen(b)
 	if !ok {
 		return false
 	}
-	fs, b, ok := appendFloats(reuse(*out, n), b)
+	fs, b, ok := appendNFloats(reuse(*out, n), b, n)
 	if !ok || len(b) != 0 {
 		return false
 	}
@@ -201,6 +201,12 @@ func appendFloats(fs []float64, b []byte) ([]float64, []byte, bool) {
 	if !ok {
 		return fs, b, false
 	}
+	return appendNFloats(fs, b, n)
+}
+
+// appendNFloats appends the next n numbers of b to fs.
+func appendNFloats(fs []float64, b []byte, n int) ([]float64, []byte, bool) {
+	var ok bool
 	for range n {
 		if len(b) == 0 {
 			return fs, b, false

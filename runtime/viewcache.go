@@ -53,12 +53,16 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 		wj := wireJob(j, h.jobQueue[ji])
 		ev.add(listJobs, e.encodeJob(&wj))
 	}
-	ev.handles.taskShape = make([]uint64, 0, len(h.taskList))
+	shapes := make([]uint64, 0, len(h.taskList))
+	nodes := make([]int32, 0, len(h.taskList))
 	for th, t := range h.taskList {
-		o := memo.task(t, h.taskJob[th], h.nodeHandle(t.NodeName), &e)
+		node := h.nodeHandle(t.NodeName)
+		o := memo.task(t, h.taskJob[th], node, &e)
 		ev.add(listTasks, o)
-		ev.handles.taskShape = append(ev.handles.taskShape, o.shape)
+		shapes = append(shapes, o.shape)
+		nodes = append(nodes, node)
 	}
+	ev.handles.taskShape, ev.handles.taskNode = shapes, nodes
 	return ev
 }
 

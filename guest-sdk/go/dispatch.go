@@ -402,7 +402,7 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 			return int32(Error), err.Error(), nil
 		}
 	}
-	return int32(Success), "", nil
+	return okNone()
 }
 
 // resize returns s with length n and every element zero, reusing its

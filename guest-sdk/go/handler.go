@@ -149,14 +149,10 @@ func (h *host) cacheEvent(args []byte) (int32, string, []byte) {
 			return codeDecodeFailed, "cache_event: " + err.Error(), nil
 		}
 	}
-	verdicts := make([]EventVerdict, len(batch.Events))
+	b := msgp.AppendArrayHeader(h.result(), uint32(len(batch.Events)))
 	for i := range batch.Events {
 		batch.Events[i].Arguments = batch.Arguments
-		verdicts[i] = p.OnCacheEvent(&batch.Events[i])
-	}
-	b := msgp.AppendArrayHeader(h.result(), uint32(len(verdicts)))
-	for _, v := range verdicts {
-		b = appendEventVerdict(b, v)
+		b = appendEventVerdict(b, p.OnCacheEvent(&batch.Events[i]))
 	}
 	return h.ok(b)
 }

@@ -299,10 +299,7 @@ func (h *host) keyList(n int) []Key {
 func appendKeys(b []byte, keys []Key) []byte {
 	b = msgp.AppendArrayHeader(b, uint32(len(keys)))
 	for _, k := range keys {
-		b = msgp.AppendArrayHeader(b, uint32(len(k)))
-		for _, f := range k {
-			b = msgp.AppendFloat64(b, f)
-		}
+		b = appendFloats(b, k)
 	}
 	return b
 }
@@ -361,11 +358,7 @@ func (h *host) predicate() (int32, string, []byte) {
 	if err != nil {
 		return codeDecodeFailed, "predicate_batch: " + err.Error(), nil
 	}
-	if cap(h.verdict) < len(nodes) {
-		h.verdict = make([]Verdict, len(nodes))
-	}
-	h.verdict = h.verdict[:len(nodes)]
-	clear(h.verdict)
+	h.verdict = resize(h.verdict, len(nodes))
 	p.PredicateBatch(h.session, task, nodes, h.verdict)
 	b := msgp.AppendArrayHeader(h.result(), uint32(len(h.verdict)))
 	for _, v := range h.verdict {

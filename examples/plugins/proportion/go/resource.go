@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
@@ -31,12 +32,20 @@ type scalarQty struct {
 	q    float64
 }
 
-// get returns the quantity of n and whether the dimension is present.
-func (l scalarList) get(n string) (float64, bool) {
+// index returns the position of n, -1 when absent.
+func (l scalarList) index(n string) int {
 	for i := range l {
 		if l[i].name == n {
-			return l[i].q, true
+			return i
 		}
+	}
+	return -1
+}
+
+// get returns the quantity of n and whether the dimension is present.
+func (l scalarList) get(n string) (float64, bool) {
+	if i := l.index(n); i >= 0 {
+		return l[i].q, true
 	}
 	return 0, false
 }
@@ -50,13 +59,12 @@ func (l scalarList) value(n string) float64 {
 // at returns a pointer to the quantity of n, adding the dimension at 0 when
 // absent; the pointer is valid until the list grows.
 func (l *scalarList) at(n string) *float64 {
-	for i := range *l {
-		if (*l)[i].name == n {
-			return &(*l)[i].q
-		}
+	i := l.index(n)
+	if i < 0 {
+		i = len(*l)
+		*l = append(*l, scalarQty{name: n})
 	}
-	*l = append(*l, scalarQty{name: n})
-	return &(*l)[len(*l)-1].q
+	return &(*l)[i].q
 }
 
 // minResource is the scheduler's tolerance: quantities closer than this are
@@ -80,9 +88,7 @@ func fromView(d *caldera.Resource) *resource {
 
 func (r *resource) clone() *resource {
 	c := &resource{milliCPU: r.milliCPU, memory: r.memory}
-	if r.scalars != nil {
-		c.scalars = append(make(scalarList, 0, len(r.scalars)), r.scalars...)
-	}
+	c.scalars = slices.Clone(r.scalars) // nil stays nil, empty stays empty
 	return c
 }
 
@@ -119,10 +125,7 @@ func (r *resource) add(d *resource) *resource {
 	r.milliCPU += d.milliCPU
 	r.memory += d.memory
 	for _, e := range d.scalars {
-		if r.scalars == nil {
-			r.scalars = scalarList{}
-		}
-		*r.scalars.at(e.name) += e.q
+		*r.scalar(e.name) += e.q
 	}
 	return r
 }
@@ -131,10 +134,7 @@ func (r *resource) addView(d *caldera.Resource) *resource {
 	r.milliCPU += float64(d.MilliCPU)
 	r.memory += float64(d.Memory)
 	for _, sc := range d.Scalars {
-		if r.scalars == nil {
-			r.scalars = scalarList{}
-		}
-		*r.scalars.at(sc.Name) += float64(sc.Value)
+		*r.scalar(sc.Name) += float64(sc.Value)
 	}
 	return r
 }
@@ -245,11 +245,16 @@ func exceededPart(l, r *resource) *resource {
 	return out
 }
 
-func (r *resource) set(n string, q float64) {
+func (r *resource) set(n string, q float64) { *r.scalar(n) = q }
+
+// scalar returns a pointer to the quantity of n, adding the dimension at 0,
+// and the list when r has none, as assigning to a nil map's entry would
+// have needed the map made first.
+func (r *resource) scalar(n string) *float64 {
 	if r.scalars == nil {
 		r.scalars = scalarList{}
 	}
-	*r.scalars.at(n) = q
+	return r.scalars.at(n)
 }
 
 // maxOf returns the larger of l and r in every dimension, dropping negative

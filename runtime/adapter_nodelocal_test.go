@@ -132,9 +132,10 @@ func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
 	}
 }
 
-// A task's shape leaves out who it is and where it stands, and nothing
-// else: a gang's tasks share one whatever their status, and a different
-// request makes another.
+// A task's shape leaves out who it is, whose it is and where it stands,
+// and nothing else: a gang's tasks share one whatever their status, so do
+// the pods of two gangs made from one template, and a different request
+// makes another.
 func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
 	ci := gangOnSmallNodes()
 	job := ci.Jobs["ns/pg"]
@@ -147,6 +148,12 @@ func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
 	pod := other.Pod.DeepCopy()
 	pod.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("700m")
 	job.AddTaskInfo(api.NewTaskInfo(pod))
+	second := api.NewJobInfo("ns/pg2")
+	second.SetPodGroup(&v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg2"}, Spec: v1beta1.PodGroupSpec{MinMember: 1}})
+	twin := gangPod("q0", "600m")
+	twin.Annotations[api.GroupNameAnnotation] = "pg2"
+	second.AddTaskInfo(api.NewTaskInfo(twin))
+	ci.Jobs[second.UID] = second
 
 	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{}, &conf.Config{})
 	if err != nil {
@@ -157,6 +164,9 @@ func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
 	shape := func(id api.TaskID) uint64 { return h.taskShape[h.tasks[id]] }
 	if shape("uid-p0") != shape("uid-p1") {
 		t.Errorf("a binding task and a pending one of the same template, labelled apart, have shapes %x and %x", shape("uid-p0"), shape("uid-p1"))
+	}
+	if shape("uid-q0") != shape("uid-p1") {
+		t.Errorf("pods of one template in two gangs have shapes %x and %x", shape("uid-q0"), shape("uid-p1"))
 	}
 	if shape("uid-p2") == shape("uid-p1") {
 		t.Errorf("tasks asking 700m and 600m share shape %x", shape("uid-p1"))

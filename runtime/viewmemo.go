@@ -169,11 +169,14 @@ func (e *viewEncoder) encodeTask(t *api.TaskInfo, job, node int32) encodedObject
 }
 
 // taskShape digests what a NodeLocal module's verdicts may depend on of a
-// task (abi.Descriptor): not who it is or where it stands, nor its labels
-// and annotations, which tell a gang's pods apart (a StatefulSet's pod
-// name, a Volcano task index) without changing where they fit.
+// task (abi.Descriptor): not who it is, whose it is or where it stands,
+// nor its labels and annotations, which tell a gang's pods apart (a
+// StatefulSet's pod name, a Volcano task index) without changing where
+// they fit. The job is left out because the promise forbids reading jobs:
+// gangs of one template then share verdicts, which is most of what a large
+// batch of gangs asks.
 func (e *viewEncoder) taskShape(wt abi.Task) uint64 {
-	wt.Namespace, wt.Name, wt.CreationTime, wt.Status, wt.Node = "", "", 0, "", -1
+	wt.Namespace, wt.Name, wt.Job, wt.CreationTime, wt.Status, wt.Node = "", "", -1, 0, "", -1
 	wt.Labels, wt.Annotations = nil, nil
 	e.scratch = appendTask(e.scratch[:0], &wt)
 	return fnv64a(e.scratch)

@@ -52,7 +52,7 @@ type LocalOrderKeys interface {
 
 // NodeLocalPredicates is implemented by a plugin whose PredicateBatch
 // verdict for a task and a node depends on nothing but that node and the
-// task's shape: every field of the task except its namespace, name,
+// task's shape: every field of the task except its namespace, name, job,
 // labels, annotations, creation time, status and node. Not on other nodes,
 // other tasks or jobs, nor on the order nodes are asked in; the pods on the
 // node count only through the node's resources, pod count and host ports.

@@ -39,7 +39,7 @@ pub trait Plugin {
 
     /// Whether the plugin's `predicate_batch` verdict for a task and a node
     /// depends on nothing but that node and the task's shape (every field
-    /// of the task except its namespace, name, labels, annotations,
+    /// of the task except its namespace, name, job, labels, annotations,
     /// creation time, status and node): not on other nodes, other tasks or
     /// jobs, nor on the order nodes are asked in; the pods on the node count
     /// only through the node's resources, pod count and host ports. The

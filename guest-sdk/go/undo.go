@@ -111,13 +111,12 @@ func (u *undoLog) restore(v *View) {
 }
 
 // restoreResource copies saved into r, reusing r's scalars' array (the
-// log's array is reused by the next session, whose open resets the log);
-// no scalars stay nil.
+// log's array is reused by the next session, whose open resets the log).
+// Scalars that arrived nil come back empty with their array kept: the next
+// session's first placement on the node would otherwise allocate it again,
+// once per node per session, and under TinyGo enough allocations make the
+// collector mark the whole view. Nil and empty read the same.
 func restoreResource(r *Resource, saved Resource) {
 	r.MilliCPU, r.Memory = saved.MilliCPU, saved.Memory
-	if saved.Scalars == nil {
-		r.Scalars = nil
-		return
-	}
 	r.Scalars = append(r.Scalars[:0], saved.Scalars...)
 }

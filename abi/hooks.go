@@ -92,6 +92,17 @@ type Condition struct {
 	Message string `msgpack:"message"`
 }
 
+// OpenResult is session_open's result; nil promises nothing. A host that
+// predates it ignores it, and a module that predates it sends nil.
+type OpenResult struct {
+	// NodeLocalScores promises, for this session, that a node_order_batch
+	// score depends on nothing but its node and the task's shape, as
+	// Descriptor.NodeLocal words it for verdicts: not on the other nodes
+	// asked about, so no normalisation over them. The host then keeps each
+	// score while the node is unchanged, for the rest of the session.
+	NodeLocalScores bool `msgpack:"nodeLocalScores,omitempty"`
+}
+
 // CloseResult is session_close's result; nil means nothing to do.
 type CloseResult struct {
 	Conditions []Condition `msgpack:"conditions,omitempty"`

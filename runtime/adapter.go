@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/vmihailenco/msgpack/v5"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -52,6 +53,14 @@ type adapter struct {
 	reopens int
 	nodes   []int32
 	scores  []float64
+	// positions maps the nodes of a node_order_batch call to their places
+	// in the scheduler's list, when kept scores left some out.
+	positions []int
+	// scoresLocal says this session's module promised node-local scores
+	// (abi.OpenResult); keptScores holds them per node handle, for this
+	// session only: the promise is made again at each session_open.
+	scoresLocal bool
+	keptScores  []keptScore
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -224,17 +233,22 @@ func (a *adapter) open(reopen bool) error {
 	// The view already holds every placement made so far.
 	a.events = a.events[:0]
 	a.epoch++
-	code, err := a.send(abi.HookSessionOpen, req, nil)
+	a.scoresLocal, a.keptScores = false, a.keptScores[:0]
+	// The result is read leniently: session_open had none before 1.3's
+	// promises, and a result that is not one promises nothing.
+	var res msgpack.RawMessage
+	code, err := a.send(abi.HookSessionOpen, req, &res)
 	if err != nil && held != nil && code == abi.DecodeFailed && !a.skipped {
 		// The guest could not apply the delta (it lost its earlier view, or
 		// disagrees about it): send the whole view instead.
 		a.failed(abi.HookSessionOpen, err)
 		req, next, full, delta, kept = ev.openArgs(nil, args, undoes)
-		_, err = a.send(abi.HookSessionOpen, req, nil)
+		_, err = a.send(abi.HookSessionOpen, req, &res)
 	}
 	if err != nil {
 		return err
 	}
+	a.scoresLocal = openPromises(res).NodeLocalScores
 	ViewObjectsSent.WithLabelValues(a.name, "full").Add(float64(full))
 	ViewObjectsSent.WithLabelValues(a.name, "delta").Add(float64(delta))
 	ViewObjectsSent.WithLabelValues(a.name, "unchanged").Add(float64(kept))
@@ -266,6 +280,16 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 		a.ssn.UpdatePodGroupCondition(a.ssn.JobList[c.Job], a.ssn.NewCondition(
 			v1beta1.PodGroupConditionType(c.Type), v1.ConditionStatus(c.Status), c.Reason, c.Message))
 	}
+}
+
+// openPromises decodes a session_open result; anything but a map of
+// promises (nil, from a module that makes none) promises nothing.
+func openPromises(raw msgpack.RawMessage) abi.OpenResult {
+	var res abi.OpenResult
+	if len(raw) > 0 && msgpack.Unmarshal(raw, &res) != nil {
+		return abi.OpenResult{}
+	}
+	return res
 }
 
 // maxReopens bounds how often a session is reopened after failures: a module
@@ -331,6 +355,9 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	if !ok {
 		return fmt.Errorf("plugin %s: task %s is not in the session view", a.name, task.Key())
 	}
+	if a.scoresLocal {
+		return a.localNodeOrder(t, nodes, totals)
+	}
 	a.nodes = a.nodes[:0]
 	for _, n := range nodes {
 		h, ok := a.nodeHandle(n)
@@ -339,19 +366,30 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 		}
 		a.nodes = append(a.nodes, h)
 	}
+	if err := a.scoreNodes(t, len(nodes)); err != nil {
+		return err
+	}
+	for i, s := range a.scores {
+		totals[i] += s
+	}
+	return nil
+}
+
+// scoreNodes asks the module to score the nodes in a.nodes into a.scores.
+// A failure of an ignorable plugin scores nothing (a.scores empty) and is
+// not an error.
+func (a *adapter) scoreNodes(t int32, n int) error {
 	a.scores = a.scores[:0]
 	if err := a.call(abi.HookNodeOrderBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &a.scores); err != nil {
 		a.failed(abi.HookNodeOrderBatch, err)
+		a.scores = a.scores[:0]
 		if a.policy.Ignorable {
 			return nil
 		}
 		return err
 	}
-	if len(a.scores) != len(nodes) {
-		return fmt.Errorf("plugin %s, hook %s: %d scores for %d nodes", a.name, abi.HookNodeOrderBatch, len(a.scores), len(nodes))
-	}
-	for i, s := range a.scores {
-		totals[i] += s
+	if len(a.scores) != n {
+		return fmt.Errorf("plugin %s, hook %s: %d scores for %d nodes", a.name, abi.HookNodeOrderBatch, len(a.scores), n)
 	}
 	return nil
 }

@@ -1,6 +1,11 @@
 package runtime
 
-import "github.com/caldera-scheduler/caldera/abi"
+import (
+	"fmt"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
 
 // keptVerdict is a NodeLocal module's last verdict about one node: for a
 // task of which shape, and at which of the node's generations.
@@ -8,6 +13,16 @@ type keptVerdict struct {
 	shape      uint64
 	generation uint64
 	verdict    abi.Verdict
+	valid      bool
+}
+
+// keptScore is a node_order_batch score of a session whose module promised
+// node-local scores (abi.OpenResult): for a task of which shape, and at
+// which of the node's generations.
+type keptScore struct {
+	shape      uint64
+	generation uint64
+	score      float64
 	valid      bool
 }
 
@@ -50,6 +65,11 @@ func (a *adapter) keep(c *predicateCache) {
 // module that read its node's pods' statuses against its promise would
 // otherwise be served a verdict from before the bind.
 func (a *adapter) forget(nodes ...int32) {
+	for _, h := range nodes {
+		if h >= 0 && int(h) < len(a.keptScores) {
+			a.keptScores[h].valid = false
+		}
+	}
 	if !a.nodeLocal() {
 		return
 	}
@@ -60,4 +80,42 @@ func (a *adapter) forget(nodes ...int32) {
 			a.kept[h].valid = false
 		}
 	}
+}
+
+// localNodeOrder is BatchNodeOrder for a session whose module promised
+// node-local scores: kept scores are added as they are, and the module is
+// asked only about the other nodes, whose scores are then kept.
+func (a *adapter) localNodeOrder(t int32, nodes []*api.NodeInfo, totals []float64) error {
+	if len(a.keptScores) != len(a.ssn.NodeList) {
+		a.keptScores = make([]keptScore, len(a.ssn.NodeList))
+	}
+	var shape uint64
+	if int(t) < len(a.handles.taskShape) {
+		shape = a.handles.taskShape[t]
+	}
+	a.nodes, a.positions = a.nodes[:0], a.positions[:0]
+	for i, n := range nodes {
+		h, ok := a.nodeHandle(n)
+		if !ok {
+			return fmt.Errorf("plugin %s: node %s is not in the session view", a.name, n.Name)
+		}
+		if k := &a.keptScores[h]; k.valid && k.shape == shape && k.generation == n.Generation {
+			totals[i] += k.score
+			continue
+		}
+		a.nodes = append(a.nodes, h)
+		a.positions = append(a.positions, i)
+	}
+	if len(a.nodes) == 0 {
+		return nil
+	}
+	if err := a.scoreNodes(t, len(a.nodes)); err != nil {
+		return err
+	}
+	for j, s := range a.scores {
+		i, h := a.positions[j], a.nodes[j]
+		totals[i] += s
+		a.keptScores[h] = keptScore{shape: shape, generation: nodes[i].Generation, score: s, valid: true}
+	}
+	return nil
 }

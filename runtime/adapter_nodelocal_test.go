@@ -172,3 +172,63 @@ func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
 		t.Errorf("tasks asking 700m and 600m share shape %x", shape("uid-p1"))
 	}
 }
+
+// A module that promises node-local scores for a session (the nodeorder
+// port does when no node has a PreferNoSchedule taint and no pod a
+// preferred node affinity) is asked to score a node once per task shape
+// while the node is unchanged, and again once it changed; the scores added
+// are the module's own. A PreferNoSchedule taint withdraws the promise.
+func TestNodeLocalScoresAreKeptUntilTheNodeChanges(t *testing.T) {
+	const name = "nodeorder.tinygo"
+	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledNodeOrder: &enabled}}}}}
+	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookNodeOrderBatch.String())
+	open := func(ci *api.ClusterInfo) (*framework.Session, func() int) {
+		ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := testutil.ToFloat64(calls)
+		return ssn, func() int { return int(testutil.ToFloat64(calls) - before) }
+	}
+	score := func(ssn *framework.Session, id api.TaskID) []float64 {
+		scores := make([]float64, len(ssn.NodeList))
+		if err := ssn.BatchNodeOrderFn(ssn.Jobs["ns/pg"].Tasks[id], ssn.NodeList, scores); err != nil {
+			t.Fatal(err)
+		}
+		return scores
+	}
+
+	ssn, asked := open(gangOnSmallNodes())
+	first := score(ssn, "uid-p0")
+	if first[0] == 0 || asked() != 1 {
+		t.Fatalf("first task: scores %v after %d calls, want scores after 1", first, asked())
+	}
+	if got := score(ssn, "uid-p1"); fmt.Sprint(got) != fmt.Sprint(first) || asked() != 1 {
+		t.Fatalf("second task of the same shape: %v after %d calls, want %v after 1", got, asked(), first)
+	}
+	if err := framework.NewStatement(ssn).Allocate(ssn.Jobs["ns/pg"].Tasks["uid-p0"], ssn.NodeList[0]); err != nil {
+		t.Fatal(err)
+	}
+	// Without predicates configured, the port's usage does not follow
+	// placements (Volcano's), so n0 scores as before, but it is asked again.
+	if got := score(ssn, "uid-p1"); asked() != 2 || fmt.Sprint(got) != fmt.Sprint(first) {
+		t.Errorf("after a placement on n0: %v after %d calls, want %v after 2 (n0 asked again)", got, asked(), first)
+	}
+	ssn.Close()
+
+	tainted := gangOnSmallNodes()
+	tainted.Nodes["n2"].Node.Spec.Taints = []v1.Taint{{Key: "soft", Effect: v1.TaintEffectPreferNoSchedule}}
+	ssn, asked = open(tainted)
+	defer ssn.Close()
+	score(ssn, "uid-p0")
+	score(ssn, "uid-p1")
+	if asked() != 2 {
+		t.Errorf("with a PreferNoSchedule taint: %d calls for two tasks, want 2 (no promise, scores normalised over the nodes)", asked())
+	}
+}

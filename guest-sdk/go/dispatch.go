@@ -402,6 +402,11 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 			return int32(Error), err.Error(), nil
 		}
 	}
+	if sc, ok := registered.(NodeLocalScorer); ok && sc.ScoresNodeLocal(h.session) {
+		b := msgp.AppendMapHeader(h.result(), 1)
+		b = msgp.AppendString(b, "nodeLocalScores")
+		return h.ok(msgp.AppendBool(b, true))
+	}
 	return okNone()
 }
 

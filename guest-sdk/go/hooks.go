@@ -64,6 +64,19 @@ type NodeLocalPredicates interface {
 	PredicatesNodeLocal() bool
 }
 
+// NodeLocalScorer is implemented by a plugin whose NodeOrderBatch score
+// for a task and a node depends, in some sessions, on nothing but that
+// node and the task's shape (as NodeLocalPredicates words it): not on the
+// other nodes of the batch either, so no normalisation over them.
+// ScoresNodeLocal is asked after OnSessionOpen; when it says true, the
+// scheduler keeps each score for the rest of the session while the node is
+// unchanged, and asks only about nodes without one. A score that reads
+// anything else must not be declared node-local, or stale scores will
+// place pods.
+type NodeLocalScorer interface {
+	ScoresNodeLocal(s *Session) bool
+}
+
 // PrePredicater rejects a task before any node is looked at.
 type PrePredicater interface {
 	PrePredicate(s *Session, task *Task) Verdict

@@ -51,6 +51,7 @@ var (
 	_ caldera.NodeOrderBatcher = (*plugin)(nil)
 	_ caldera.EventObserver    = (*plugin)(nil)
 	_ caldera.ArgumentDeclarer = (*plugin)(nil)
+	_ caldera.NodeLocalScorer  = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "nodeorder" }
@@ -111,6 +112,32 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		}
 	}
 	return nil
+}
+
+// ScoresNodeLocal: the resource strategies read the node and the task's
+// request only; the two normalised ones depend on the other candidates
+// unless they score every node alike, which they do when no node has a
+// PreferNoSchedule taint (every taint score 0, normalised to 100) and no
+// task has a preferred node affinity (the strategy is skipped).
+func (p *plugin) ScoresNodeLocal(s *caldera.Session) bool {
+	v := &s.View
+	if p.w.taintToleration != 0 {
+		for i := range v.Nodes {
+			for j := range v.Nodes[i].Taints {
+				if v.Nodes[i].Taints[j].Effect == "PreferNoSchedule" {
+					return false
+				}
+			}
+		}
+	}
+	if p.w.nodeAffinity != 0 {
+		for i := range p.entries {
+			if p.entries[i].tpl.preferred != nil || p.entries[i].tpl.err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // NodeOrderBatch scores the candidate nodes; each strategy is normalised

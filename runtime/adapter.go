@@ -53,14 +53,11 @@ type adapter struct {
 	reopens int
 	nodes   []int32
 	scores  []float64
-	// positions maps the nodes of a node_order_batch call to their places
-	// in the scheduler's list, when kept scores left some out.
-	positions []int
 	// scoresLocal says this session's module promised node-local scores
 	// (abi.OpenResult); keptScores holds them per node handle, for this
 	// session only: the promise is made again at each session_open.
 	scoresLocal bool
-	keptScores  []keptScore
+	keptScores  []kept[float64]
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -74,7 +71,7 @@ type adapter struct {
 	// outlives the session: a verdict stays good while its node's
 	// Generation, unique in the process, does not change, and a reopened
 	// instance starts without any.
-	kept []keptVerdict
+	kept []kept[abi.Verdict]
 	keys orderKeys
 	// touched holds, per object, the epoch of the last event that touched
 	// it, for modules whose keys only such events change (localKeys).
@@ -180,6 +177,9 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.reported = map[abi.Hook]bool{}
 	a.reopens = 0
 	a.keys.reset()
+	// Dropped before anything can fail: a session whose open fails must
+	// not be served the last session's scores.
+	a.dropScores()
 	lease, err := a.mod.Lease(context.Background())
 	if err != nil {
 		a.failed(abi.HookSessionOpen, err)
@@ -233,7 +233,9 @@ func (a *adapter) open(reopen bool) error {
 	// The view already holds every placement made so far.
 	a.events = a.events[:0]
 	a.epoch++
-	a.scoresLocal, a.keptScores = false, a.keptScores[:0]
+	if reopen {
+		a.dropScores()
+	}
 	// The result is read leniently: session_open had none before 1.3's
 	// promises, and a result that is not one promises nothing.
 	var res msgpack.RawMessage
@@ -282,6 +284,13 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 	}
 }
 
+// dropScores forgets the promise of node-local scores and the scores kept
+// under it, keeping their array for the next session.
+func (a *adapter) dropScores() {
+	a.scoresLocal = false
+	clear(a.keptScores)
+}
+
 // openPromises decodes a session_open result; anything but a map of
 // promises (nil, from a module that makes none) promises nothing.
 func openPromises(raw msgpack.RawMessage) abi.OpenResult {
@@ -300,6 +309,17 @@ const maxReopens = 3
 // the instance holding the session's view was destroyed by an earlier
 // failure, it first reopens the session on a fresh instance.
 func (a *adapter) call(hook abi.Hook, args any, out any) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	_, err := a.send(hook, args, out)
+	return err
+}
+
+// ready reopens the session on a fresh instance when an earlier failure
+// destroyed the one holding its view, and fails when the plugin can no
+// longer be called this session.
+func (a *adapter) ready() error {
 	if a.skipped {
 		return fmt.Errorf("plugin %s is skipped for the rest of the session after a failure", a.name)
 	}
@@ -315,8 +335,7 @@ func (a *adapter) call(hook abi.Hook, args any, out any) error {
 			return fmt.Errorf("reopening the session after a failure: %w", err)
 		}
 	}
-	_, err := a.send(hook, args, out)
-	return err
+	return nil
 }
 
 func (a *adapter) send(hook abi.Hook, args any, out any) (abi.Code, error) {
@@ -346,7 +365,10 @@ func (a *adapter) failed(hook abi.Hook, err error) {
 }
 
 // BatchNodeOrder asks the module to score the nodes in one call and adds
-// its scores.
+// its scores. In a session whose module promised node-local scores, the
+// nodes with a score kept for the task's shape are left out of the call,
+// and the scores it gets are kept. A failed call adds nothing, kept
+// scores included.
 func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, totals []float64) error {
 	if a.skipped {
 		return nil
@@ -355,8 +377,15 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	if !ok {
 		return fmt.Errorf("plugin %s: task %s is not in the session view", a.name, task.Key())
 	}
-	if a.scoresLocal {
-		return a.localNodeOrder(t, nodes, totals)
+	// Reopened first, so that the promise read below is the one of the
+	// instance that will answer.
+	if err := a.ready(); err != nil {
+		return a.scoringFailed(err)
+	}
+	shape, keep := a.shapeOf(t)
+	keep = keep && a.scoresLocal
+	if keep {
+		a.keptScores = sized(a.keptScores, len(a.ssn.NodeList))
 	}
 	a.nodes = a.nodes[:0]
 	for _, n := range nodes {
@@ -364,34 +393,42 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 		if !ok {
 			return fmt.Errorf("plugin %s: node %s is not in the session view", a.name, n.Name)
 		}
-		a.nodes = append(a.nodes, h)
+		if !keep || !a.keptScores[h].holds(shape, n.Generation) {
+			a.nodes = append(a.nodes, h)
+		}
 	}
-	if err := a.scoreNodes(t, len(nodes)); err != nil {
-		return err
+	a.scores = a.scores[:0]
+	if len(a.nodes) > 0 {
+		if err := a.call(abi.HookNodeOrderBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &a.scores); err != nil {
+			return a.scoringFailed(err)
+		}
+		if len(a.scores) != len(a.nodes) {
+			return fmt.Errorf("plugin %s, hook %s: %d scores for %d nodes", a.name, abi.HookNodeOrderBatch, len(a.scores), len(a.nodes))
+		}
 	}
-	for i, s := range a.scores {
-		totals[i] += s
+	if !keep { // every node was asked, in order
+		for i, s := range a.scores {
+			totals[i] += s
+		}
+		return nil
+	}
+	for j, h := range a.nodes {
+		a.keptScores[h] = kept[float64]{shape: shape, generation: a.ssn.NodeList[h].Generation, answer: a.scores[j], valid: true}
+	}
+	for i, n := range nodes {
+		totals[i] += a.keptScores[n.Index].answer
 	}
 	return nil
 }
 
-// scoreNodes asks the module to score the nodes in a.nodes into a.scores.
-// A failure of an ignorable plugin scores nothing (a.scores empty) and is
-// not an error.
-func (a *adapter) scoreNodes(t int32, n int) error {
-	a.scores = a.scores[:0]
-	if err := a.call(abi.HookNodeOrderBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &a.scores); err != nil {
-		a.failed(abi.HookNodeOrderBatch, err)
-		a.scores = a.scores[:0]
-		if a.policy.Ignorable {
-			return nil
-		}
-		return err
+// scoringFailed reports a failed node_order_batch: an ignorable plugin then
+// scores nothing.
+func (a *adapter) scoringFailed(err error) error {
+	a.failed(abi.HookNodeOrderBatch, err)
+	if a.policy.Ignorable {
+		return nil
 	}
-	if len(a.scores) != n {
-		return fmt.Errorf("plugin %s, hook %s: %d scores for %d nodes", a.name, abi.HookNodeOrderBatch, len(a.scores), n)
-	}
-	return nil
+	return err
 }
 
 // OnAllocate and OnDeallocate queue events; they ride on the next call.
@@ -493,8 +530,9 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	}
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
 		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
-		if t, ok := a.handles.tasks[task.UID]; ok && int(t) < len(a.handles.taskShape) {
-			c.shape, c.local = a.handles.taskShape[t], a.nodeLocal()
+		if t, ok := a.handles.tasks[task.UID]; ok {
+			shape, known := a.shapeOf(t)
+			c.shape, c.local = shape, known && a.nodeLocal()
 		}
 	}
 	if c.err != nil {

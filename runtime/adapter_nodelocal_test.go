@@ -232,3 +232,55 @@ func TestNodeLocalScoresAreKeptUntilTheNodeChanges(t *testing.T) {
 		t.Errorf("with a PreferNoSchedule taint: %d calls for two tasks, want 2 (no promise, scores normalised over the nodes)", asked())
 	}
 }
+
+// A node_order_batch call that reopens the session on a fresh instance
+// (an earlier call destroyed the one holding the view) keeps the scores it
+// got; the reopened session starts without the scores kept before it.
+func TestNodeLocalScoresAcrossAReopen(t *testing.T) {
+	const name = "nodeorder.tinygo"
+	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var held *adapter
+	factory := Factory(name, p, Policy{})
+	registry := framework.Registry{name: func(args framework.Arguments) (framework.Plugin, error) {
+		pl, err := factory(args)
+		held, _ = pl.(*adapter)
+		return pl, err
+	}}
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledNodeOrder: &enabled}}}}}
+	ci := gangOnSmallNodes()
+	ci.Jobs["ns/pg"].AddTaskInfo(api.NewTaskInfo(gangPod("big", "1500m")))
+	ssn, err := framework.OpenSession(cloningCache{ci}, registry, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookNodeOrderBatch.String())
+	before := testutil.ToFloat64(calls)
+	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
+	score := func(id api.TaskID) []float64 {
+		scores := make([]float64, len(ssn.NodeList))
+		if err := ssn.BatchNodeOrderFn(ssn.Jobs["ns/pg"].Tasks[id], ssn.NodeList, scores); err != nil {
+			t.Fatal(err)
+		}
+		return scores
+	}
+
+	first := score("uid-p0")
+	// Lose the instance as a failed call does: the next call reopens.
+	held.lease.in, held.lease.lost = nil, true
+	big := score("uid-big")
+	if big[0] == 0 || asked() != 2 {
+		t.Fatalf("the call that reopened: scores %v after %d calls, want scores after 2", big, asked())
+	}
+	if got := score("uid-big"); fmt.Sprint(got) != fmt.Sprint(big) || asked() != 2 {
+		t.Errorf("the reopening call's scores: %v after %d calls, want %v kept (2 calls)", got, asked(), big)
+	}
+	if got := score("uid-p0"); fmt.Sprint(got) != fmt.Sprint(first) || asked() != 3 {
+		t.Errorf("after the reopen: %v after %d calls, want %v after 3 (scores kept before it dropped)", got, asked(), first)
+	}
+}

@@ -63,7 +63,6 @@ type host struct {
 	queues  []*Queue
 	scores  []float64
 	verdict []Verdict
-	keys    []Key
 }
 
 var module host

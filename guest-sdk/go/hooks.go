@@ -6,7 +6,9 @@ package caldera
 
 // Key orders objects: keys are compared element by element, the lower key
 // goes first, and equal keys leave the decision to the next plugin (then
-// to creation time and name). A missing element counts as 0.
+// to creation time and name). A missing element counts as 0. The SDK
+// encodes a key as soon as the hook returns it, so a plugin may return a
+// slice of its own state or a scratch slice it reuses for the next object.
 type Key []float64
 
 // JobOrderKeyer orders jobs within a queue.

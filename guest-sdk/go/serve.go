@@ -29,11 +29,11 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := h.keyList(len(jobs))
-		for i, j := range jobs {
-			keys[i] = p.JobOrderKey(h.session, j)
+		b := msgp.AppendArrayHeader(h.result(), uint32(len(jobs)))
+		for _, j := range jobs {
+			b = appendFloats(b, p.JobOrderKey(h.session, j))
 		}
-		return h.ok(appendKeys(h.result(), keys))
+		return h.ok(b)
 	},
 	hookTaskOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(TaskOrderKeyer)
@@ -44,11 +44,11 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := h.keyList(len(tasks))
-		for i, t := range tasks {
-			keys[i] = p.TaskOrderKey(h.session, t)
+		b := msgp.AppendArrayHeader(h.result(), uint32(len(tasks)))
+		for _, t := range tasks {
+			b = appendFloats(b, p.TaskOrderKey(h.session, t))
 		}
-		return h.ok(appendKeys(h.result(), keys))
+		return h.ok(b)
 	},
 	hookQueueOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(QueueOrderKeyer)
@@ -59,11 +59,11 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := h.keyList(len(queues))
-		for i, q := range queues {
-			keys[i] = p.QueueOrderKey(h.session, q)
+		b := msgp.AppendArrayHeader(h.result(), uint32(len(queues)))
+		for _, q := range queues {
+			b = appendFloats(b, p.QueueOrderKey(h.session, q))
 		}
-		return h.ok(appendKeys(h.result(), keys))
+		return h.ok(b)
 	},
 	hookVictimQueueOrderKeys: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(VictimQueueOrderKeyer)
@@ -78,11 +78,11 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		keys := h.keyList(len(queues))
-		for i, q := range queues {
-			keys[i] = p.VictimQueueOrderKey(h.session, q, preemptor)
+		b := msgp.AppendArrayHeader(h.result(), uint32(len(queues)))
+		for _, q := range queues {
+			b = appendFloats(b, p.VictimQueueOrderKey(h.session, q, preemptor))
 		}
-		return h.ok(appendKeys(h.result(), keys))
+		return h.ok(b)
 	},
 	hookPrePredicate: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(PrePredicater)
@@ -287,21 +287,6 @@ func (h *host) okBool(v bool) (int32, string, []byte) {
 
 func (h *host) okVote(v Vote) (int32, string, []byte) {
 	return h.ok(msgp.AppendInt32(h.result(), int32(v)))
-}
-
-// keyList returns n empty keys for an order-key hook, reused by the next
-// call.
-func (h *host) keyList(n int) []Key {
-	h.keys = resize(h.keys, n)
-	return h.keys
-}
-
-func appendKeys(b []byte, keys []Key) []byte {
-	b = msgp.AppendArrayHeader(b, uint32(len(keys)))
-	for _, k := range keys {
-		b = appendFloats(b, k)
-	}
-	return b
 }
 
 func appendVerdict(b []byte, v Verdict) []byte {

@@ -132,7 +132,7 @@ func (p *plugin) ScoresNodeLocal(s *caldera.Session) bool {
 	}
 	if p.w.nodeAffinity != 0 {
 		for i := range p.entries {
-			if p.entries[i].tpl.preferred != nil || p.entries[i].tpl.err != nil {
+			if p.entries[i].tpl.preferred != nil { // err is set only with terms
 				return false
 			}
 		}

@@ -22,7 +22,8 @@ type entry struct {
 type template struct {
 	// preferred is nil when the pod has no preferred node affinity, which
 	// makes kube-scheduler skip the affinity score. Terms of weight 0 and
-	// terms without requirements are left out, as kube-scheduler does.
+	// terms without requirements are left out, as kube-scheduler does (so
+	// it may be empty, not nil: every node then scores 0).
 	preferred []caldera.PreferredTerm
 	// err is set when kube-scheduler cannot parse a preferred term: scoring
 	// the task fails.

@@ -73,7 +73,7 @@ func TestRunningJobClaimsWhatItLacks(t *testing.T) {
 	if err := o.OnSessionOpen(s); err != nil {
 		t.Fatal(err)
 	}
-	if o.inqueue.milliCPU != 2000 || o.inqueue.scalars.of("nvidia.com/gpu") != 2000 || len(o.inqueue.scalars) != 1 {
+	if o.inqueue.milliCPU != 2000 || o.inqueue.scalars.value("nvidia.com/gpu") != 2000 || len(o.inqueue.scalars) != 1 {
 		t.Errorf("inqueue %+v, want 2 cpu and 2 gpu", o.inqueue)
 	}
 }

@@ -11,22 +11,23 @@ import (
 // have none: nil).
 type resource struct {
 	milliCPU, memory float64
-	scalars          quantities
+	scalars          scalarList
 }
 
-// quantities are scalar dimensions in a short list, not a Go map: under
-// TinyGo each lookup in a map with string keys allocates, and session open
-// adds every node's scalars; the allocations made the collector mark the
-// whole view (139 ms of a session at 5,000 nodes).
-type quantities []quantity
+// scalarList holds scalar dimensions in a short list, not a Go map, as the
+// proportion port's does: under TinyGo each lookup in a map with string
+// keys allocates, and session open adds every node's scalars; the
+// allocations made the collector mark the whole view (139 ms of a session
+// at 5,000 nodes).
+type scalarList []scalarQty
 
-type quantity struct {
+type scalarQty struct {
 	name string
 	q    float64
 }
 
-// of returns the quantity of the dimension name, 0 when absent.
-func (l quantities) of(name string) float64 {
+// value returns the quantity of the dimension name, 0 when absent.
+func (l scalarList) value(name string) float64 {
 	for i := range l {
 		if l[i].name == name {
 			return l[i].q
@@ -37,13 +38,13 @@ func (l quantities) of(name string) float64 {
 
 // at returns a pointer to the quantity of the dimension name, appending
 // it at 0 when absent; the pointer is valid until the list grows.
-func (l *quantities) at(name string) *float64 {
+func (l *scalarList) at(name string) *float64 {
 	for i := range *l {
 		if (*l)[i].name == name {
 			return &(*l)[i].q
 		}
 	}
-	*l = append(*l, quantity{name: name})
+	*l = append(*l, scalarQty{name: name})
 	return &(*l)[len(*l)-1].q
 }
 
@@ -99,7 +100,7 @@ func fitsRequested(held *resource, req *caldera.Resource, limit *resource) bool 
 		if n == "pods" || q <= 0 {
 			continue
 		}
-		if held.scalars.of(n)+float64(q) > limit.scalars.of(n) {
+		if held.scalars.value(n)+float64(q) > limit.scalars.value(n) {
 			return false
 		}
 	}

@@ -10,11 +10,13 @@ func main() {}
 
 func init() { caldera.Register(&priority{}) }
 
-// priority keeps each job's and each task's key, made at session open: a
-// key built per call would be a heap allocation per object under TinyGo,
-// and enough of them make its collector mark the whole view.
+// priority keeps each job's and each task's key, made at session open, and
+// its victims list: a key or list built per call would be a heap
+// allocation under TinyGo, and enough of them make its collector mark the
+// whole view.
 type priority struct {
 	jobKeys, taskKeys []float64
+	victims           []*caldera.Task
 }
 
 func (*priority) Name() string { return "priority" }
@@ -23,18 +25,15 @@ func (*priority) Name() string { return "priority" }
 // priority is a lower key.
 func (p *priority) OnSessionOpen(s *caldera.Session) error {
 	v := &s.View
-	p.jobKeys = keys(p.jobKeys, len(v.Jobs), func(i int) int32 { return v.Jobs[i].Priority })
-	p.taskKeys = keys(p.taskKeys, len(v.Tasks), func(i int) int32 { return v.Tasks[i].Priority })
-	return nil
-}
-
-// keys fills buf, reused, with the negated priority of n objects.
-func keys(buf []float64, n int, priority func(int) int32) []float64 {
-	buf = buf[:0]
-	for i := range n {
-		buf = append(buf, -float64(priority(i)))
+	p.jobKeys = p.jobKeys[:0]
+	for i := range v.Jobs {
+		p.jobKeys = append(p.jobKeys, -float64(v.Jobs[i].Priority))
 	}
-	return buf
+	p.taskKeys = p.taskKeys[:0]
+	for i := range v.Tasks {
+		p.taskKeys = append(p.taskKeys, -float64(v.Tasks[i].Priority))
+	}
+	return nil
 }
 
 // Priorities do not change within a session: the scheduler asks for each
@@ -51,21 +50,21 @@ func (p *priority) TaskOrderKey(_ *caldera.Session, t *caldera.Task) caldera.Key
 
 // Preemptable allows lower-priority tasks of the preemptor's own job and
 // every task of a lower-priority job.
-func (*priority) Preemptable(s *caldera.Session, preemptor *caldera.Task, candidates []*caldera.Task) ([]*caldera.Task, bool) {
+func (p *priority) Preemptable(s *caldera.Session, preemptor *caldera.Task, candidates []*caldera.Task) ([]*caldera.Task, bool) {
 	pj := s.Job(preemptor.Job)
-	var victims []*caldera.Task
+	p.victims = p.victims[:0]
 	for _, t := range candidates {
 		if t.Job == preemptor.Job {
 			if t.Priority < preemptor.Priority {
-				victims = append(victims, t)
+				p.victims = append(p.victims, t)
 			}
 			continue
 		}
 		if s.Job(t.Job).Priority < pj.Priority {
-			victims = append(victims, t)
+			p.victims = append(p.victims, t)
 		}
 	}
-	return victims, true
+	return p.victims, true
 }
 
 // JobStarving: some task neither holds resources nor waits for them.

@@ -21,7 +21,7 @@ type resource struct {
 }
 
 // scalarList holds scalar dimensions by name in a short list searched
-// linearly, not a map: under TinyGo every lookup in a map with string keys
+// linearly, not a map (the overcommit port's is the same): under TinyGo every lookup in a map with string keys
 // allocates (RATIONALE.md), and this plugin looks scalars up on every
 // allocatable call and every placement, so a map made the collector walk
 // the session's view over and over. A resource has a handful of scalars.

@@ -3,7 +3,10 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,4 +103,55 @@ func (e *embedded) startBoundPods(ctx context.Context) ([]*v1.Pod, error) {
 		started = append(started, updated)
 	}
 	return started, nil
+}
+
+// waitForWatches blocks until every informer that listed from the embedded
+// cluster has also opened its watch. The fake clientsets' watches see only
+// changes made after they open and replay nothing from the list, while an
+// informer counts as synced once its list is stored: a bind made in between
+// would never reach the cache, which would show the pod Binding for ever.
+// Fake watches never close, so this is needed once, before the first
+// session.
+func (e *embedded) waitForWatches(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := unwatched(append(e.kube.Actions(), e.vc.Actions()...))
+		if len(missing) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("simulator: informers listed but did not watch %s within %v", strings.Join(missing, ", "), timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// unwatched names the resources (with their namespace, if any) that were
+// listed and never watched, sorted.
+func unwatched(actions []k8stesting.Action) []string {
+	listed, watched := map[string]bool{}, map[string]bool{}
+	for _, a := range actions {
+		key := a.GetResource().Resource
+		if ns := a.GetNamespace(); ns != "" {
+			key += " in " + ns
+		}
+		switch a.GetVerb() {
+		case "list":
+			listed[key] = true
+		case "watch":
+			watched[key] = true
+		}
+	}
+	var missing []string
+	for key := range listed {
+		if !watched[key] {
+			missing = append(missing, key)
+		}
+	}
+	sort.Strings(missing)
+	return missing
 }

@@ -160,6 +160,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if !c.WaitForCacheSync(ctx) {
 		return nil, fmt.Errorf("simulator: informers did not sync")
 	}
+	if err := cluster.waitForWatches(ctx, catchUpTimeout); err != nil {
+		return nil, err
+	}
 	if err := waitForPods(ctx, c, cluster); err != nil {
 		return nil, err
 	}
@@ -227,6 +230,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return collect(context.WithoutCancel(ctx), cluster, c, rec, res)
 }
 
+// catchUpTimeout bounds each wait for the cache to see what the embedded
+// cluster did.
+const catchUpTimeout = 30 * time.Second
+
 // waitForPods blocks until the cache shows every pod of ours where the
 // embedded API server has it, and no pod the API server no longer has, so
 // that the next session sees the last one's effects.
@@ -243,7 +250,7 @@ func waitForPods(ctx context.Context, c *cache.Cache, e *embedded) error {
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(catchUpTimeout)
 	for {
 		behind := cacheBehind(c.TaskStates(), want, c.DroppedPods())
 		if behind == "" {

@@ -101,6 +101,12 @@ type OpenResult struct {
 	// asked about, so no normalisation over them. The host then keeps each
 	// score while the node is unchanged, for the rest of the session.
 	NodeLocalScores bool `msgpack:"nodeLocalScores,omitempty"`
+	// PrePredicateByShape promises, for this session, that a pre_predicate
+	// verdict depends on nothing but the task's shape (Descriptor.NodeLocal
+	// says which fields make it) and the session's arguments: not on other
+	// tasks, jobs or nodes, nor on the session's events. The host then asks
+	// once per shape and keeps the verdict for the rest of the session.
+	PrePredicateByShape bool `msgpack:"prePredicateByShape,omitempty"`
 }
 
 // CloseResult is session_close's result; nil means nothing to do.

@@ -58,6 +58,11 @@ type adapter struct {
 	// session only: the promise is made again at each session_open.
 	scoresLocal bool
 	keptScores  []kept[float64]
+	// preByShape says this session's module promised pre_predicate
+	// verdicts that depend on the task's shape alone; keptPre holds them by
+	// shape, for this session only.
+	preByShape bool
+	keptPre    map[uint64]abi.Verdict
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -179,7 +184,7 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.keys.reset()
 	// Dropped before anything can fail: a session whose open fails must
 	// not be served the last session's scores.
-	a.dropScores()
+	a.dropPromises()
 	lease, err := a.mod.Lease(context.Background())
 	if err != nil {
 		a.failed(abi.HookSessionOpen, err)
@@ -234,7 +239,7 @@ func (a *adapter) open(reopen bool) error {
 	a.events = a.events[:0]
 	a.epoch++
 	if reopen {
-		a.dropScores()
+		a.dropPromises()
 	}
 	// The result is read leniently: session_open had none before 1.3's
 	// promises, and a result that is not one promises nothing.
@@ -250,7 +255,8 @@ func (a *adapter) open(reopen bool) error {
 	if err != nil {
 		return err
 	}
-	a.scoresLocal = openPromises(res).NodeLocalScores
+	promises := openPromises(res)
+	a.scoresLocal, a.preByShape = promises.NodeLocalScores, promises.PrePredicateByShape
 	ViewObjectsSent.WithLabelValues(a.name, "full").Add(float64(full))
 	ViewObjectsSent.WithLabelValues(a.name, "delta").Add(float64(delta))
 	ViewObjectsSent.WithLabelValues(a.name, "unchanged").Add(float64(kept))
@@ -284,11 +290,12 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 	}
 }
 
-// dropScores forgets the promise of node-local scores and the scores kept
-// under it, keeping their array for the next session.
-func (a *adapter) dropScores() {
-	a.scoresLocal = false
+// dropPromises forgets the promises of the last session_open and the
+// answers kept under them, keeping their storage for the next session.
+func (a *adapter) dropPromises() {
+	a.scoresLocal, a.preByShape = false, false
 	clear(a.keptScores)
+	clear(a.keptPre)
 }
 
 // openPromises decodes a session_open result; anything but a map of

@@ -62,14 +62,44 @@ func (a *adapter) PrePredicate(task *api.TaskInfo) *framework.Status {
 	if !ok {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: task %s is not in the session view", a.name, task.Key()))
 	}
-	var v abi.Verdict
-	if !a.ask(abi.HookPrePredicate, abi.TaskArgs{Task: t}, &v) {
+	v, ok := a.prePredicate(t)
+	if !ok {
 		return failSafe(a, framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s failed in %s", a.name, abi.HookPrePredicate)), nil)
 	}
 	if v.Code != abi.OK {
 		return framework.NewStatus(framework.Code(v.Code), v.Reason)
 	}
 	return nil
+}
+
+// prePredicate asks for task t's verdict, or recalls the one given for
+// its shape when the session's module promised verdicts by shape.
+func (a *adapter) prePredicate(t int32) (abi.Verdict, bool) {
+	var v abi.Verdict
+	if a.skipped {
+		return v, false
+	}
+	// Reopened first, so that the promise read below is the one of the
+	// instance that will answer.
+	if err := a.ready(); err != nil {
+		a.failed(abi.HookPrePredicate, err)
+		return v, false
+	}
+	shape, keep := a.shapeOf(t)
+	keep = keep && a.preByShape
+	if kept, ok := a.keptPre[shape]; keep && ok {
+		return kept, true
+	}
+	if !a.ask(abi.HookPrePredicate, abi.TaskArgs{Task: t}, &v) {
+		return v, false
+	}
+	if keep {
+		if a.keptPre == nil {
+			a.keptPre = map[uint64]abi.Verdict{}
+		}
+		a.keptPre[shape] = v
+	}
+	return v, true
 }
 
 // BestNode sends the candidates best score first (ties in node order) and

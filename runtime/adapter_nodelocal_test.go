@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -282,5 +283,61 @@ func TestNodeLocalScoresAcrossAReopen(t *testing.T) {
 	}
 	if got := score("uid-p0"); fmt.Sprint(got) != fmt.Sprint(first) || asked() != 3 {
 		t.Errorf("after the reopen: %v after %d calls, want %v after 3 (scores kept before it dropped)", got, asked(), first)
+	}
+}
+
+// A session whose module promised pre_predicate verdicts by shape (the
+// predicates port does) asks once per task shape: two pods of one gang
+// cost one call, a pod of another shape one more, and a verdict that
+// rejects is kept as it came.
+func TestPrePredicateVerdictsAreKeptPerShape(t *testing.T) {
+	const name = "predicates.tinygo"
+	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
+	ci := gangOnSmallNodes()
+	ci.Jobs["ns/pg"].AddTaskInfo(api.NewTaskInfo(gangPod("big", "1500m")))
+	for _, n := range []string{"c0", "c1"} {
+		pod := gangPod(n, "600m")
+		pod.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n0"}},
+				{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n1"}},
+			}}}}}}
+		ci.Jobs["ns/pg"].AddTaskInfo(api.NewTaskInfo(pod))
+	}
+	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPrePredicate.String())
+	before := testutil.ToFloat64(calls)
+	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
+	verdict := func(id api.TaskID) string {
+		if s := ssn.PrePredicateFn(ssn.Jobs["ns/pg"].Tasks[id]); s != nil {
+			return s.Message()
+		}
+		return "pass"
+	}
+	for _, c := range []struct {
+		task  api.TaskID
+		want  string
+		calls int
+	}{
+		{"uid-p0", "pass", 1},
+		{"uid-p1", "pass", 1},
+		{"uid-big", "pass", 2},
+		{"uid-c0", "pod affinity terms conflict", 3},
+		{"uid-c1", "pod affinity terms conflict", 3},
+		{"uid-p2", "pass", 3},
+	} {
+		if got := verdict(c.task); !strings.Contains(got, c.want) || asked() != c.calls {
+			t.Errorf("%s: %q after %d calls, want %q after %d", c.task, got, asked(), c.want, c.calls)
+		}
 	}
 }

@@ -401,12 +401,31 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 			return int32(Error), err.Error(), nil
 		}
 	}
-	if sc, ok := registered.(NodeLocalScorer); ok && sc.ScoresNodeLocal(h.session) {
-		b := msgp.AppendMapHeader(h.result(), 1)
-		b = msgp.AppendString(b, "nodeLocalScores")
-		return h.ok(msgp.AppendBool(b, true))
+	return h.promises()
+}
+
+// promises answers session_open with what the plugin promises for this
+// session (abi.OpenResult), or nil when it promises nothing.
+func (h *host) promises() (int32, string, []byte) {
+	sc, ok := registered.(NodeLocalScorer)
+	scores := ok && sc.ScoresNodeLocal(h.session)
+	pp, ok := registered.(ShapeLocalPrePredicater)
+	pre := ok && pp.PrePredicatesByShape(h.session)
+	if !scores && !pre {
+		return okNone()
 	}
-	return okNone()
+	n := uint32(2)
+	if !scores || !pre {
+		n = 1
+	}
+	b := msgp.AppendMapHeader(h.result(), n)
+	if scores {
+		b = msgp.AppendBool(msgp.AppendString(b, "nodeLocalScores"), true)
+	}
+	if pre {
+		b = msgp.AppendBool(msgp.AppendString(b, "prePredicateByShape"), true)
+	}
+	return h.ok(b)
 }
 
 // resize returns s with length n and every element zero, reusing its

@@ -79,6 +79,17 @@ type NodeLocalScorer interface {
 	ScoresNodeLocal(s *Session) bool
 }
 
+// ShapeLocalPrePredicater is implemented by a plugin whose PrePredicate
+// verdict depends, in some sessions, on nothing but the task's shape (as
+// NodeLocalPredicates words it) and the session's arguments: not on other
+// tasks, jobs or nodes, nor on what the session placed or evicted.
+// PrePredicatesByShape is asked after OnSessionOpen; when it says true, the
+// scheduler asks once per shape and keeps the verdict for the rest of the
+// session.
+type ShapeLocalPrePredicater interface {
+	PrePredicatesByShape(s *Session) bool
+}
+
 // PrePredicater rejects a task before any node is looked at.
 type PrePredicater interface {
 	PrePredicate(s *Session, task *Task) Verdict

@@ -1,6 +1,7 @@
 package caldera
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/tinylib/msgp/msgp"
@@ -125,5 +126,55 @@ func TestHooksBeyondScoring(t *testing.T) {
 	}
 	if len(res.conditions) != 1 || res.conditions[0]["message"] != "1/2 tasks in gang unschedulable" || res.conditions[0]["job"] != int64(1) {
 		t.Errorf("conditions at close: %v", res.conditions)
+	}
+}
+
+// promiser makes the session_open promises its fields say.
+type promiser struct{ scores, pre bool }
+
+func (*promiser) Name() string                         { return "promiser" }
+func (p *promiser) ScoresNodeLocal(*Session) bool      { return p.scores }
+func (p *promiser) PrePredicatesByShape(*Session) bool { return p.pre }
+
+func TestSessionOpenSendsEachPromiseMade(t *testing.T) {
+	for _, c := range []struct {
+		scores, pre bool
+		want        map[string]bool
+	}{
+		{false, false, nil},
+		{true, false, map[string]bool{"nodeLocalScores": true}},
+		{false, true, map[string]bool{"prePredicateByShape": true}},
+		{true, true, map[string]bool{"nodeLocalScores": true, "prePredicateByShape": true}},
+	} {
+		Register(&promiser{scores: c.scores, pre: c.pre})
+		h := &host{}
+		code, msg, result := decodeReply(t, h.dispatch(hookSessionOpen, request(t, nil, &OpenArgs{})))
+		Register(nil)
+		if code != 0 {
+			t.Fatalf("session_open: %d %s", code, msg)
+		}
+		var got map[string]bool
+		if !msgp.IsNil(result) {
+			n, rest, err := msgp.ReadMapHeaderBytes(result)
+			if err != nil {
+				t.Fatalf("result %x: %v", result, err)
+			}
+			got = map[string]bool{}
+			for i := uint32(0); i < n; i++ {
+				var k string
+				var v bool
+				k, rest, err = msgp.ReadStringBytes(rest)
+				if err == nil {
+					v, rest, err = msgp.ReadBoolBytes(rest)
+				}
+				if err != nil {
+					t.Fatalf("result %x: %v", result, err)
+				}
+				got[k] = v
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("scores %v, pre %v: promised %v, want %v", c.scores, c.pre, got, c.want)
+		}
 	}
 }

@@ -51,7 +51,8 @@ var (
 	_ caldera.EventObserver    = (*plugin)(nil)
 	_ caldera.ArgumentDeclarer = (*plugin)(nil)
 
-	_ caldera.NodeLocalPredicates = (*plugin)(nil)
+	_ caldera.NodeLocalPredicates     = (*plugin)(nil)
+	_ caldera.ShapeLocalPrePredicater = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "predicates" }
@@ -62,6 +63,10 @@ func (*plugin) Name() string { return "predicates" }
 // Inter-pod affinity or topology spread (accepted as arguments, not
 // implemented) would read other pods: implementing either ends this.
 func (*plugin) PredicatesNodeLocal() bool { return true }
+
+// PrePredicatesByShape: PrePredicate reads the task's required node
+// affinity and the session's arguments, nothing else.
+func (*plugin) PrePredicatesByShape(*caldera.Session) bool { return true }
 
 // OnSessionOpen reads the arguments and indexes the nodes and the templates
 // of the session's tasks.

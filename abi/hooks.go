@@ -102,8 +102,9 @@ type OpenResult struct {
 	// score while the node is unchanged, for the rest of the session.
 	NodeLocalScores bool `msgpack:"nodeLocalScores,omitempty"`
 	// PrePredicateByShape promises, for this session, that a pre_predicate
-	// verdict depends on nothing but the task's shape (Descriptor.NodeLocal
-	// says which fields make it) and the session's arguments: not on other
+	// verdict depends on nothing but the task's shape (the fields that
+	// Descriptor.NodeLocal's comment lists; the module need not declare
+	// NodeLocal) and the session's arguments: not on other
 	// tasks, jobs or nodes, nor on the session's events. The host then asks
 	// once per shape and keeps the verdict for the rest of the session.
 	PrePredicateByShape bool `msgpack:"prePredicateByShape,omitempty"`

@@ -2,7 +2,6 @@ package benchmarks
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -38,7 +37,7 @@ func BenchmarkInitialSync(b *testing.B) {
 		if !c.deadline {
 			name += ",no-deadline"
 		}
-		b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, name), func(b *testing.B) {
+		b.Run(w.Name()+"/"+name, func(b *testing.B) {
 			reg := cache.NewRegistry()
 			if impl != "default" {
 				path := "../build/plugins/" + impl + ".wasm"

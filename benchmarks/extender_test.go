@@ -39,7 +39,7 @@ tiers:
 func BenchmarkExtenderSession(b *testing.B) {
 	w := Workload{Nodes: 1000, Gangs: 200, GangSize: 10}
 	for _, impl := range scorers {
-		b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, impl), func(b *testing.B) {
+		b.Run(w.Name()+"/"+impl, func(b *testing.B) {
 			plugins, entry := scorer(b, impl)
 			acts := actions.Registry()
 			cfg, err := conf.Parse([]byte(fmt.Sprintf(scorerConf, entry)), "bench", framework.Validator{Plugins: plugins, Actions: acts})
@@ -122,7 +122,7 @@ func BenchmarkExtenderHook(b *testing.B) {
 		})
 	}
 	for _, impl := range scorers {
-		b.Run(fmt.Sprintf("open/nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, impl), func(b *testing.B) {
+		b.Run("open/"+w.Name()+"/"+impl, func(b *testing.B) {
 			benchOpen(b, w, impl)
 		})
 	}

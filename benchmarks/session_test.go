@@ -1,7 +1,6 @@
 package benchmarks
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
@@ -24,7 +23,7 @@ func BenchmarkSession(b *testing.B) {
 		{Nodes: 5000, Gangs: 200, GangSize: 10},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 	} {
-		b.Run(fmt.Sprintf("nodes=%d/pods=%d", w.Nodes, w.Gangs*w.GangSize), func(b *testing.B) {
+		b.Run(w.Name(), func(b *testing.B) {
 			benchSession(b, w)
 		})
 	}

@@ -32,7 +32,7 @@ func BenchmarkSessionBinpack(b *testing.B) {
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 	} {
 		for _, impl := range []string{"binpack", "binpack.tinygo", "binpack.go"} {
-			b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, impl), func(b *testing.B) {
+			b.Run(w.Name()+"/"+impl, func(b *testing.B) {
 				benchBinpack(b, w, impl)
 			})
 		}
@@ -112,9 +112,11 @@ func BenchmarkSessionPorts(b *testing.B) {
 	for _, w := range []Workload{
 		{Nodes: 1000, Gangs: 200, GangSize: 10},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
+		// The worst case for node-local scores: no session promises them.
+		{Nodes: 5000, Gangs: 1000, GangSize: 10, SoftTaints: true},
 	} {
 		for _, build := range []string{"native", "tinygo", "go", "rust", "tinygo,no-deadline", "go,no-deadline", "rust,no-deadline"} {
-			b.Run(fmt.Sprintf("nodes=%d/pods=%d/%s", w.Nodes, w.Gangs*w.GangSize, build), func(b *testing.B) {
+			b.Run(w.Name()+"/"+build, func(b *testing.B) {
 				if build == "native" {
 					benchSession(b, w)
 					return

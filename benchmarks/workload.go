@@ -19,6 +19,19 @@ type Workload struct {
 	Nodes    int
 	Gangs    int
 	GangSize int
+	// SoftTaints gives every tenth node a PreferNoSchedule taint, which
+	// the pods do not tolerate: nodeorder's taint strategy then scores
+	// nodes apart, so its port promises no node-local scores.
+	SoftTaints bool
+}
+
+// Name is the workload as benchmark names give it.
+func (w Workload) Name() string {
+	name := fmt.Sprintf("nodes=%d/pods=%d", w.Nodes, w.Gangs*w.GangSize)
+	if w.SoftTaints {
+		name += ",soft-taints"
+	}
+	return name
 }
 
 // Cluster builds the workload's snapshot: nodes of 32 CPU, 128Gi and 110 pod
@@ -46,6 +59,9 @@ func (w Workload) Cluster() *api.ClusterInfo {
 			},
 		}
 		node.Status.Capacity = node.Status.Allocatable
+		if w.SoftTaints && i%10 == 0 {
+			node.Spec.Taints = []v1.Taint{{Key: "bench/soft", Value: "true", Effect: v1.TaintEffectPreferNoSchedule}}
+		}
 		c.Nodes[name] = api.NewNodeInfo(node)
 		c.NodeList = append(c.NodeList, name)
 	}

@@ -223,14 +223,27 @@ func TestNodeLocalScoresAreKeptUntilTheNodeChanges(t *testing.T) {
 	}
 	ssn.Close()
 
+	// One PreferNoSchedule taint per node at most: a node's taint score
+	// does not depend on the others, and the promise holds.
 	tainted := gangOnSmallNodes()
 	tainted.Nodes["n2"].Node.Spec.Taints = []v1.Taint{{Key: "soft", Effect: v1.TaintEffectPreferNoSchedule}}
 	ssn, asked = open(tainted)
+	first = score(ssn, "uid-p0")
+	if got := score(ssn, "uid-p1"); asked() != 1 || fmt.Sprint(got) != fmt.Sprint(first) || first[2] >= first[1] {
+		t.Errorf("with one PreferNoSchedule taint on n2: %v after %d calls for two tasks, want 1 call and n2 below n1", got, asked())
+	}
+	ssn.Close()
+
+	// A new node object, as an update brings: the view remembers nodes by
+	// object between sessions.
+	twice := gangOnSmallNodes()
+	twice.Nodes["n2"].Node.Spec.Taints = []v1.Taint{{Key: "soft", Effect: v1.TaintEffectPreferNoSchedule}, {Key: "soft2", Effect: v1.TaintEffectPreferNoSchedule}}
+	ssn, asked = open(twice)
 	defer ssn.Close()
 	score(ssn, "uid-p0")
 	score(ssn, "uid-p1")
 	if asked() != 2 {
-		t.Errorf("with a PreferNoSchedule taint: %d calls for two tasks, want 2 (no promise, scores normalised over the nodes)", asked())
+		t.Errorf("with two PreferNoSchedule taints on a node: %d calls for two tasks, want 2 (no promise, scores normalised over the nodes)", asked())
 	}
 }
 
@@ -310,11 +323,11 @@ func TestPrePredicateVerdictsAreKeptPerShape(t *testing.T) {
 			}}}}}}
 		ci.Jobs["ns/pg"].AddTaskInfo(api.NewTaskInfo(pod))
 	}
-	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	registry := framework.Registry{name: Factory(name, p, Policy{})}
+	ssn, err := framework.OpenSession(cloningCache{ci}, registry, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ssn.Close()
 	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPrePredicate.String())
 	before := testutil.ToFloat64(calls)
 	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
@@ -339,5 +352,18 @@ func TestPrePredicateVerdictsAreKeptPerShape(t *testing.T) {
 		if got := verdict(c.task); !strings.Contains(got, c.want) || asked() != c.calls {
 			t.Errorf("%s: %q after %d calls, want %q after %d", c.task, got, asked(), c.want, c.calls)
 		}
+	}
+	ssn.Close()
+
+	// The next session's arguments turn the affinity check off: the verdict
+	// kept for c0's shape is gone with the session that promised it.
+	cfg.Tiers[0].Plugins[0].Arguments = map[string]any{"predicate.NodeAffinityEnable": false}
+	ssn, err = framework.OpenSession(cloningCache{ci}, registry, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	if got := verdict("uid-c0"); got != "pass" || asked() != 4 {
+		t.Errorf("next session without the affinity check: c0 %q after %d calls, want pass after 4", got, asked())
 	}
 }

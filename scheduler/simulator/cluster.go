@@ -131,27 +131,47 @@ func (e *embedded) waitForWatches(ctx context.Context, timeout time.Duration) er
 }
 
 // unwatched names the resources (with their namespace, if any) that were
-// listed and never watched, sorted.
+// listed and are watched neither in that namespace nor in all of them,
+// sorted.
 func unwatched(actions []k8stesting.Action) []string {
-	listed, watched := map[string]bool{}, map[string]bool{}
+	type key struct{ group, resource, namespace string }
+	var listed []key
+	watched := map[key]bool{}
 	for _, a := range actions {
-		key := a.GetResource().Resource
-		if ns := a.GetNamespace(); ns != "" {
-			key += " in " + ns
-		}
+		r := a.GetResource()
+		k := key{r.Group, r.Resource, a.GetNamespace()}
 		switch a.GetVerb() {
 		case "list":
-			listed[key] = true
+			listed = append(listed, k)
 		case "watch":
-			watched[key] = true
+			watched[k] = true
 		}
 	}
+	seen := map[string]bool{}
 	var missing []string
-	for key := range listed {
-		if !watched[key] {
-			missing = append(missing, key)
+	for _, k := range listed {
+		all := k
+		all.namespace = ""
+		if watched[k] || watched[all] {
+			continue
+		}
+		name := k.resource
+		if k.namespace != "" {
+			name += " in " + k.namespace
+		}
+		if !seen[name] {
+			seen[name] = true
+			missing = append(missing, name)
 		}
 	}
 	sort.Strings(missing)
 	return missing
+}
+
+// forgetActions drops the actions the fake clientsets recorded: only
+// waitForWatches reads them, and they hold a copy of every object written,
+// which a long --watch run would otherwise keep for ever.
+func (e *embedded) forgetActions() {
+	e.kube.ClearActions()
+	e.vc.ClearActions()
 }

@@ -163,6 +163,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := cluster.waitForWatches(ctx, catchUpTimeout); err != nil {
 		return nil, err
 	}
+	cluster.forgetActions()
 	if err := waitForPods(ctx, c, cluster); err != nil {
 		return nil, err
 	}
@@ -200,6 +201,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 			return nil, err
 		}
+		cluster.forgetActions()
 		after, err := podGroupPhases(ctx, cluster)
 		if err != nil {
 			return nil, err

@@ -116,17 +116,24 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 
 // ScoresNodeLocal: the resource strategies read the node and the task's
 // request only; the two normalised ones depend on the other candidates
-// unless they score every node alike, which they do when no node has a
-// PreferNoSchedule taint (every taint score 0, normalised to 100) and no
-// task has a preferred node affinity (the strategy is skipped).
+// unless a node's score does not depend on them. Taint toleration counts
+// a node's untolerated PreferNoSchedule taints and scales by the highest
+// count among the candidates, reversed: while no node has more than one,
+// a count of 0 scores 100 whatever the highest, and a count of 1 is the
+// highest and scores 0. Node affinity is skipped when no task has a
+// preferred node affinity.
 func (p *plugin) ScoresNodeLocal(s *caldera.Session) bool {
 	v := &s.View
 	if p.w.taintToleration != 0 {
 		for i := range v.Nodes {
+			soft := 0
 			for j := range v.Nodes[i].Taints {
 				if v.Nodes[i].Taints[j].Effect == "PreferNoSchedule" {
-					return false
+					soft++
 				}
+			}
+			if soft > 1 {
+				return false
 			}
 		}
 	}

@@ -201,3 +201,63 @@ func BenchmarkNodeOrderBatch(b *testing.B) {
 		_ = p.NodeOrderBatch(s, &s.View.Tasks[0], ptrs, out)
 	}
 }
+
+// Whenever the port promises node-local scores, a node scores the same in
+// any batch that holds it: the host adds kept scores of earlier batches
+// to the scores of later, smaller ones.
+func TestPromisedScoresDoNotDependOnTheBatch(t *testing.T) {
+	tolerant := pending(request(500, gi))
+	tolerant.Tolerations = []caldera.Toleration{{Key: "soft", Operator: "Exists"}}
+	for _, c := range []struct {
+		name    string
+		taints  func(i int) []caldera.Taint
+		promise bool
+	}{
+		{"no taints", func(int) []caldera.Taint { return nil }, true},
+		{"one soft taint on some nodes", func(i int) []caldera.Taint {
+			if i%4 != 0 {
+				return nil
+			}
+			return []caldera.Taint{{Key: []string{"soft", "other"}[i%8/4], Effect: "PreferNoSchedule"}}
+		}, true},
+		{"two soft taints on a node, one on others", func(i int) []caldera.Taint {
+			switch {
+			case i == 3:
+				return []caldera.Taint{{Key: "soft", Effect: "PreferNoSchedule"}, {Key: "other", Effect: "PreferNoSchedule"}}
+			case i%4 == 0:
+				return []caldera.Taint{{Key: "other", Effect: "PreferNoSchedule"}}
+			}
+			return nil
+		}, false},
+	} {
+		nodes := manyNodes(40)
+		for i := range nodes {
+			nodes[i].Taints = c.taints(i)
+		}
+		p, s := open(t, nodes, []caldera.Task{pending(request(500, gi)), tolerant}, []string{"predicates"}, nil)
+		if got := p.ScoresNodeLocal(s); got != c.promise {
+			t.Fatalf("%s: promise %v, want %v", c.name, got, c.promise)
+		}
+		if !c.promise {
+			continue
+		}
+		for task := range s.View.Tasks {
+			all := scores(t, p, s, int32(task))
+			for start := range 5 {
+				var batch []*caldera.Node
+				for i := start; i < len(nodes); i += 5 {
+					batch = append(batch, &s.View.Nodes[i])
+				}
+				out := make([]float64, len(batch))
+				if err := p.NodeOrderBatch(s, &s.View.Tasks[task], batch, out); err != nil {
+					t.Fatal(err)
+				}
+				for j, n := range batch {
+					if out[j] != all[n.Handle] {
+						t.Errorf("%s, task %d: node %d scores %v in a batch of %d, %v in all", c.name, task, n.Handle, out[j], len(batch), all[n.Handle])
+					}
+				}
+			}
+		}
+	}
+}

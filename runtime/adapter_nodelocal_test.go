@@ -22,9 +22,9 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
-// builtPort is a port from make plugins; without it the test is skipped,
-// unless CALDERA_REQUIRE_PLUGINS is set.
-func builtPort(t *testing.T, name string) string {
+// builtPort loads a port from make plugins, closed when the test ends;
+// without it the test is skipped, unless CALDERA_REQUIRE_PLUGINS is set.
+func builtPort(t *testing.T, name string) *Plugin {
 	t.Helper()
 	path := filepath.Join("..", "build", "plugins", name+".wasm")
 	if _, err := os.Stat(path); err != nil {
@@ -33,7 +33,12 @@ func builtPort(t *testing.T, name string) string {
 		}
 		t.Skipf("%s is not built (make plugins)", path)
 	}
-	return path
+	p, err := Load(context.Background(), path, Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p
 }
 
 // gangOnSmallNodes is three 1-CPU nodes and one job of three pending pods
@@ -74,11 +79,7 @@ func gangPod(name, cpu string) *v1.Pod {
 // placement never leaves a stale verdict behind.
 func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
 	const name = "predicates.tinygo"
-	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p := builtPort(t, name)
 	if !p.descriptor.NodeLocal {
 		t.Fatalf("%s does not declare nodeLocal", name)
 	}
@@ -181,11 +182,7 @@ func TestTaskShapeIgnoresIdentityAndPlacement(t *testing.T) {
 // are the module's own. A PreferNoSchedule taint withdraws the promise.
 func TestNodeLocalScoresAreKeptUntilTheNodeChanges(t *testing.T) {
 	const name = "nodeorder.tinygo"
-	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p := builtPort(t, name)
 	enabled := true
 	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledNodeOrder: &enabled}}}}}
 	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookNodeOrderBatch.String())
@@ -252,11 +249,7 @@ func TestNodeLocalScoresAreKeptUntilTheNodeChanges(t *testing.T) {
 // got; the reopened session starts without the scores kept before it.
 func TestNodeLocalScoresAcrossAReopen(t *testing.T) {
 	const name = "nodeorder.tinygo"
-	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p := builtPort(t, name)
 	var held *adapter
 	factory := Factory(name, p, Policy{})
 	registry := framework.Registry{name: func(args framework.Arguments) (framework.Plugin, error) {
@@ -305,11 +298,7 @@ func TestNodeLocalScoresAcrossAReopen(t *testing.T) {
 // rejects is kept as it came.
 func TestPrePredicateVerdictsAreKeptPerShape(t *testing.T) {
 	const name = "predicates.tinygo"
-	p, err := Load(context.Background(), builtPort(t, name), Options{Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p := builtPort(t, name)
 	enabled := true
 	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
 	ci := gangOnSmallNodes()

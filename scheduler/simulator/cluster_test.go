@@ -13,14 +13,7 @@ import (
 // never reaches the cache (the fake watch replays nothing), so the first
 // session waits until every listed resource is watched.
 func TestWaitForWatchesWaitsForEveryListedResource(t *testing.T) {
-	c, err := ParseCluster([]byte(cluster), "cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := newEmbedded(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := testEmbedded(t)
 	ctx := context.Background()
 	if err := e.waitForWatches(ctx, 10*time.Millisecond); err != nil {
 		t.Fatalf("nothing listed yet: %v", err)
@@ -31,7 +24,7 @@ func TestWaitForWatchesWaitsForEveryListedResource(t *testing.T) {
 	if _, err := e.vc.SchedulingV1beta1().PodGroups("ns").List(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	err = e.waitForWatches(ctx, 10*time.Millisecond)
+	err := e.waitForWatches(ctx, 10*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "did not watch podgroups in ns, pods within") {
 		t.Fatalf("err = %v, want both unwatched resources named", err)
 	}
@@ -58,14 +51,7 @@ func TestWaitForWatchesWaitsForEveryListedResource(t *testing.T) {
 // A watch of one namespace does not cover a list of all of them, nor one
 // of another namespace.
 func TestUnwatchedNeedsAWatchThatCoversTheList(t *testing.T) {
-	c, err := ParseCluster([]byte(cluster), "cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := newEmbedded(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := testEmbedded(t)
 	ctx := context.Background()
 	for _, ns := range []string{metav1.NamespaceAll, "a"} {
 		if _, err := e.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err != nil {
@@ -84,4 +70,19 @@ func TestUnwatchedNeedsAWatchThatCoversTheList(t *testing.T) {
 	if got := unwatched(e.kube.Actions()); len(got) != 0 {
 		t.Errorf("unwatched after forgetActions = %v, want none", got)
 	}
+}
+
+// testEmbedded is the embedded cluster of the test cluster in
+// simulator_test.go.
+func testEmbedded(t *testing.T) *embedded {
+	t.Helper()
+	c, err := ParseCluster([]byte(cluster), "cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEmbedded(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -158,13 +156,7 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 			opts.Log(1, fmt.Sprintf("module not instrumented (%v): with no deadline it runs unchecked, and a long call holds up Go's garbage collector", err))
 		}
 	}
-	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(deadline && !instrumented).
-		WithMemoryLimitPages(opts.Limits.MemoryLimitPages)
-	if opts.Cache != nil && (instrumented || deadline) {
-		cfg = cfg.WithCompilationCache(opts.Cache)
-	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(opts, instrumented))
 	p := &Plugin{opts: opts, rt: rt, instrumented: instrumented}
 	if err := p.load(ctx, code); err != nil {
 		_ = p.Close(ctx) // also the compiled code, which a shared cache would keep
@@ -183,9 +175,7 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 	if err := p.hostModule(ctx); err != nil {
 		return err
 	}
-	// One compiler per core: a new Go-toolchain module (about 4 MB) is
-	// otherwise compiled one function at a time, for over a second.
-	compiled, err := p.rt.CompileModule(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), code)
+	compiled, err := p.rt.CompileModule(compileContext(ctx), code)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errNotCompiled, err)
 	}

@@ -2,10 +2,9 @@ package caldera
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // The batch hooks' handles and scores are read and written here by hand:
@@ -21,25 +20,25 @@ import (
 // unknown keys are skipped, as a newer host may send fields this SDK does
 // not know; nil is no arguments.
 func readArgs(a *Args, b []byte) ([]byte, error) {
-	if msgp.IsNil(b) {
+	if wire.IsNil(b) {
 		return b[1:], nil
 	}
-	n, b, err := msgp.ReadMapHeaderBytes(b)
+	n, b, err := wire.ReadMapHeaderBytes(b)
 	if err != nil {
 		return b, err
 	}
 	for i := uint32(0); i < n; i++ {
 		var key []byte
-		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
 			return b, err
 		}
 		switch unsafeString(key) {
 		case "task":
-			a.Task, b, err = msgp.ReadInt32Bytes(b)
+			a.Task, b, err = wire.ReadInt32Bytes(b)
 		case "job":
-			a.Job, b, err = msgp.ReadInt32Bytes(b)
+			a.Job, b, err = wire.ReadInt32Bytes(b)
 		case "queue":
-			a.Queue, b, err = msgp.ReadInt32Bytes(b)
+			a.Queue, b, err = wire.ReadInt32Bytes(b)
 		case "nodes":
 			a.Nodes, b, err = readHandles(a.Nodes, b)
 		case "tasks":
@@ -51,10 +50,10 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 		case "scores":
 			a.Scores, b, err = readFloats(a.Scores, b)
 		default:
-			b, err = msgp.Skip(b)
+			b, err = wire.Skip(b)
 		}
 		if err != nil {
-			return b, fmt.Errorf("%s: %w", string(key), err)
+			return b, wrap(string(key), err)
 		}
 	}
 	return b, nil
@@ -85,7 +84,7 @@ func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
 				continue
 			}
 		}
-		if dst[i], b, err = msgp.ReadInt32Bytes(b); err != nil {
+		if dst[i], b, err = wire.ReadInt32Bytes(b); err != nil {
 			return dst[:i], b, err
 		}
 	}
@@ -93,7 +92,7 @@ func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
 }
 
 // readFloats reads an array of float64 into dst[:0], taking any number
-// form msgp.ReadFloat64Bytes takes.
+// form wire.ReadFloat64Bytes takes.
 func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
 	dst, b, err := sized(dst, b)
 	if err != nil {
@@ -104,7 +103,7 @@ func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
 			dst[i], b = math.Float64frombits(binary.BigEndian.Uint64(b[1:])), b[9:]
 			continue
 		}
-		if dst[i], b, err = msgp.ReadFloat64Bytes(b); err != nil {
+		if dst[i], b, err = wire.ReadFloat64Bytes(b); err != nil {
 			return dst[:i], b, err
 		}
 	}
@@ -114,14 +113,14 @@ func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
 // sized reads an array header and returns dst with as many elements,
 // reusing its array when large enough.
 func sized[T any](dst []T, b []byte) ([]T, []byte, error) {
-	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	n, b, err := wire.ReadArrayHeaderBytes(b)
 	if err != nil {
 		return dst[:0], b, err
 	}
 	// Every element takes a byte at least: a longer count is a lie, and
 	// believing it would make an array of up to 4 G elements.
 	if uint64(n) > uint64(len(b)) {
-		return dst[:0], b, msgp.ErrShortBytes
+		return dst[:0], b, wire.ErrShortBytes
 	}
 	if cap(dst) < int(n) {
 		dst = make([]T, n)
@@ -131,7 +130,7 @@ func sized[T any](dst []T, b []byte) ([]T, []byte, error) {
 
 // appendFloats appends fs as an array of float64, growing b once.
 func appendFloats(b []byte, fs []float64) []byte {
-	b = msgp.AppendArrayHeader(b, uint32(len(fs)))
+	b = wire.AppendArrayHeader(b, uint32(len(fs)))
 	start := len(b)
 	end := start + 9*len(fs)
 	if cap(b) < end {

@@ -1,9 +1,9 @@
 package caldera
 
 import (
-	"fmt"
+	"errors"
 
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // A session_open may carry, instead of the whole view, what changed since
@@ -15,7 +15,7 @@ import (
 // openDelta decodes a session_open whose args carry "delta"; ok is false
 // when they carry a whole view instead.
 func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
-	n, rest, err := msgp.ReadMapHeaderBytes(args)
+	n, rest, err := wire.ReadMapHeaderBytes(args)
 	if err != nil {
 		return nil, false, err
 	}
@@ -23,17 +23,17 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 	var arguments map[string]any
 	for i := uint32(0); i < n; i++ {
 		var key []byte
-		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
+		if key, rest, err = wire.ReadMapKeyZC(rest); err != nil {
 			return nil, false, err
 		}
 		switch unsafeString(key) {
 		case "delta":
 			delta = rest
-			rest, err = msgp.Skip(rest)
+			rest, err = wire.Skip(rest)
 		case "arguments":
-			arguments, rest, err = msgp.ReadMapStrIntfBytes(rest, nil)
+			arguments, rest, err = wire.ReadMapStrIntfBytes(rest, nil)
 		default:
-			rest, err = msgp.Skip(rest)
+			rest, err = wire.Skip(rest)
 		}
 		if err != nil {
 			return nil, false, err
@@ -43,7 +43,7 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 		return nil, false, nil
 	}
 	if h.last == nil {
-		return nil, true, fmt.Errorf("a delta arrived but this instance holds no earlier view")
+		return nil, true, errors.New("a delta arrived but this instance holds no earlier view")
 	}
 	v := h.last
 	h.last = nil
@@ -54,7 +54,7 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 }
 
 func (v *View) applyDelta(b []byte) error {
-	n, b, err := msgp.ReadMapHeaderBytes(b)
+	n, b, err := wire.ReadMapHeaderBytes(b)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (v *View) applyDelta(b []byte) error {
 	v.Plugins = v.Plugins[:0]
 	for i := uint32(0); i < n; i++ {
 		var key []byte
-		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
 			return err
 		}
 		switch unsafeString(key) {
@@ -76,20 +76,20 @@ func (v *View) applyDelta(b []byte) error {
 			b, err = applyList(b, &v.Tasks, func(o *Task, raw []byte) ([]byte, error) { *o = Task{}; return o.UnmarshalMsg(raw) })
 		case "plugins":
 			var m uint32
-			if m, b, err = msgp.ReadArrayHeaderBytes(b); err != nil {
+			if m, b, err = wire.ReadArrayHeaderBytes(b); err != nil {
 				break
 			}
 			for j := uint32(0); j < m && err == nil; j++ {
 				var name string
-				if name, b, err = msgp.ReadStringBytes(b); err == nil {
+				if name, b, err = wire.ReadStringBytes(b); err == nil {
 					v.Plugins = append(v.Plugins, name)
 				}
 			}
 		default:
-			b, err = msgp.Skip(b)
+			b, err = wire.Skip(b)
 		}
 		if err != nil {
-			return fmt.Errorf("delta %s: %w", key, err)
+			return wrap("delta "+string(key), err)
 		}
 	}
 	return nil
@@ -97,26 +97,26 @@ func (v *View) applyDelta(b []byte) error {
 
 // applyList reads {len, full, set: [[handle, object]...]} into list.
 func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, error)) ([]byte, error) {
-	n, b, err := msgp.ReadMapHeaderBytes(b)
+	n, b, err := wire.ReadMapHeaderBytes(b)
 	if err != nil {
 		return b, err
 	}
 	length, full := -1, false
 	for i := uint32(0); i < n; i++ {
 		var key []byte
-		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
 			return b, err
 		}
 		switch unsafeString(key) {
 		case "len":
 			var l int32
-			l, b, err = msgp.ReadInt32Bytes(b)
+			l, b, err = wire.ReadInt32Bytes(b)
 			length = int(l)
 		case "full":
-			full, b, err = msgp.ReadBoolBytes(b)
+			full, b, err = wire.ReadBoolBytes(b)
 		case "set":
 			if length < 0 {
-				return b, fmt.Errorf("set before len")
+				return b, errors.New("set before len")
 			}
 			if full {
 				if cap(*list) >= length {
@@ -125,34 +125,34 @@ func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, erro
 					*list = make([]T, length)
 				}
 			} else if len(*list) != length {
-				return b, fmt.Errorf("the delta is for %d objects, the view holds %d", length, len(*list))
+				return b, errors.New("the delta is for " + itoa(length) + " objects, the view holds " + itoa(len(*list)))
 			}
-			if msgp.IsNil(b) {
-				b, err = msgp.ReadNilBytes(b)
+			if wire.IsNil(b) {
+				b, err = wire.ReadNilBytes(b)
 				continue
 			}
 			var m uint32
-			if m, b, err = msgp.ReadArrayHeaderBytes(b); err != nil {
+			if m, b, err = wire.ReadArrayHeaderBytes(b); err != nil {
 				return b, err
 			}
 			for j := uint32(0); j < m; j++ {
 				var sz uint32
-				if sz, b, err = msgp.ReadArrayHeaderBytes(b); err != nil || sz != 2 {
-					return b, fmt.Errorf("set entry %d: want [handle, object]: %v", j, err)
+				if sz, b, err = wire.ReadArrayHeaderBytes(b); err != nil || sz != 2 {
+					return b, setEntryError(j, err)
 				}
 				var h int32
-				if h, b, err = msgp.ReadInt32Bytes(b); err != nil {
+				if h, b, err = wire.ReadInt32Bytes(b); err != nil {
 					return b, err
 				}
 				if h < 0 || int(h) >= length {
-					return b, fmt.Errorf("handle %d of %d", h, length)
+					return b, errors.New("handle " + itoa(h) + " of " + itoa(length))
 				}
 				if b, err = decode(&(*list)[h], b); err != nil {
 					return b, err
 				}
 			}
 		default:
-			b, err = msgp.Skip(b)
+			b, err = wire.Skip(b)
 		}
 		if err != nil {
 			return b, err

@@ -1,9 +1,9 @@
 package caldera
 
 import (
-	"fmt"
+	"errors"
 
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // The ABI major version this SDK implements; the minor is in version*.go,
@@ -101,79 +101,79 @@ func describe() []byte {
 	if nodeLocal {
 		fields++
 	}
-	b := msgp.AppendMapHeader(nil, fields)
-	b = msgp.AppendString(b, "name")
+	b := wire.AppendMapHeader(nil, fields)
+	b = wire.AppendString(b, "name")
 	name := ""
 	if registered != nil {
 		name = registered.Name()
 	}
-	b = msgp.AppendString(b, name)
-	b = msgp.AppendString(b, "abi")
-	b = msgp.AppendArrayHeader(b, 2)
-	b = msgp.AppendInt(b, abiMajor)
-	b = msgp.AppendInt(b, abiMinor)
-	b = msgp.AppendString(b, "hooks")
+	b = wire.AppendString(b, name)
+	b = wire.AppendString(b, "abi")
+	b = wire.AppendArrayHeader(b, 2)
+	b = wire.AppendInt(b, abiMajor)
+	b = wire.AppendInt(b, abiMinor)
+	b = wire.AppendString(b, "hooks")
 	var hs []string
 	if registered != nil {
 		hs = declared(hookNames(registered))
 	}
-	b = msgp.AppendArrayHeader(b, uint32(len(hs)))
+	b = wire.AppendArrayHeader(b, uint32(len(hs)))
 	for _, h := range hs {
-		b = msgp.AppendString(b, h)
+		b = wire.AppendString(b, h)
 	}
 	if len(args) > 0 {
-		b = msgp.AppendString(b, "arguments")
+		b = wire.AppendString(b, "arguments")
 		b = appendArguments(b, args)
 	}
 	if len(kinds) > 0 {
-		b = msgp.AppendString(b, "eventKinds")
-		b = msgp.AppendArrayHeader(b, uint32(len(kinds)))
+		b = wire.AppendString(b, "eventKinds")
+		b = wire.AppendArrayHeader(b, uint32(len(kinds)))
 		for _, k := range kinds {
-			b = msgp.AppendString(b, k)
+			b = wire.AppendString(b, k)
 		}
 	}
-	b = msgp.AppendString(b, "stableKeys")
-	b = msgp.AppendBool(b, stable)
-	b = msgp.AppendString(b, "localKeys")
-	b = msgp.AppendBool(b, local)
-	b = msgp.AppendString(b, "deltas")
-	b = msgp.AppendBool(b, abiMinor >= 1)
+	b = wire.AppendString(b, "stableKeys")
+	b = wire.AppendBool(b, stable)
+	b = wire.AppendString(b, "localKeys")
+	b = wire.AppendBool(b, local)
+	b = wire.AppendString(b, "deltas")
+	b = wire.AppendBool(b, abiMinor >= 1)
 	if abiMinor >= 3 {
-		b = msgp.AppendString(b, "undoEvents")
-		b = msgp.AppendBool(b, true)
+		b = wire.AppendString(b, "undoEvents")
+		b = wire.AppendBool(b, true)
 	}
 	if nodeLocal {
-		b = msgp.AppendString(b, "nodeLocal")
-		b = msgp.AppendBool(b, true)
+		b = wire.AppendString(b, "nodeLocal")
+		b = wire.AppendBool(b, true)
 	}
-	b = msgp.AppendString(b, "sdk")
-	return msgp.AppendString(b, SDKVersion)
+	b = wire.AppendString(b, "sdk")
+	return wire.AppendString(b, SDKVersion)
 }
 
 // appendArguments encodes the declared arguments as [{name, type, default}].
 func appendArguments(b []byte, args []ArgumentSpec) []byte {
-	b = msgp.AppendArrayHeader(b, uint32(len(args)))
+	b = wire.AppendArrayHeader(b, uint32(len(args)))
 	for _, a := range args {
-		b = msgp.AppendMapHeader(b, 3)
-		b = msgp.AppendString(b, "name")
-		b = msgp.AppendString(b, a.Name)
-		b = msgp.AppendString(b, "type")
-		b = msgp.AppendString(b, a.Type)
-		b = msgp.AppendString(b, "default")
-		// A type switch, not msgp.AppendIntf: no reflection in the module.
+		b = wire.AppendMapHeader(b, 3)
+		b = wire.AppendString(b, "name")
+		b = wire.AppendString(b, a.Name)
+		b = wire.AppendString(b, "type")
+		b = wire.AppendString(b, a.Type)
+		b = wire.AppendString(b, "default")
+		// A type switch, not wire.AppendIntf: no reflection in the module.
 		switch v := a.Default.(type) {
 		case bool:
-			b = msgp.AppendBool(b, v)
+			b = wire.AppendBool(b, v)
 		case int:
-			b = msgp.AppendInt(b, v)
+			b = wire.AppendInt(b, v)
 		case int64:
-			b = msgp.AppendInt64(b, v)
+			b = wire.AppendInt64(b, v)
 		case float64:
-			b = msgp.AppendFloat64(b, v)
+			b = wire.AppendFloat64(b, v)
 		case string:
-			b = msgp.AppendString(b, v)
+			b = wire.AppendString(b, v)
 		default:
-			b = msgp.AppendNil(b)
+			b = wire.AppendNil(b)
 		}
 	}
 	return b
@@ -183,11 +183,11 @@ func appendArguments(b []byte, args []ArgumentSpec) []byte {
 // stays valid until the next call.
 func (h *host) dispatch(hook uint32, req []byte) []byte {
 	code, msg, result := h.serve(hook, req)
-	b := msgp.AppendArrayHeader(h.reply[:0], 3)
-	b = msgp.AppendInt32(b, code)
-	b = msgp.AppendString(b, msg)
+	b := wire.AppendArrayHeader(h.reply[:0], 3)
+	b = wire.AppendInt32(b, code)
+	b = wire.AppendString(b, msg)
 	if result == nil {
-		b = msgp.AppendNil(b)
+		b = wire.AppendNil(b)
 	} else {
 		b = append(b, result...)
 	}
@@ -208,13 +208,13 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 	if sessionHook {
 		h.resetArgs()
 	}
-	n, rest, err := msgp.ReadMapHeaderBytes(req)
+	n, rest, err := wire.ReadMapHeaderBytes(req)
 	if err != nil {
 		return codeDecodeFailed, err.Error(), nil
 	}
 	for i := uint32(0); i < n; i++ {
 		var key []byte
-		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
+		if key, rest, err = wire.ReadMapKeyZC(rest); err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
 		switch unsafeString(key) {
@@ -223,7 +223,7 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 				// No hook runs after these: applied, they would only be
 				// undone, or, in a build that does not undo events
 				// (caldera_abi_1_0, caldera_abi_1_2), resent by the host.
-				if rest, err = msgp.Skip(rest); err != nil {
+				if rest, err = wire.Skip(rest); err != nil {
 					return codeDecodeFailed, err.Error(), nil
 				}
 				continue
@@ -240,11 +240,11 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 				continue
 			}
 			args = rest
-			if rest, err = msgp.Skip(rest); err != nil {
+			if rest, err = wire.Skip(rest); err != nil {
 				return codeDecodeFailed, err.Error(), nil
 			}
 		default:
-			if rest, err = msgp.Skip(rest); err != nil {
+			if rest, err = wire.Skip(rest); err != nil {
 				return codeDecodeFailed, err.Error(), nil
 			}
 		}
@@ -264,7 +264,7 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 	if hook < uint32(len(served)) && served[hook] != nil {
 		return served[hook](h)
 	}
-	return codeUnknownHook, fmt.Sprintf("hook %d is not implemented by %s", hook, SDKVersion), nil
+	return codeUnknownHook, "hook " + itoa(hook) + " is not implemented by " + SDKVersion, nil
 }
 
 // observe tells the plugin about an event the SDK has just applied.
@@ -317,42 +317,42 @@ func (h *host) close() (int32, string, []byte) {
 	if len(s.conditions) == 0 {
 		return okNone()
 	}
-	b := msgp.AppendMapHeader(h.result(), 1)
-	b = msgp.AppendString(b, "conditions")
-	b = msgp.AppendArrayHeader(b, uint32(len(s.conditions)))
+	b := wire.AppendMapHeader(h.result(), 1)
+	b = wire.AppendString(b, "conditions")
+	b = wire.AppendArrayHeader(b, uint32(len(s.conditions)))
 	for _, c := range s.conditions {
-		b = msgp.AppendMapHeader(b, 5)
-		b = msgp.AppendString(b, "job")
-		b = msgp.AppendInt32(b, c.job)
-		b = msgp.AppendString(b, "type")
-		b = msgp.AppendString(b, c.kind)
-		b = msgp.AppendString(b, "status")
-		b = msgp.AppendString(b, c.status)
-		b = msgp.AppendString(b, "reason")
-		b = msgp.AppendString(b, c.reason)
-		b = msgp.AppendString(b, "message")
-		b = msgp.AppendString(b, c.message)
+		b = wire.AppendMapHeader(b, 5)
+		b = wire.AppendString(b, "job")
+		b = wire.AppendInt32(b, c.job)
+		b = wire.AppendString(b, "type")
+		b = wire.AppendString(b, c.kind)
+		b = wire.AppendString(b, "status")
+		b = wire.AppendString(b, c.status)
+		b = wire.AppendString(b, "reason")
+		b = wire.AppendString(b, c.reason)
+		b = wire.AppendString(b, "message")
+		b = wire.AppendString(b, c.message)
 	}
 	return h.ok(b)
 }
 
 func (h *host) applyEvents(b []byte) ([]byte, error) {
-	if msgp.IsNil(b) {
-		return msgp.ReadNilBytes(b)
+	if wire.IsNil(b) {
+		return wire.ReadNilBytes(b)
 	}
-	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	n, b, err := wire.ReadArrayHeaderBytes(b)
 	if err != nil {
 		return b, err
 	}
 	for i := uint32(0); i < n; i++ {
 		var sz uint32
-		if sz, b, err = msgp.ReadArrayHeaderBytes(b); err != nil {
+		if sz, b, err = wire.ReadArrayHeaderBytes(b); err != nil {
 			return b, err
 		}
 		var ev [3]int32
 		for j := uint32(0); j < sz; j++ {
 			var v int32
-			if v, b, err = msgp.ReadInt32Bytes(b); err != nil {
+			if v, b, err = wire.ReadInt32Bytes(b); err != nil {
 				return b, err
 			}
 			if j < 3 {
@@ -360,7 +360,7 @@ func (h *host) applyEvents(b []byte) ([]byte, error) {
 			}
 		}
 		if h.session == nil {
-			return b, fmt.Errorf("event before session_open")
+			return b, errors.New("event before session_open")
 		}
 		if err := h.session.apply(ev[0], ev[1], ev[2]); err != nil {
 			return b, err
@@ -418,12 +418,12 @@ func (h *host) promises() (int32, string, []byte) {
 	if !scores || !pre {
 		n = 1
 	}
-	b := msgp.AppendMapHeader(h.result(), n)
+	b := wire.AppendMapHeader(h.result(), n)
 	if scores {
-		b = msgp.AppendBool(msgp.AppendString(b, "nodeLocalScores"), true)
+		b = wire.AppendBool(wire.AppendString(b, "nodeLocalScores"), true)
 	}
 	if pre {
-		b = msgp.AppendBool(msgp.AppendString(b, "prePredicateByShape"), true)
+		b = wire.AppendBool(wire.AppendString(b, "prePredicateByShape"), true)
 	}
 	return h.ok(b)
 }

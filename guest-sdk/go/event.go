@@ -1,7 +1,7 @@
 package caldera
 
 //go:generate go tool msgp -file event.go -o event_gen.go -tests=false -io=false
-//go:generate sed -i -e s/msgp.ReadStringBytes(/readString(/ -e s/msgp.UnsafeString(/unsafeString(/ event_gen.go
+//go:generate sed -i -e s/msgp.ReadStringBytes(/readString(/ -e s/msgp.UnsafeString(/unsafeString(/ -e s/msgp\./wire./g -e s,github.com/tinylib/msgp/msgp,github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire, event_gen.go
 
 // CacheEvent is one object event as an event handler sees it, before the
 // scheduler's cache records it (docs/abi.md, section 8).

@@ -3,77 +3,77 @@
 package caldera
 
 import (
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *CacheEvent) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 4
 	// string "type"
 	o = append(o, 0x84, 0xa4, 0x74, 0x79, 0x70, 0x65)
-	o = msgp.AppendString(o, z.Type)
+	o = wire.AppendString(o, z.Type)
 	// string "kind"
 	o = append(o, 0xa4, 0x6b, 0x69, 0x6e, 0x64)
-	o = msgp.AppendString(o, z.Kind)
+	o = wire.AppendString(o, z.Kind)
 	// string "old"
 	o = append(o, 0xa3, 0x6f, 0x6c, 0x64)
 	if z.Old == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		o, err = z.Old.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Old")
+			err = wire.WrapError(err, "Old")
 			return
 		}
 	}
 	// string "new"
 	o = append(o, 0xa3, 0x6e, 0x65, 0x77)
 	if z.New == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		o, err = z.New.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "New")
+			err = wire.WrapError(err, "New")
 			return
 		}
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *CacheEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "type":
 			z.Type, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Type")
+				err = wire.WrapError(err, "Type")
 				return
 			}
 		case "kind":
 			z.Kind, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Kind")
+				err = wire.WrapError(err, "Kind")
 				return
 			}
 		case "old":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -84,13 +84,13 @@ func (z *CacheEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				bts, err = z.Old.UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Old")
+					err = wire.WrapError(err, "Old")
 					return
 				}
 			}
 		case "new":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -101,14 +101,14 @@ func (z *CacheEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				bts, err = z.New.UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "New")
+					err = wire.WrapError(err, "New")
 					return
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -119,72 +119,72 @@ func (z *CacheEvent) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *CacheEvent) Msgsize() (s int) {
-	s = 1 + 5 + msgp.StringPrefixSize + len(z.Type) + 5 + msgp.StringPrefixSize + len(z.Kind) + 4
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Type) + 5 + wire.StringPrefixSize + len(z.Kind) + 4
 	if z.Old == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
 		s += z.Old.Msgsize()
 	}
 	s += 4
 	if z.New == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
 		s += z.New.Msgsize()
 	}
 	return
 }
 
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *CacheEventBatch) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 2
 	// string "events"
 	o = append(o, 0x82, 0xa6, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Events)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Events)))
 	for za0001 := range z.Events {
 		o, err = z.Events[za0001].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Events", za0001)
+			err = wire.WrapError(err, "Events", za0001)
 			return
 		}
 	}
 	// string "arguments"
 	o = append(o, 0xa9, 0x61, 0x72, 0x67, 0x75, 0x6d, 0x65, 0x6e, 0x74, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Arguments)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Arguments)))
 	for za0002, za0003 := range z.Arguments {
-		o = msgp.AppendString(o, za0002)
-		o, err = msgp.AppendIntf(o, za0003)
+		o = wire.AppendString(o, za0002)
+		o, err = wire.AppendIntf(o, za0003)
 		if err != nil {
-			err = msgp.WrapError(err, "Arguments", za0002)
+			err = wire.WrapError(err, "Arguments", za0002)
 			return
 		}
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *CacheEventBatch) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "events":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Events")
+				err = wire.WrapError(err, "Events")
 				return
 			}
 			if cap(z.Events) >= int(zb0002) {
@@ -195,15 +195,15 @@ func (z *CacheEventBatch) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0001 := range z.Events {
 				bts, err = z.Events[za0001].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Events", za0001)
+					err = wire.WrapError(err, "Events", za0001)
 					return
 				}
 			}
 		case "arguments":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Arguments")
+				err = wire.WrapError(err, "Arguments")
 				return
 			}
 			if z.Arguments == nil {
@@ -217,20 +217,20 @@ func (z *CacheEventBatch) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0002 string
 				za0002, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Arguments")
+					err = wire.WrapError(err, "Arguments")
 					return
 				}
-				za0003, bts, err = msgp.ReadIntfBytes(bts)
+				za0003, bts, err = wire.ReadIntfBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Arguments", za0002)
+					err = wire.WrapError(err, "Arguments", za0002)
 					return
 				}
 				z.Arguments[za0002] = za0003
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -241,178 +241,178 @@ func (z *CacheEventBatch) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *CacheEventBatch) Msgsize() (s int) {
-	s = 1 + 7 + msgp.ArrayHeaderSize
+	s = 1 + 7 + wire.ArrayHeaderSize
 	for za0001 := range z.Events {
 		s += z.Events[za0001].Msgsize()
 	}
-	s += 10 + msgp.MapHeaderSize
+	s += 10 + wire.MapHeaderSize
 	if z.Arguments != nil {
 		for za0002, za0003 := range z.Arguments {
 			_ = za0003
-			s += msgp.StringPrefixSize + len(za0002) + msgp.GuessSize(za0003)
+			s += wire.StringPrefixSize + len(za0002) + wire.GuessSize(za0003)
 		}
 	}
 	return
 }
 
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 21
 	// string "name"
 	o = append(o, 0xde, 0x0, 0x15, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.Name)
+	o = wire.AppendString(o, z.Name)
 	// string "namespace"
 	o = append(o, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
-	o = msgp.AppendString(o, z.Namespace)
+	o = wire.AppendString(o, z.Namespace)
 	// string "uid"
 	o = append(o, 0xa3, 0x75, 0x69, 0x64)
-	o = msgp.AppendString(o, z.UID)
+	o = wire.AppendString(o, z.UID)
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Labels)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Labels)))
 	for za0001, za0002 := range z.Labels {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendString(o, za0002)
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendString(o, za0002)
 	}
 	// string "annotations"
 	o = append(o, 0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Annotations)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Annotations)))
 	for za0003, za0004 := range z.Annotations {
-		o = msgp.AppendString(o, za0003)
-		o = msgp.AppendString(o, za0004)
+		o = wire.AppendString(o, za0003)
+		o = wire.AppendString(o, za0004)
 	}
 	// string "allocatable"
 	o = append(o, 0xab, 0x61, 0x6c, 0x6c, 0x6f, 0x63, 0x61, 0x74, 0x61, 0x62, 0x6c, 0x65)
 	if z.Allocatable == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		o, err = z.Allocatable.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Allocatable")
+			err = wire.WrapError(err, "Allocatable")
 			return
 		}
 	}
 	// string "taints"
 	o = append(o, 0xa6, 0x74, 0x61, 0x69, 0x6e, 0x74, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Taints)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Taints)))
 	for za0005 := range z.Taints {
 		o, err = z.Taints[za0005].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Taints", za0005)
+			err = wire.WrapError(err, "Taints", za0005)
 			return
 		}
 	}
 	// string "unschedulable"
 	o = append(o, 0xad, 0x75, 0x6e, 0x73, 0x63, 0x68, 0x65, 0x64, 0x75, 0x6c, 0x61, 0x62, 0x6c, 0x65)
-	o = msgp.AppendBool(o, z.Unschedulable)
+	o = wire.AppendBool(o, z.Unschedulable)
 	// string "requests"
 	o = append(o, 0xa8, 0x72, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x73)
 	if z.Requests == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		o, err = z.Requests.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Requests")
+			err = wire.WrapError(err, "Requests")
 			return
 		}
 	}
 	// string "priority"
 	o = append(o, 0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
 	if z.Priority == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
-		o = msgp.AppendInt32(o, *z.Priority)
+		o = wire.AppendInt32(o, *z.Priority)
 	}
 	// string "nodeName"
 	o = append(o, 0xa8, 0x6e, 0x6f, 0x64, 0x65, 0x4e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.NodeName)
+	o = wire.AppendString(o, z.NodeName)
 	// string "phase"
 	o = append(o, 0xa5, 0x70, 0x68, 0x61, 0x73, 0x65)
-	o = msgp.AppendString(o, z.Phase)
+	o = wire.AppendString(o, z.Phase)
 	// string "schedulerName"
 	o = append(o, 0xad, 0x73, 0x63, 0x68, 0x65, 0x64, 0x75, 0x6c, 0x65, 0x72, 0x4e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.SchedulerName)
+	o = wire.AppendString(o, z.SchedulerName)
 	// string "group"
 	o = append(o, 0xa5, 0x67, 0x72, 0x6f, 0x75, 0x70)
-	o = msgp.AppendString(o, z.Group)
+	o = wire.AppendString(o, z.Group)
 	// string "queue"
 	o = append(o, 0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
-	o = msgp.AppendString(o, z.Queue)
+	o = wire.AppendString(o, z.Queue)
 	// string "minMember"
 	o = append(o, 0xa9, 0x6d, 0x69, 0x6e, 0x4d, 0x65, 0x6d, 0x62, 0x65, 0x72)
-	o = msgp.AppendInt32(o, z.MinMember)
+	o = wire.AppendInt32(o, z.MinMember)
 	// string "priorityClassName"
 	o = append(o, 0xb1, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79, 0x43, 0x6c, 0x61, 0x73, 0x73, 0x4e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.PriorityClassName)
+	o = wire.AppendString(o, z.PriorityClassName)
 	// string "weight"
 	o = append(o, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-	o = msgp.AppendInt32(o, z.Weight)
+	o = wire.AppendInt32(o, z.Weight)
 	// string "state"
 	o = append(o, 0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
-	o = msgp.AppendString(o, z.State)
+	o = wire.AppendString(o, z.State)
 	// string "value"
 	o = append(o, 0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
 	if z.Value == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
-		o = msgp.AppendInt32(o, *z.Value)
+		o = wire.AppendInt32(o, *z.Value)
 	}
 	// string "reserved"
 	o = append(o, 0xa8, 0x72, 0x65, 0x73, 0x65, 0x72, 0x76, 0x65, 0x64)
 	if z.Reserved == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		o, err = z.Reserved.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Reserved")
+			err = wire.WrapError(err, "Reserved")
 			return
 		}
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "name":
 			z.Name, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Name")
+				err = wire.WrapError(err, "Name")
 				return
 			}
 		case "namespace":
 			z.Namespace, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Namespace")
+				err = wire.WrapError(err, "Namespace")
 				return
 			}
 		case "uid":
 			z.UID, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "UID")
+				err = wire.WrapError(err, "UID")
 				return
 			}
 		case "labels":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Labels")
+				err = wire.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
@@ -426,21 +426,21 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0001 string
 				za0001, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels")
+					err = wire.WrapError(err, "Labels")
 					return
 				}
 				za0002, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
+					err = wire.WrapError(err, "Labels", za0001)
 					return
 				}
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
+				err = wire.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
@@ -454,19 +454,19 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0003 string
 				za0003, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
+					err = wire.WrapError(err, "Annotations")
 					return
 				}
 				za0004, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
+					err = wire.WrapError(err, "Annotations", za0003)
 					return
 				}
 				z.Annotations[za0003] = za0004
 			}
 		case "allocatable":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -477,15 +477,15 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				bts, err = z.Allocatable.UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Allocatable")
+					err = wire.WrapError(err, "Allocatable")
 					return
 				}
 			}
 		case "taints":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Taints")
+				err = wire.WrapError(err, "Taints")
 				return
 			}
 			if cap(z.Taints) >= int(zb0004) {
@@ -496,19 +496,19 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0005 := range z.Taints {
 				bts, err = z.Taints[za0005].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Taints", za0005)
+					err = wire.WrapError(err, "Taints", za0005)
 					return
 				}
 			}
 		case "unschedulable":
-			z.Unschedulable, bts, err = msgp.ReadBoolBytes(bts)
+			z.Unschedulable, bts, err = wire.ReadBoolBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Unschedulable")
+				err = wire.WrapError(err, "Unschedulable")
 				return
 			}
 		case "requests":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -519,13 +519,13 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				bts, err = z.Requests.UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Requests")
+					err = wire.WrapError(err, "Requests")
 					return
 				}
 			}
 		case "priority":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -534,69 +534,69 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				if z.Priority == nil {
 					z.Priority = new(int32)
 				}
-				*z.Priority, bts, err = msgp.ReadInt32Bytes(bts)
+				*z.Priority, bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Priority")
+					err = wire.WrapError(err, "Priority")
 					return
 				}
 			}
 		case "nodeName":
 			z.NodeName, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "NodeName")
+				err = wire.WrapError(err, "NodeName")
 				return
 			}
 		case "phase":
 			z.Phase, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Phase")
+				err = wire.WrapError(err, "Phase")
 				return
 			}
 		case "schedulerName":
 			z.SchedulerName, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "SchedulerName")
+				err = wire.WrapError(err, "SchedulerName")
 				return
 			}
 		case "group":
 			z.Group, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Group")
+				err = wire.WrapError(err, "Group")
 				return
 			}
 		case "queue":
 			z.Queue, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Queue")
+				err = wire.WrapError(err, "Queue")
 				return
 			}
 		case "minMember":
-			z.MinMember, bts, err = msgp.ReadInt32Bytes(bts)
+			z.MinMember, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MinMember")
+				err = wire.WrapError(err, "MinMember")
 				return
 			}
 		case "priorityClassName":
 			z.PriorityClassName, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "PriorityClassName")
+				err = wire.WrapError(err, "PriorityClassName")
 				return
 			}
 		case "weight":
-			z.Weight, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Weight, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Weight")
+				err = wire.WrapError(err, "Weight")
 				return
 			}
 		case "state":
 			z.State, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "State")
+				err = wire.WrapError(err, "State")
 				return
 			}
 		case "value":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -605,15 +605,15 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				if z.Value == nil {
 					z.Value = new(int32)
 				}
-				*z.Value, bts, err = msgp.ReadInt32Bytes(bts)
+				*z.Value, bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Value")
+					err = wire.WrapError(err, "Value")
 					return
 				}
 			}
 		case "reserved":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -624,14 +624,14 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				bts, err = z.Reserved.UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Reserved")
+					err = wire.WrapError(err, "Reserved")
 					return
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -642,51 +642,51 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Object) Msgsize() (s int) {
-	s = 3 + 5 + msgp.StringPrefixSize + len(z.Name) + 10 + msgp.StringPrefixSize + len(z.Namespace) + 4 + msgp.StringPrefixSize + len(z.UID) + 7 + msgp.MapHeaderSize
+	s = 3 + 5 + wire.StringPrefixSize + len(z.Name) + 10 + wire.StringPrefixSize + len(z.Namespace) + 4 + wire.StringPrefixSize + len(z.UID) + 7 + wire.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
+			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
 		}
 	}
-	s += 12 + msgp.MapHeaderSize
+	s += 12 + wire.MapHeaderSize
 	if z.Annotations != nil {
 		for za0003, za0004 := range z.Annotations {
 			_ = za0004
-			s += msgp.StringPrefixSize + len(za0003) + msgp.StringPrefixSize + len(za0004)
+			s += wire.StringPrefixSize + len(za0003) + wire.StringPrefixSize + len(za0004)
 		}
 	}
 	s += 12
 	if z.Allocatable == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
 		s += z.Allocatable.Msgsize()
 	}
-	s += 7 + msgp.ArrayHeaderSize
+	s += 7 + wire.ArrayHeaderSize
 	for za0005 := range z.Taints {
 		s += z.Taints[za0005].Msgsize()
 	}
-	s += 14 + msgp.BoolSize + 9
+	s += 14 + wire.BoolSize + 9
 	if z.Requests == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
 		s += z.Requests.Msgsize()
 	}
 	s += 9
 	if z.Priority == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
-		s += msgp.Int32Size
+		s += wire.Int32Size
 	}
-	s += 9 + msgp.StringPrefixSize + len(z.NodeName) + 6 + msgp.StringPrefixSize + len(z.Phase) + 14 + msgp.StringPrefixSize + len(z.SchedulerName) + 6 + msgp.StringPrefixSize + len(z.Group) + 6 + msgp.StringPrefixSize + len(z.Queue) + 10 + msgp.Int32Size + 18 + msgp.StringPrefixSize + len(z.PriorityClassName) + 7 + msgp.Int32Size + 6 + msgp.StringPrefixSize + len(z.State) + 6
+	s += 9 + wire.StringPrefixSize + len(z.NodeName) + 6 + wire.StringPrefixSize + len(z.Phase) + 14 + wire.StringPrefixSize + len(z.SchedulerName) + 6 + wire.StringPrefixSize + len(z.Group) + 6 + wire.StringPrefixSize + len(z.Queue) + 10 + wire.Int32Size + 18 + wire.StringPrefixSize + len(z.PriorityClassName) + 7 + wire.Int32Size + 6 + wire.StringPrefixSize + len(z.State) + 6
 	if z.Value == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
-		s += msgp.Int32Size
+		s += wire.Int32Size
 	}
 	s += 9
 	if z.Reserved == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
 		s += z.Reserved.Msgsize()
 	}

@@ -3,7 +3,7 @@ package caldera
 import (
 	"sort"
 
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // CacheEventHandler is implemented by an event handler module: it sees
@@ -76,43 +76,43 @@ func appendEventVerdict(b []byte, v EventVerdict) []byte {
 			}
 		}
 	}
-	b = msgp.AppendMapHeader(b, n)
-	b = msgp.AppendString(b, "action")
-	b = msgp.AppendString(b, actionNames[v.Action])
+	b = wire.AppendMapHeader(b, n)
+	b = wire.AppendString(b, "action")
+	b = wire.AppendString(b, actionNames[v.Action])
 	if !adjust {
 		return b
 	}
 	if v.Allocatable != nil {
-		b = msgp.AppendString(b, "allocatable")
+		b = wire.AppendString(b, "allocatable")
 		b = appendResource(b, v.Allocatable)
 	}
 	if v.Labels != nil {
-		b = msgp.AppendString(b, "labels")
+		b = wire.AppendString(b, "labels")
 		keys := make([]string, 0, len(v.Labels))
 		for k := range v.Labels {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		b = msgp.AppendMapHeader(b, uint32(len(keys)))
+		b = wire.AppendMapHeader(b, uint32(len(keys)))
 		for _, k := range keys {
-			b = msgp.AppendString(b, k)
-			b = msgp.AppendString(b, v.Labels[k])
+			b = wire.AppendString(b, k)
+			b = wire.AppendString(b, v.Labels[k])
 		}
 	}
 	if v.Taints != nil {
-		b = msgp.AppendString(b, "taints")
-		b = msgp.AppendArrayHeader(b, uint32(len(v.Taints)))
+		b = wire.AppendString(b, "taints")
+		b = wire.AppendArrayHeader(b, uint32(len(v.Taints)))
 		for _, t := range v.Taints {
 			b, _ = t.MarshalMsg(b) // appending cannot fail
 		}
 	}
 	if v.Requests != nil {
-		b = msgp.AppendString(b, "requests")
+		b = wire.AppendString(b, "requests")
 		b = appendResource(b, v.Requests)
 	}
 	if v.Priority != nil {
-		b = msgp.AppendString(b, "priority")
-		b = msgp.AppendInt32(b, *v.Priority)
+		b = wire.AppendString(b, "priority")
+		b = wire.AppendInt32(b, *v.Priority)
 	}
 	return b
 }
@@ -124,13 +124,13 @@ func appendResource(b []byte, r *Resource) []byte {
 	if len(r.Scalars) > 0 {
 		n++
 	}
-	b = msgp.AppendMapHeader(b, n)
-	b = msgp.AppendString(b, "cpu")
-	b = msgp.AppendInt64(b, r.MilliCPU)
-	b = msgp.AppendString(b, "memory")
-	b = msgp.AppendInt64(b, r.Memory)
+	b = wire.AppendMapHeader(b, n)
+	b = wire.AppendString(b, "cpu")
+	b = wire.AppendInt64(b, r.MilliCPU)
+	b = wire.AppendString(b, "memory")
+	b = wire.AppendInt64(b, r.Memory)
 	if n == 3 {
-		b = msgp.AppendString(b, "scalars")
+		b = wire.AppendString(b, "scalars")
 		b, _ = r.Scalars.MarshalMsg(b)
 	}
 	return b
@@ -149,7 +149,7 @@ func (h *host) cacheEvent(args []byte) (int32, string, []byte) {
 			return codeDecodeFailed, "cache_event: " + err.Error(), nil
 		}
 	}
-	b := msgp.AppendArrayHeader(h.result(), uint32(len(batch.Events)))
+	b := wire.AppendArrayHeader(h.result(), uint32(len(batch.Events)))
 	for i := range batch.Events {
 		batch.Events[i].Arguments = batch.Arguments
 		b = appendEventVerdict(b, p.OnCacheEvent(&batch.Events[i]))

@@ -1,7 +1,5 @@
 package caldera
 
-import "fmt"
-
 // resetArgs empties h.args for the next request: no handle (-1), no lists.
 func (h *host) resetArgs() {
 	a := &h.args
@@ -12,7 +10,7 @@ func (h *host) resetArgs() {
 func (h *host) task(i int32) (*Task, error) {
 	v := &h.session.View
 	if i < 0 || int(i) >= len(v.Tasks) {
-		return nil, fmt.Errorf("task handle %d of %d", i, len(v.Tasks))
+		return nil, handleError("task", i, len(v.Tasks))
 	}
 	return &v.Tasks[i], nil
 }
@@ -20,7 +18,7 @@ func (h *host) task(i int32) (*Task, error) {
 func (h *host) job(i int32) (*Job, error) {
 	v := &h.session.View
 	if i < 0 || int(i) >= len(v.Jobs) {
-		return nil, fmt.Errorf("job handle %d of %d", i, len(v.Jobs))
+		return nil, handleError("job", i, len(v.Jobs))
 	}
 	return &v.Jobs[i], nil
 }
@@ -28,7 +26,7 @@ func (h *host) job(i int32) (*Job, error) {
 func (h *host) queue(i int32) (*Queue, error) {
 	v := &h.session.View
 	if i < 0 || int(i) >= len(v.Queues) {
-		return nil, fmt.Errorf("queue handle %d of %d", i, len(v.Queues))
+		return nil, handleError("queue", i, len(v.Queues))
 	}
 	return &v.Queues[i], nil
 }
@@ -82,7 +80,7 @@ func (h *host) taskOnNodes() (*Task, []*Node, error) {
 	h.nodes = h.nodes[:0]
 	for _, n := range h.args.Nodes {
 		if n < 0 || int(n) >= len(v.Nodes) {
-			return nil, nil, fmt.Errorf("node handle %d of %d", n, len(v.Nodes))
+			return nil, nil, handleError("node", n, len(v.Nodes))
 		}
 		h.nodes = append(h.nodes, &v.Nodes[n])
 	}

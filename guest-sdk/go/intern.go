@@ -3,7 +3,7 @@ package caldera
 import (
 	"unsafe"
 
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // A view repeats the same short strings thousands of times: namespaces,
@@ -22,11 +22,11 @@ const (
 
 var internTable [internSlots]string
 
-// readString decodes a msgpack string like msgp.ReadStringBytes, sharing
+// readString decodes a msgpack string like wire.ReadStringBytes, sharing
 // repeated short strings; view_gen.go calls it (see the go:generate line
 // in view.go).
 func readString(b []byte) (string, []byte, error) {
-	raw, rest, err := msgp.ReadStringZC(b)
+	raw, rest, err := wire.ReadStringZC(b)
 	if err != nil {
 		return "", b, err
 	}

@@ -3,7 +3,7 @@ package caldera
 import (
 	"sort"
 
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // Scalar is one scalar dimension of a Resource.
@@ -91,10 +91,10 @@ func (s Scalars) sortNames() {
 
 // MarshalMsg appends the scalars as a msgpack map.
 func (s Scalars) MarshalMsg(b []byte) ([]byte, error) {
-	b = msgp.AppendMapHeader(b, uint32(len(s)))
+	b = wire.AppendMapHeader(b, uint32(len(s)))
 	for _, sc := range s {
-		b = msgp.AppendString(b, sc.Name)
-		b = msgp.AppendInt64(b, sc.Value)
+		b = wire.AppendString(b, sc.Name)
+		b = wire.AppendInt64(b, sc.Value)
 	}
 	return b, nil
 }
@@ -103,21 +103,21 @@ func (s Scalars) MarshalMsg(b []byte) ([]byte, error) {
 // their storage.
 func (s *Scalars) UnmarshalMsg(b []byte) ([]byte, error) {
 	*s = (*s)[:0]
-	if msgp.IsNil(b) {
-		return msgp.ReadNilBytes(b)
+	if wire.IsNil(b) {
+		return wire.ReadNilBytes(b)
 	}
-	n, b, err := msgp.ReadMapHeaderBytes(b)
+	n, b, err := wire.ReadMapHeaderBytes(b)
 	if err != nil {
-		return b, msgp.WrapError(err, "Scalars")
+		return b, wire.WrapError(err, "Scalars")
 	}
 	for ; n > 0; n-- {
 		var name []byte
 		var v int64
-		if name, b, err = msgp.ReadStringZC(b); err != nil {
-			return b, msgp.WrapError(err, "Scalars")
+		if name, b, err = wire.ReadStringZC(b); err != nil {
+			return b, wire.WrapError(err, "Scalars")
 		}
-		if v, b, err = msgp.ReadInt64Bytes(b); err != nil {
-			return b, msgp.WrapError(err, "Scalars", string(name))
+		if v, b, err = wire.ReadInt64Bytes(b); err != nil {
+			return b, wire.WrapError(err, "Scalars", string(name))
 		}
 		*s = append(*s, Scalar{Name: intern(name), Value: v})
 	}
@@ -125,52 +125,11 @@ func (s *Scalars) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// EncodeMsg writes the scalars as a msgpack map.
-func (s Scalars) EncodeMsg(w *msgp.Writer) error {
-	if err := w.WriteMapHeader(uint32(len(s))); err != nil {
-		return err
-	}
-	for _, sc := range s {
-		if err := w.WriteString(sc.Name); err != nil {
-			return err
-		}
-		if err := w.WriteInt64(sc.Value); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// DecodeMsg reads a msgpack map (or nil) into the scalars.
-func (s *Scalars) DecodeMsg(r *msgp.Reader) error {
-	*s = (*s)[:0]
-	if r.IsNil() {
-		return r.ReadNil()
-	}
-	n, err := r.ReadMapHeader()
-	if err != nil {
-		return msgp.WrapError(err, "Scalars")
-	}
-	for ; n > 0; n-- {
-		name, err := r.ReadString()
-		if err != nil {
-			return msgp.WrapError(err, "Scalars")
-		}
-		v, err := r.ReadInt64()
-		if err != nil {
-			return msgp.WrapError(err, "Scalars", name)
-		}
-		*s = append(*s, Scalar{Name: name, Value: v})
-	}
-	s.sortNames()
-	return nil
-}
-
 // Msgsize bounds the encoded size.
 func (s Scalars) Msgsize() int {
-	n := msgp.MapHeaderSize
+	n := wire.MapHeaderSize
 	for _, sc := range s {
-		n += msgp.StringPrefixSize + len(sc.Name) + msgp.Int64Size
+		n += wire.StringPrefixSize + len(sc.Name) + wire.Int64Size
 	}
 	return n
 }

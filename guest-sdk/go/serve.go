@@ -1,9 +1,7 @@
 package caldera
 
 import (
-	"fmt"
-
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
 // A handler decodes its hook's handles, runs the author's hook and returns
@@ -29,7 +27,7 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		b := msgp.AppendArrayHeader(h.result(), uint32(len(jobs)))
+		b := wire.AppendArrayHeader(h.result(), uint32(len(jobs)))
 		for _, j := range jobs {
 			b = appendFloats(b, p.JobOrderKey(h.session, j))
 		}
@@ -44,7 +42,7 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		b := msgp.AppendArrayHeader(h.result(), uint32(len(tasks)))
+		b := wire.AppendArrayHeader(h.result(), uint32(len(tasks)))
 		for _, t := range tasks {
 			b = appendFloats(b, p.TaskOrderKey(h.session, t))
 		}
@@ -59,7 +57,7 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		b := msgp.AppendArrayHeader(h.result(), uint32(len(queues)))
+		b := wire.AppendArrayHeader(h.result(), uint32(len(queues)))
 		for _, q := range queues {
 			b = appendFloats(b, p.QueueOrderKey(h.session, q))
 		}
@@ -78,7 +76,7 @@ var served = [hookCacheEvent + 1]handler{
 		if err != nil {
 			return codeDecodeFailed, err.Error(), nil
 		}
-		b := msgp.AppendArrayHeader(h.result(), uint32(len(queues)))
+		b := wire.AppendArrayHeader(h.result(), uint32(len(queues)))
 		for _, q := range queues {
 			b = appendFloats(b, p.VictimQueueOrderKey(h.session, q, preemptor))
 		}
@@ -108,13 +106,13 @@ var served = [hookCacheEvent + 1]handler{
 			return codeDecodeFailed, err.Error(), nil
 		}
 		if len(h.args.Scores) != len(nodes) {
-			return codeDecodeFailed, fmt.Sprintf("best_node: %d scores for %d nodes", len(h.args.Scores), len(nodes)), nil
+			return codeDecodeFailed, "best_node: " + itoa(len(h.args.Scores)) + " scores for " + itoa(len(nodes)) + " nodes", nil
 		}
 		pick := int32(-1)
 		if n := p.BestNode(h.session, t, nodes, h.args.Scores); n != nil {
 			pick = n.Handle
 		}
-		return h.ok(msgp.AppendInt32(h.result(), pick))
+		return h.ok(wire.AppendInt32(h.result(), pick))
 	},
 	hookPreemptable: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(PreemptableFilter)
@@ -236,17 +234,17 @@ var served = [hookCacheEvent + 1]handler{
 			return codeDecodeFailed, err.Error(), nil
 		}
 		r := p.JobValid(h.session, j)
-		b := msgp.AppendMapHeader(h.result(), 3)
-		b = msgp.AppendString(b, "pass")
-		b = msgp.AppendBool(b, r == nil)
+		b := wire.AppendMapHeader(h.result(), 3)
+		b = wire.AppendString(b, "pass")
+		b = wire.AppendBool(b, r == nil)
 		var reason, message string
 		if r != nil {
 			reason, message = r.Reason, r.Message
 		}
-		b = msgp.AppendString(b, "reason")
-		b = msgp.AppendString(b, reason)
-		b = msgp.AppendString(b, "message")
-		return h.ok(msgp.AppendString(b, message))
+		b = wire.AppendString(b, "reason")
+		b = wire.AppendString(b, reason)
+		b = wire.AppendString(b, "message")
+		return h.ok(wire.AppendString(b, message))
 	},
 	hookTargetJob: func(h *host) (int32, string, []byte) {
 		p, ok := registered.(TargetJobPicker)
@@ -261,7 +259,7 @@ var served = [hookCacheEvent + 1]handler{
 		if j := p.TargetJob(h.session, jobs); j != nil {
 			pick = j.Handle
 		}
-		return h.ok(msgp.AppendInt32(h.result(), pick))
+		return h.ok(wire.AppendInt32(h.result(), pick))
 	},
 }
 
@@ -282,23 +280,23 @@ func (h *host) ok(b []byte) (int32, string, []byte) {
 func okNone() (int32, string, []byte) { return int32(Success), "", nil }
 
 func (h *host) okBool(v bool) (int32, string, []byte) {
-	return h.ok(msgp.AppendBool(h.result(), v))
+	return h.ok(wire.AppendBool(h.result(), v))
 }
 
 func (h *host) okVote(v Vote) (int32, string, []byte) {
-	return h.ok(msgp.AppendInt32(h.result(), int32(v)))
+	return h.ok(wire.AppendInt32(h.result(), int32(v)))
 }
 
 func appendVerdict(b []byte, v Verdict) []byte {
-	b = msgp.AppendArrayHeader(b, 2)
-	b = msgp.AppendInt32(b, int32(v.Code))
-	return msgp.AppendString(b, v.Reason)
+	b = wire.AppendArrayHeader(b, 2)
+	b = wire.AppendInt32(b, int32(v.Code))
+	return wire.AppendString(b, v.Reason)
 }
 
 func appendTaskHandles(b []byte, tasks []*Task) []byte {
-	b = msgp.AppendArrayHeader(b, uint32(len(tasks)))
+	b = wire.AppendArrayHeader(b, uint32(len(tasks)))
 	for _, t := range tasks {
-		b = msgp.AppendInt32(b, t.Handle)
+		b = wire.AppendInt32(b, t.Handle)
 	}
 	return b
 }
@@ -313,8 +311,8 @@ func (h *host) victims(filter func(*Session, *Task, []*Task) ([]*Task, bool)) (i
 		return codeDecodeFailed, err.Error(), nil
 	}
 	victims, voted := filter(h.session, t, candidates)
-	b := msgp.AppendArrayHeader(h.result(), 2)
-	b = msgp.AppendBool(b, voted)
+	b := wire.AppendArrayHeader(h.result(), 2)
+	b = wire.AppendBool(b, voted)
 	return h.ok(appendTaskHandles(b, victims))
 }
 
@@ -345,7 +343,7 @@ func (h *host) predicate() (int32, string, []byte) {
 	}
 	h.verdict = resize(h.verdict, len(nodes))
 	p.PredicateBatch(h.session, task, nodes, h.verdict)
-	b := msgp.AppendArrayHeader(h.result(), uint32(len(h.verdict)))
+	b := wire.AppendArrayHeader(h.result(), uint32(len(h.verdict)))
 	for _, v := range h.verdict {
 		b = appendVerdict(b, v)
 	}

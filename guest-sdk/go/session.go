@@ -1,6 +1,6 @@
 package caldera
 
-import "fmt"
+import "errors"
 
 // Session is the view of one scheduling session and the policy's
 // arguments from the scheduler configuration. The view is read-only to
@@ -109,7 +109,7 @@ func (s *Session) Int(key string, def int64) (int64, error) {
 			return int64(n), nil
 		}
 	}
-	return def, fmt.Errorf("argument %s: expected an integer, got %v", key, v)
+	return def, errors.New("argument " + key + ": expected an integer, got " + valueString(v))
 }
 
 // Event kinds the scheduler forwards; see apply.
@@ -128,25 +128,25 @@ const (
 func (s *Session) apply(kind, task, node int32) error {
 	if kind > lastEvent {
 		if abiMinor == 0 {
-			return fmt.Errorf("event kind %d is not in ABI 1.0", kind)
+			return errors.New("event kind " + itoa(kind) + " is not in ABI 1.0")
 		}
 		// An event of a newer minor version: nothing to apply.
 		return nil
 	}
 	if kind == eventEnqueue {
 		if task < 0 || int(task) >= len(s.View.Jobs) {
-			return fmt.Errorf("event %d names job %d of %d", kind, task, len(s.View.Jobs))
+			return eventError(kind, "job", task, len(s.View.Jobs))
 		}
 		s.undo.job(&s.View, task)
 		s.View.Jobs[task].Phase = PodGroupInqueue
 		return nil
 	}
 	if task < 0 || int(task) >= len(s.View.Tasks) {
-		return fmt.Errorf("event %d names task %d of %d", kind, task, len(s.View.Tasks))
+		return eventError(kind, "task", task, len(s.View.Tasks))
 	}
 	t := &s.View.Tasks[task]
 	if kind != eventDeallocate && (node < 0 || int(node) >= len(s.View.Nodes)) {
-		return fmt.Errorf("event %d names node %d of %d", kind, node, len(s.View.Nodes))
+		return eventError(kind, "node", node, len(s.View.Nodes))
 	}
 	s.undo.task(&s.View, task)
 	changed := node // the node whose usage the event changes

@@ -1,7 +1,7 @@
 package caldera
 
-//go:generate go tool msgp -file view.go -o view_gen.go -tests=false
-//go:generate sed -i -e s/msgp.ReadStringBytes(/readString(/ -e s/msgp.UnsafeString(/unsafeString(/ view_gen.go
+//go:generate go tool msgp -file view.go -o view_gen.go -tests=false -io=false
+//go:generate sed -i -e s/msgp.ReadStringBytes(/readString(/ -e s/msgp.UnsafeString(/unsafeString(/ -e s/msgp\./wire./g -e s,github.com/tinylib/msgp/msgp,github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire, view_gen.go
 
 // Resource is an amount of every dimension: milli-CPU, memory bytes, and
 // scalar resources (milli-units; "pods" as a count).

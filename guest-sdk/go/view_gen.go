@@ -3,359 +3,96 @@
 package caldera
 
 import (
-	"github.com/tinylib/msgp/msgp"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
-// DecodeMsg implements msgp.Decodable
-func (z *Args) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "task":
-			z.Task, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Task")
-				return
-			}
-		case "job":
-			z.Job, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Job")
-				return
-			}
-		case "queue":
-			z.Queue, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Queue")
-				return
-			}
-		case "nodes":
-			var zb0002 uint32
-			zb0002, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Nodes")
-				return
-			}
-			if cap(z.Nodes) >= int(zb0002) {
-				z.Nodes = (z.Nodes)[:zb0002]
-			} else {
-				z.Nodes = make([]int32, zb0002)
-			}
-			for za0001 := range z.Nodes {
-				z.Nodes[za0001], err = dc.ReadInt32()
-				if err != nil {
-					err = msgp.WrapError(err, "Nodes", za0001)
-					return
-				}
-			}
-		case "tasks":
-			var zb0003 uint32
-			zb0003, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Tasks")
-				return
-			}
-			if cap(z.Tasks) >= int(zb0003) {
-				z.Tasks = (z.Tasks)[:zb0003]
-			} else {
-				z.Tasks = make([]int32, zb0003)
-			}
-			for za0002 := range z.Tasks {
-				z.Tasks[za0002], err = dc.ReadInt32()
-				if err != nil {
-					err = msgp.WrapError(err, "Tasks", za0002)
-					return
-				}
-			}
-		case "jobs":
-			var zb0004 uint32
-			zb0004, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Jobs")
-				return
-			}
-			if cap(z.Jobs) >= int(zb0004) {
-				z.Jobs = (z.Jobs)[:zb0004]
-			} else {
-				z.Jobs = make([]int32, zb0004)
-			}
-			for za0003 := range z.Jobs {
-				z.Jobs[za0003], err = dc.ReadInt32()
-				if err != nil {
-					err = msgp.WrapError(err, "Jobs", za0003)
-					return
-				}
-			}
-		case "queues":
-			var zb0005 uint32
-			zb0005, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Queues")
-				return
-			}
-			if cap(z.Queues) >= int(zb0005) {
-				z.Queues = (z.Queues)[:zb0005]
-			} else {
-				z.Queues = make([]int32, zb0005)
-			}
-			for za0004 := range z.Queues {
-				z.Queues[za0004], err = dc.ReadInt32()
-				if err != nil {
-					err = msgp.WrapError(err, "Queues", za0004)
-					return
-				}
-			}
-		case "scores":
-			var zb0006 uint32
-			zb0006, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Scores")
-				return
-			}
-			if cap(z.Scores) >= int(zb0006) {
-				z.Scores = (z.Scores)[:zb0006]
-			} else {
-				z.Scores = make([]float64, zb0006)
-			}
-			for za0005 := range z.Scores {
-				z.Scores[za0005], err = dc.ReadFloat64()
-				if err != nil {
-					err = msgp.WrapError(err, "Scores", za0005)
-					return
-				}
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Args) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 8
-	// write "task"
-	err = en.Append(0x88, 0xa4, 0x74, 0x61, 0x73, 0x6b)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Task)
-	if err != nil {
-		err = msgp.WrapError(err, "Task")
-		return
-	}
-	// write "job"
-	err = en.Append(0xa3, 0x6a, 0x6f, 0x62)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Job)
-	if err != nil {
-		err = msgp.WrapError(err, "Job")
-		return
-	}
-	// write "queue"
-	err = en.Append(0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Queue)
-	if err != nil {
-		err = msgp.WrapError(err, "Queue")
-		return
-	}
-	// write "nodes"
-	err = en.Append(0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Nodes)))
-	if err != nil {
-		err = msgp.WrapError(err, "Nodes")
-		return
-	}
-	for za0001 := range z.Nodes {
-		err = en.WriteInt32(z.Nodes[za0001])
-		if err != nil {
-			err = msgp.WrapError(err, "Nodes", za0001)
-			return
-		}
-	}
-	// write "tasks"
-	err = en.Append(0xa5, 0x74, 0x61, 0x73, 0x6b, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Tasks)))
-	if err != nil {
-		err = msgp.WrapError(err, "Tasks")
-		return
-	}
-	for za0002 := range z.Tasks {
-		err = en.WriteInt32(z.Tasks[za0002])
-		if err != nil {
-			err = msgp.WrapError(err, "Tasks", za0002)
-			return
-		}
-	}
-	// write "jobs"
-	err = en.Append(0xa4, 0x6a, 0x6f, 0x62, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Jobs)))
-	if err != nil {
-		err = msgp.WrapError(err, "Jobs")
-		return
-	}
-	for za0003 := range z.Jobs {
-		err = en.WriteInt32(z.Jobs[za0003])
-		if err != nil {
-			err = msgp.WrapError(err, "Jobs", za0003)
-			return
-		}
-	}
-	// write "queues"
-	err = en.Append(0xa6, 0x71, 0x75, 0x65, 0x75, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Queues)))
-	if err != nil {
-		err = msgp.WrapError(err, "Queues")
-		return
-	}
-	for za0004 := range z.Queues {
-		err = en.WriteInt32(z.Queues[za0004])
-		if err != nil {
-			err = msgp.WrapError(err, "Queues", za0004)
-			return
-		}
-	}
-	// write "scores"
-	err = en.Append(0xa6, 0x73, 0x63, 0x6f, 0x72, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Scores)))
-	if err != nil {
-		err = msgp.WrapError(err, "Scores")
-		return
-	}
-	for za0005 := range z.Scores {
-		err = en.WriteFloat64(z.Scores[za0005])
-		if err != nil {
-			err = msgp.WrapError(err, "Scores", za0005)
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 8
 	// string "task"
 	o = append(o, 0x88, 0xa4, 0x74, 0x61, 0x73, 0x6b)
-	o = msgp.AppendInt32(o, z.Task)
+	o = wire.AppendInt32(o, z.Task)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
-	o = msgp.AppendInt32(o, z.Job)
+	o = wire.AppendInt32(o, z.Job)
 	// string "queue"
 	o = append(o, 0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
-	o = msgp.AppendInt32(o, z.Queue)
+	o = wire.AppendInt32(o, z.Queue)
 	// string "nodes"
 	o = append(o, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Nodes)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
-		o = msgp.AppendInt32(o, z.Nodes[za0001])
+		o = wire.AppendInt32(o, z.Nodes[za0001])
 	}
 	// string "tasks"
 	o = append(o, 0xa5, 0x74, 0x61, 0x73, 0x6b, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Tasks)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Tasks)))
 	for za0002 := range z.Tasks {
-		o = msgp.AppendInt32(o, z.Tasks[za0002])
+		o = wire.AppendInt32(o, z.Tasks[za0002])
 	}
 	// string "jobs"
 	o = append(o, 0xa4, 0x6a, 0x6f, 0x62, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Jobs)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Jobs)))
 	for za0003 := range z.Jobs {
-		o = msgp.AppendInt32(o, z.Jobs[za0003])
+		o = wire.AppendInt32(o, z.Jobs[za0003])
 	}
 	// string "queues"
 	o = append(o, 0xa6, 0x71, 0x75, 0x65, 0x75, 0x65, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Queues)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Queues)))
 	for za0004 := range z.Queues {
-		o = msgp.AppendInt32(o, z.Queues[za0004])
+		o = wire.AppendInt32(o, z.Queues[za0004])
 	}
 	// string "scores"
 	o = append(o, 0xa6, 0x73, 0x63, 0x6f, 0x72, 0x65, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Scores)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Scores)))
 	for za0005 := range z.Scores {
-		o = msgp.AppendFloat64(o, z.Scores[za0005])
+		o = wire.AppendFloat64(o, z.Scores[za0005])
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "task":
-			z.Task, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Task, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Task")
+				err = wire.WrapError(err, "Task")
 				return
 			}
 		case "job":
-			z.Job, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Job, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Job")
+				err = wire.WrapError(err, "Job")
 				return
 			}
 		case "queue":
-			z.Queue, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Queue, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Queue")
+				err = wire.WrapError(err, "Queue")
 				return
 			}
 		case "nodes":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Nodes")
+				err = wire.WrapError(err, "Nodes")
 				return
 			}
 			if cap(z.Nodes) >= int(zb0002) {
@@ -364,17 +101,17 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Nodes = make([]int32, zb0002)
 			}
 			for za0001 := range z.Nodes {
-				z.Nodes[za0001], bts, err = msgp.ReadInt32Bytes(bts)
+				z.Nodes[za0001], bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Nodes", za0001)
+					err = wire.WrapError(err, "Nodes", za0001)
 					return
 				}
 			}
 		case "tasks":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Tasks")
+				err = wire.WrapError(err, "Tasks")
 				return
 			}
 			if cap(z.Tasks) >= int(zb0003) {
@@ -383,17 +120,17 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Tasks = make([]int32, zb0003)
 			}
 			for za0002 := range z.Tasks {
-				z.Tasks[za0002], bts, err = msgp.ReadInt32Bytes(bts)
+				z.Tasks[za0002], bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Tasks", za0002)
+					err = wire.WrapError(err, "Tasks", za0002)
 					return
 				}
 			}
 		case "jobs":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Jobs")
+				err = wire.WrapError(err, "Jobs")
 				return
 			}
 			if cap(z.Jobs) >= int(zb0004) {
@@ -402,17 +139,17 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Jobs = make([]int32, zb0004)
 			}
 			for za0003 := range z.Jobs {
-				z.Jobs[za0003], bts, err = msgp.ReadInt32Bytes(bts)
+				z.Jobs[za0003], bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Jobs", za0003)
+					err = wire.WrapError(err, "Jobs", za0003)
 					return
 				}
 			}
 		case "queues":
 			var zb0005 uint32
-			zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0005, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Queues")
+				err = wire.WrapError(err, "Queues")
 				return
 			}
 			if cap(z.Queues) >= int(zb0005) {
@@ -421,17 +158,17 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Queues = make([]int32, zb0005)
 			}
 			for za0004 := range z.Queues {
-				z.Queues[za0004], bts, err = msgp.ReadInt32Bytes(bts)
+				z.Queues[za0004], bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Queues", za0004)
+					err = wire.WrapError(err, "Queues", za0004)
 					return
 				}
 			}
 		case "scores":
 			var zb0006 uint32
-			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0006, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Scores")
+				err = wire.WrapError(err, "Scores")
 				return
 			}
 			if cap(z.Scores) >= int(zb0006) {
@@ -440,16 +177,16 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				z.Scores = make([]float64, zb0006)
 			}
 			for za0005 := range z.Scores {
-				z.Scores[za0005], bts, err = msgp.ReadFloat64Bytes(bts)
+				z.Scores[za0005], bts, err = wire.ReadFloat64Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Scores", za0005)
+					err = wire.WrapError(err, "Scores", za0005)
 					return
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -460,149 +197,66 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Args) Msgsize() (s int) {
-	s = 1 + 5 + msgp.Int32Size + 4 + msgp.Int32Size + 6 + msgp.Int32Size + 6 + msgp.ArrayHeaderSize + (len(z.Nodes) * (msgp.Int32Size)) + 6 + msgp.ArrayHeaderSize + (len(z.Tasks) * (msgp.Int32Size)) + 5 + msgp.ArrayHeaderSize + (len(z.Jobs) * (msgp.Int32Size)) + 7 + msgp.ArrayHeaderSize + (len(z.Queues) * (msgp.Int32Size)) + 7 + msgp.ArrayHeaderSize + (len(z.Scores) * (msgp.Float64Size))
+	s = 1 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size))
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *HostPort) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "ip":
-			z.IP, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "IP")
-				return
-			}
-		case "port":
-			z.Port, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Port")
-				return
-			}
-		case "protocol":
-			z.Protocol, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Protocol")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z HostPort) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 3
-	// write "ip"
-	err = en.Append(0x83, 0xa2, 0x69, 0x70)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.IP)
-	if err != nil {
-		err = msgp.WrapError(err, "IP")
-		return
-	}
-	// write "port"
-	err = en.Append(0xa4, 0x70, 0x6f, 0x72, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Port)
-	if err != nil {
-		err = msgp.WrapError(err, "Port")
-		return
-	}
-	// write "protocol"
-	err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Protocol)
-	if err != nil {
-		err = msgp.WrapError(err, "Protocol")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z HostPort) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
 	// string "ip"
 	o = append(o, 0x83, 0xa2, 0x69, 0x70)
-	o = msgp.AppendString(o, z.IP)
+	o = wire.AppendString(o, z.IP)
 	// string "port"
 	o = append(o, 0xa4, 0x70, 0x6f, 0x72, 0x74)
-	o = msgp.AppendInt32(o, z.Port)
+	o = wire.AppendInt32(o, z.Port)
 	// string "protocol"
 	o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
-	o = msgp.AppendString(o, z.Protocol)
+	o = wire.AppendString(o, z.Protocol)
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *HostPort) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "ip":
 			z.IP, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "IP")
+				err = wire.WrapError(err, "IP")
 				return
 			}
 		case "port":
-			z.Port, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Port, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Port")
+				err = wire.WrapError(err, "Port")
 				return
 			}
 		case "protocol":
 			z.Protocol, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Protocol")
+				err = wire.WrapError(err, "Protocol")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -613,534 +267,160 @@ func (z *HostPort) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z HostPort) Msgsize() (s int) {
-	s = 1 + 3 + msgp.StringPrefixSize + len(z.IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.Protocol)
+	s = 1 + 3 + wire.StringPrefixSize + len(z.IP) + 5 + wire.Int32Size + 9 + wire.StringPrefixSize + len(z.Protocol)
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Job) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "namespace":
-			z.Namespace, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Namespace")
-				return
-			}
-		case "name":
-			z.Name, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Name")
-				return
-			}
-		case "queue":
-			z.Queue, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Queue")
-				return
-			}
-		case "priority":
-			z.Priority, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Priority")
-				return
-			}
-		case "minAvailable":
-			z.MinAvailable, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "MinAvailable")
-				return
-			}
-		case "minResources":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "MinResources")
-				return
-			}
-			for zb0002 > 0 {
-				zb0002--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "MinResources")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.MinResources.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "MinResources", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.MinResources.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "MinResources", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.MinResources.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "MinResources", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "MinResources")
-						return
-					}
-				}
-			}
-		case "phase":
-			z.Phase, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Phase")
-				return
-			}
-		case "labels":
-			var zb0003 uint32
-			zb0003, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Labels")
-				return
-			}
-			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0003)
-			} else if len(z.Labels) > 0 {
-				clear(z.Labels)
-			}
-			for zb0003 > 0 {
-				zb0003--
-				var za0001 string
-				za0001, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Labels")
-					return
-				}
-				var za0002 string
-				za0002, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
-					return
-				}
-				z.Labels[za0001] = za0002
-			}
-		case "annotations":
-			var zb0004 uint32
-			zb0004, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
-				return
-			}
-			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0004)
-			} else if len(z.Annotations) > 0 {
-				clear(z.Annotations)
-			}
-			for zb0004 > 0 {
-				zb0004--
-				var za0003 string
-				za0003, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
-					return
-				}
-				var za0004 string
-				za0004, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
-					return
-				}
-				z.Annotations[za0003] = za0004
-			}
-		case "creationTime":
-			z.CreationTime, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "CreationTime")
-				return
-			}
-		case "minTaskMember":
-			var zb0005 uint32
-			zb0005, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "MinTaskMember")
-				return
-			}
-			if z.MinTaskMember == nil {
-				z.MinTaskMember = make(map[string]int32, zb0005)
-			} else if len(z.MinTaskMember) > 0 {
-				clear(z.MinTaskMember)
-			}
-			for zb0005 > 0 {
-				zb0005--
-				var za0005 string
-				za0005, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "MinTaskMember")
-					return
-				}
-				var za0006 int32
-				za0006, err = dc.ReadInt32()
-				if err != nil {
-					err = msgp.WrapError(err, "MinTaskMember", za0005)
-					return
-				}
-				z.MinTaskMember[za0005] = za0006
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Job) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 11
-	// write "namespace"
-	err = en.Append(0x8b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Namespace)
-	if err != nil {
-		err = msgp.WrapError(err, "Namespace")
-		return
-	}
-	// write "name"
-	err = en.Append(0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Name)
-	if err != nil {
-		err = msgp.WrapError(err, "Name")
-		return
-	}
-	// write "queue"
-	err = en.Append(0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Queue)
-	if err != nil {
-		err = msgp.WrapError(err, "Queue")
-		return
-	}
-	// write "priority"
-	err = en.Append(0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Priority)
-	if err != nil {
-		err = msgp.WrapError(err, "Priority")
-		return
-	}
-	// write "minAvailable"
-	err = en.Append(0xac, 0x6d, 0x69, 0x6e, 0x41, 0x76, 0x61, 0x69, 0x6c, 0x61, 0x62, 0x6c, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.MinAvailable)
-	if err != nil {
-		err = msgp.WrapError(err, "MinAvailable")
-		return
-	}
-	// write "minResources"
-	err = en.Append(0xac, 0x6d, 0x69, 0x6e, 0x52, 0x65, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.MinResources.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "MinResources", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.MinResources.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "MinResources", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.MinResources.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "MinResources", "Scalars")
-		return
-	}
-	// write "phase"
-	err = en.Append(0xa5, 0x70, 0x68, 0x61, 0x73, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Phase)
-	if err != nil {
-		err = msgp.WrapError(err, "Phase")
-		return
-	}
-	// write "labels"
-	err = en.Append(0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Labels)))
-	if err != nil {
-		err = msgp.WrapError(err, "Labels")
-		return
-	}
-	for za0001, za0002 := range z.Labels {
-		err = en.WriteString(za0001)
-		if err != nil {
-			err = msgp.WrapError(err, "Labels")
-			return
-		}
-		err = en.WriteString(za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Labels", za0001)
-			return
-		}
-	}
-	// write "annotations"
-	err = en.Append(0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Annotations)))
-	if err != nil {
-		err = msgp.WrapError(err, "Annotations")
-		return
-	}
-	for za0003, za0004 := range z.Annotations {
-		err = en.WriteString(za0003)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations")
-			return
-		}
-		err = en.WriteString(za0004)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations", za0003)
-			return
-		}
-	}
-	// write "creationTime"
-	err = en.Append(0xac, 0x63, 0x72, 0x65, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x54, 0x69, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.CreationTime)
-	if err != nil {
-		err = msgp.WrapError(err, "CreationTime")
-		return
-	}
-	// write "minTaskMember"
-	err = en.Append(0xad, 0x6d, 0x69, 0x6e, 0x54, 0x61, 0x73, 0x6b, 0x4d, 0x65, 0x6d, 0x62, 0x65, 0x72)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.MinTaskMember)))
-	if err != nil {
-		err = msgp.WrapError(err, "MinTaskMember")
-		return
-	}
-	for za0005, za0006 := range z.MinTaskMember {
-		err = en.WriteString(za0005)
-		if err != nil {
-			err = msgp.WrapError(err, "MinTaskMember")
-			return
-		}
-		err = en.WriteInt32(za0006)
-		if err != nil {
-			err = msgp.WrapError(err, "MinTaskMember", za0005)
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 11
 	// string "namespace"
 	o = append(o, 0x8b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
-	o = msgp.AppendString(o, z.Namespace)
+	o = wire.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.Name)
+	o = wire.AppendString(o, z.Name)
 	// string "queue"
 	o = append(o, 0xa5, 0x71, 0x75, 0x65, 0x75, 0x65)
-	o = msgp.AppendInt32(o, z.Queue)
+	o = wire.AppendInt32(o, z.Queue)
 	// string "priority"
 	o = append(o, 0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
-	o = msgp.AppendInt32(o, z.Priority)
+	o = wire.AppendInt32(o, z.Priority)
 	// string "minAvailable"
 	o = append(o, 0xac, 0x6d, 0x69, 0x6e, 0x41, 0x76, 0x61, 0x69, 0x6c, 0x61, 0x62, 0x6c, 0x65)
-	o = msgp.AppendInt32(o, z.MinAvailable)
+	o = wire.AppendInt32(o, z.MinAvailable)
 	// string "minResources"
 	o = append(o, 0xac, 0x6d, 0x69, 0x6e, 0x52, 0x65, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65, 0x73)
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.MinResources.MilliCPU)
+	o = wire.AppendInt64(o, z.MinResources.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.MinResources.Memory)
+	o = wire.AppendInt64(o, z.MinResources.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.MinResources.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "MinResources", "Scalars")
+		err = wire.WrapError(err, "MinResources", "Scalars")
 		return
 	}
 	// string "phase"
 	o = append(o, 0xa5, 0x70, 0x68, 0x61, 0x73, 0x65)
-	o = msgp.AppendString(o, z.Phase)
+	o = wire.AppendString(o, z.Phase)
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Labels)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Labels)))
 	for za0001, za0002 := range z.Labels {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendString(o, za0002)
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendString(o, za0002)
 	}
 	// string "annotations"
 	o = append(o, 0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Annotations)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Annotations)))
 	for za0003, za0004 := range z.Annotations {
-		o = msgp.AppendString(o, za0003)
-		o = msgp.AppendString(o, za0004)
+		o = wire.AppendString(o, za0003)
+		o = wire.AppendString(o, za0004)
 	}
 	// string "creationTime"
 	o = append(o, 0xac, 0x63, 0x72, 0x65, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x54, 0x69, 0x6d, 0x65)
-	o = msgp.AppendInt64(o, z.CreationTime)
+	o = wire.AppendInt64(o, z.CreationTime)
 	// string "minTaskMember"
 	o = append(o, 0xad, 0x6d, 0x69, 0x6e, 0x54, 0x61, 0x73, 0x6b, 0x4d, 0x65, 0x6d, 0x62, 0x65, 0x72)
-	o = msgp.AppendMapHeader(o, uint32(len(z.MinTaskMember)))
+	o = wire.AppendMapHeader(o, uint32(len(z.MinTaskMember)))
 	for za0005, za0006 := range z.MinTaskMember {
-		o = msgp.AppendString(o, za0005)
-		o = msgp.AppendInt32(o, za0006)
+		o = wire.AppendString(o, za0005)
+		o = wire.AppendInt32(o, za0006)
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "namespace":
 			z.Namespace, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Namespace")
+				err = wire.WrapError(err, "Namespace")
 				return
 			}
 		case "name":
 			z.Name, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Name")
+				err = wire.WrapError(err, "Name")
 				return
 			}
 		case "queue":
-			z.Queue, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Queue, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Queue")
+				err = wire.WrapError(err, "Queue")
 				return
 			}
 		case "priority":
-			z.Priority, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Priority, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Priority")
+				err = wire.WrapError(err, "Priority")
 				return
 			}
 		case "minAvailable":
-			z.MinAvailable, bts, err = msgp.ReadInt32Bytes(bts)
+			z.MinAvailable, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MinAvailable")
+				err = wire.WrapError(err, "MinAvailable")
 				return
 			}
 		case "minResources":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MinResources")
+				err = wire.WrapError(err, "MinResources")
 				return
 			}
 			for zb0002 > 0 {
 				zb0002--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "MinResources")
+					err = wire.WrapError(err, "MinResources")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.MinResources.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.MinResources.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "MinResources", "MilliCPU")
+						err = wire.WrapError(err, "MinResources", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.MinResources.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.MinResources.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "MinResources", "Memory")
+						err = wire.WrapError(err, "MinResources", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.MinResources.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "MinResources", "Scalars")
+						err = wire.WrapError(err, "MinResources", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "MinResources")
+						err = wire.WrapError(err, "MinResources")
 						return
 					}
 				}
@@ -1148,14 +428,14 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		case "phase":
 			z.Phase, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Phase")
+				err = wire.WrapError(err, "Phase")
 				return
 			}
 		case "labels":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Labels")
+				err = wire.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
@@ -1169,21 +449,21 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0001 string
 				za0001, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels")
+					err = wire.WrapError(err, "Labels")
 					return
 				}
 				za0002, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
+					err = wire.WrapError(err, "Labels", za0001)
 					return
 				}
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
+				err = wire.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
@@ -1197,27 +477,27 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0003 string
 				za0003, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
+					err = wire.WrapError(err, "Annotations")
 					return
 				}
 				za0004, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
+					err = wire.WrapError(err, "Annotations", za0003)
 					return
 				}
 				z.Annotations[za0003] = za0004
 			}
 		case "creationTime":
-			z.CreationTime, bts, err = msgp.ReadInt64Bytes(bts)
+			z.CreationTime, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "CreationTime")
+				err = wire.WrapError(err, "CreationTime")
 				return
 			}
 		case "minTaskMember":
 			var zb0005 uint32
-			zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MinTaskMember")
+				err = wire.WrapError(err, "MinTaskMember")
 				return
 			}
 			if z.MinTaskMember == nil {
@@ -1231,20 +511,20 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0005 string
 				za0005, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "MinTaskMember")
+					err = wire.WrapError(err, "MinTaskMember")
 					return
 				}
-				za0006, bts, err = msgp.ReadInt32Bytes(bts)
+				za0006, bts, err = wire.ReadInt32Bytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "MinTaskMember", za0005)
+					err = wire.WrapError(err, "MinTaskMember", za0005)
 					return
 				}
 				z.MinTaskMember[za0005] = za0006
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -1255,219 +535,104 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Job) Msgsize() (s int) {
-	s = 1 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 6 + msgp.Int32Size + 9 + msgp.Int32Size + 13 + msgp.Int32Size + 13 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.MinResources.Scalars.Msgsize() + 6 + msgp.StringPrefixSize + len(z.Phase) + 7 + msgp.MapHeaderSize
+	s = 1 + 10 + wire.StringPrefixSize + len(z.Namespace) + 5 + wire.StringPrefixSize + len(z.Name) + 6 + wire.Int32Size + 9 + wire.Int32Size + 13 + wire.Int32Size + 13 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.MinResources.Scalars.Msgsize() + 6 + wire.StringPrefixSize + len(z.Phase) + 7 + wire.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
+			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
 		}
 	}
-	s += 12 + msgp.MapHeaderSize
+	s += 12 + wire.MapHeaderSize
 	if z.Annotations != nil {
 		for za0003, za0004 := range z.Annotations {
 			_ = za0004
-			s += msgp.StringPrefixSize + len(za0003) + msgp.StringPrefixSize + len(za0004)
+			s += wire.StringPrefixSize + len(za0003) + wire.StringPrefixSize + len(za0004)
 		}
 	}
-	s += 13 + msgp.Int64Size + 14 + msgp.MapHeaderSize
+	s += 13 + wire.Int64Size + 14 + wire.MapHeaderSize
 	if z.MinTaskMember != nil {
 		for za0005, za0006 := range z.MinTaskMember {
 			_ = za0006
-			s += msgp.StringPrefixSize + len(za0005) + msgp.Int32Size
+			s += wire.StringPrefixSize + len(za0005) + wire.Int32Size
 		}
 	}
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *KubeRequest) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "cpu":
-			z.MilliCPU, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "MilliCPU")
-				return
-			}
-		case "memory":
-			z.Memory, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "Memory")
-				return
-			}
-		case "gpu":
-			z.GPU, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "GPU")
-				return
-			}
-		case "nonZeroCpu":
-			z.NonZeroMilliCPU, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "NonZeroMilliCPU")
-				return
-			}
-		case "nonZeroMemory":
-			z.NonZeroMemory, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "NonZeroMemory")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *KubeRequest) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 5
-	// write "cpu"
-	err = en.Append(0x85, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Memory")
-		return
-	}
-	// write "gpu"
-	err = en.Append(0xa3, 0x67, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.GPU)
-	if err != nil {
-		err = msgp.WrapError(err, "GPU")
-		return
-	}
-	// write "nonZeroCpu"
-	err = en.Append(0xaa, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x43, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.NonZeroMilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "NonZeroMilliCPU")
-		return
-	}
-	// write "nonZeroMemory"
-	err = en.Append(0xad, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x4d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.NonZeroMemory)
-	if err != nil {
-		err = msgp.WrapError(err, "NonZeroMemory")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *KubeRequest) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 5
 	// string "cpu"
 	o = append(o, 0x85, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.MilliCPU)
+	o = wire.AppendInt64(o, z.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Memory)
+	o = wire.AppendInt64(o, z.Memory)
 	// string "gpu"
 	o = append(o, 0xa3, 0x67, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.GPU)
+	o = wire.AppendInt64(o, z.GPU)
 	// string "nonZeroCpu"
 	o = append(o, 0xaa, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x43, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.NonZeroMilliCPU)
+	o = wire.AppendInt64(o, z.NonZeroMilliCPU)
 	// string "nonZeroMemory"
 	o = append(o, 0xad, 0x6e, 0x6f, 0x6e, 0x5a, 0x65, 0x72, 0x6f, 0x4d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.NonZeroMemory)
+	o = wire.AppendInt64(o, z.NonZeroMemory)
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *KubeRequest) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "cpu":
-			z.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+			z.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MilliCPU")
+				err = wire.WrapError(err, "MilliCPU")
 				return
 			}
 		case "memory":
-			z.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+			z.Memory, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Memory")
+				err = wire.WrapError(err, "Memory")
 				return
 			}
 		case "gpu":
-			z.GPU, bts, err = msgp.ReadInt64Bytes(bts)
+			z.GPU, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "GPU")
+				err = wire.WrapError(err, "GPU")
 				return
 			}
 		case "nonZeroCpu":
-			z.NonZeroMilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+			z.NonZeroMilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "NonZeroMilliCPU")
+				err = wire.WrapError(err, "NonZeroMilliCPU")
 				return
 			}
 		case "nonZeroMemory":
-			z.NonZeroMemory, bts, err = msgp.ReadInt64Bytes(bts)
+			z.NonZeroMemory, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "NonZeroMemory")
+				err = wire.WrapError(err, "NonZeroMemory")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -1478,841 +643,63 @@ func (z *KubeRequest) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *KubeRequest) Msgsize() (s int) {
-	s = 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 4 + msgp.Int64Size + 11 + msgp.Int64Size + 14 + msgp.Int64Size
+	s = 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 4 + wire.Int64Size + 11 + wire.Int64Size + 14 + wire.Int64Size
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Node) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "name":
-			z.Name, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Name")
-				return
-			}
-		case "labels":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Labels")
-				return
-			}
-			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0002)
-			} else if len(z.Labels) > 0 {
-				clear(z.Labels)
-			}
-			for zb0002 > 0 {
-				zb0002--
-				var za0001 string
-				za0001, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Labels")
-					return
-				}
-				var za0002 string
-				za0002, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
-					return
-				}
-				z.Labels[za0001] = za0002
-			}
-		case "annotations":
-			var zb0003 uint32
-			zb0003, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
-				return
-			}
-			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0003)
-			} else if len(z.Annotations) > 0 {
-				clear(z.Annotations)
-			}
-			for zb0003 > 0 {
-				zb0003--
-				var za0003 string
-				za0003, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
-					return
-				}
-				var za0004 string
-				za0004, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
-					return
-				}
-				z.Annotations[za0003] = za0004
-			}
-		case "taints":
-			var zb0004 uint32
-			zb0004, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Taints")
-				return
-			}
-			if cap(z.Taints) >= int(zb0004) {
-				z.Taints = (z.Taints)[:zb0004]
-			} else {
-				z.Taints = make([]Taint, zb0004)
-			}
-			for za0005 := range z.Taints {
-				var zb0005 uint32
-				zb0005, err = dc.ReadMapHeader()
-				if err != nil {
-					err = msgp.WrapError(err, "Taints", za0005)
-					return
-				}
-				for zb0005 > 0 {
-					zb0005--
-					field, err = dc.ReadMapKeyPtr()
-					if err != nil {
-						err = msgp.WrapError(err, "Taints", za0005)
-						return
-					}
-					switch unsafeString(field) {
-					case "key":
-						z.Taints[za0005].Key, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005, "Key")
-							return
-						}
-					case "value":
-						z.Taints[za0005].Value, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005, "Value")
-							return
-						}
-					case "effect":
-						z.Taints[za0005].Effect, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005, "Effect")
-							return
-						}
-					default:
-						err = dc.Skip()
-						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005)
-							return
-						}
-					}
-				}
-			}
-		case "unschedulable":
-			z.Unschedulable, err = dc.ReadBool()
-			if err != nil {
-				err = msgp.WrapError(err, "Unschedulable")
-				return
-			}
-		case "allocatable":
-			var zb0006 uint32
-			zb0006, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Allocatable")
-				return
-			}
-			for zb0006 > 0 {
-				zb0006--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Allocatable")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Allocatable.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Allocatable", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Allocatable.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Allocatable", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Allocatable.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Allocatable", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Allocatable")
-						return
-					}
-				}
-			}
-		case "idle":
-			var zb0007 uint32
-			zb0007, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Idle")
-				return
-			}
-			for zb0007 > 0 {
-				zb0007--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Idle")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Idle.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Idle", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Idle.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Idle", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Idle.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Idle", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Idle")
-						return
-					}
-				}
-			}
-		case "used":
-			var zb0008 uint32
-			zb0008, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Used")
-				return
-			}
-			for zb0008 > 0 {
-				zb0008--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Used")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Used.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Used", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Used.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Used", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Used.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Used", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Used")
-						return
-					}
-				}
-			}
-		case "releasing":
-			var zb0009 uint32
-			zb0009, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Releasing")
-				return
-			}
-			for zb0009 > 0 {
-				zb0009--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Releasing")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Releasing.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Releasing", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Releasing.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Releasing", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Releasing.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Releasing", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Releasing")
-						return
-					}
-				}
-			}
-		case "pipelined":
-			var zb0010 uint32
-			zb0010, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Pipelined")
-				return
-			}
-			for zb0010 > 0 {
-				zb0010--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Pipelined")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Pipelined.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Pipelined", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Pipelined.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Pipelined", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Pipelined.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Pipelined", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Pipelined")
-						return
-					}
-				}
-			}
-		case "pods":
-			z.Pods, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Pods")
-				return
-			}
-		case "kubeRequested":
-			err = z.KubeRequested.DecodeMsg(dc)
-			if err != nil {
-				err = msgp.WrapError(err, "KubeRequested")
-				return
-			}
-		case "hostPorts":
-			var zb0011 uint32
-			zb0011, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "HostPorts")
-				return
-			}
-			if cap(z.HostPorts) >= int(zb0011) {
-				z.HostPorts = (z.HostPorts)[:zb0011]
-			} else {
-				z.HostPorts = make([]HostPort, zb0011)
-			}
-			for za0006 := range z.HostPorts {
-				var zb0012 uint32
-				zb0012, err = dc.ReadMapHeader()
-				if err != nil {
-					err = msgp.WrapError(err, "HostPorts", za0006)
-					return
-				}
-				for zb0012 > 0 {
-					zb0012--
-					field, err = dc.ReadMapKeyPtr()
-					if err != nil {
-						err = msgp.WrapError(err, "HostPorts", za0006)
-						return
-					}
-					switch unsafeString(field) {
-					case "ip":
-						z.HostPorts[za0006].IP, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006, "IP")
-							return
-						}
-					case "port":
-						z.HostPorts[za0006].Port, err = dc.ReadInt32()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006, "Port")
-							return
-						}
-					case "protocol":
-						z.HostPorts[za0006].Protocol, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
-							return
-						}
-					default:
-						err = dc.Skip()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006)
-							return
-						}
-					}
-				}
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Node) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 13
-	// write "name"
-	err = en.Append(0x8d, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Name)
-	if err != nil {
-		err = msgp.WrapError(err, "Name")
-		return
-	}
-	// write "labels"
-	err = en.Append(0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Labels)))
-	if err != nil {
-		err = msgp.WrapError(err, "Labels")
-		return
-	}
-	for za0001, za0002 := range z.Labels {
-		err = en.WriteString(za0001)
-		if err != nil {
-			err = msgp.WrapError(err, "Labels")
-			return
-		}
-		err = en.WriteString(za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Labels", za0001)
-			return
-		}
-	}
-	// write "annotations"
-	err = en.Append(0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Annotations)))
-	if err != nil {
-		err = msgp.WrapError(err, "Annotations")
-		return
-	}
-	for za0003, za0004 := range z.Annotations {
-		err = en.WriteString(za0003)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations")
-			return
-		}
-		err = en.WriteString(za0004)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations", za0003)
-			return
-		}
-	}
-	// write "taints"
-	err = en.Append(0xa6, 0x74, 0x61, 0x69, 0x6e, 0x74, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Taints)))
-	if err != nil {
-		err = msgp.WrapError(err, "Taints")
-		return
-	}
-	for za0005 := range z.Taints {
-		// map header, size 3
-		// write "key"
-		err = en.Append(0x83, 0xa3, 0x6b, 0x65, 0x79)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.Taints[za0005].Key)
-		if err != nil {
-			err = msgp.WrapError(err, "Taints", za0005, "Key")
-			return
-		}
-		// write "value"
-		err = en.Append(0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.Taints[za0005].Value)
-		if err != nil {
-			err = msgp.WrapError(err, "Taints", za0005, "Value")
-			return
-		}
-		// write "effect"
-		err = en.Append(0xa6, 0x65, 0x66, 0x66, 0x65, 0x63, 0x74)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.Taints[za0005].Effect)
-		if err != nil {
-			err = msgp.WrapError(err, "Taints", za0005, "Effect")
-			return
-		}
-	}
-	// write "unschedulable"
-	err = en.Append(0xad, 0x75, 0x6e, 0x73, 0x63, 0x68, 0x65, 0x64, 0x75, 0x6c, 0x61, 0x62, 0x6c, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteBool(z.Unschedulable)
-	if err != nil {
-		err = msgp.WrapError(err, "Unschedulable")
-		return
-	}
-	// write "allocatable"
-	err = en.Append(0xab, 0x61, 0x6c, 0x6c, 0x6f, 0x63, 0x61, 0x74, 0x61, 0x62, 0x6c, 0x65)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Allocatable.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Allocatable", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Allocatable.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Allocatable", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Allocatable.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Allocatable", "Scalars")
-		return
-	}
-	// write "idle"
-	err = en.Append(0xa4, 0x69, 0x64, 0x6c, 0x65)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Idle.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Idle", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Idle.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Idle", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Idle.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Idle", "Scalars")
-		return
-	}
-	// write "used"
-	err = en.Append(0xa4, 0x75, 0x73, 0x65, 0x64)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Used.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Used", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Used.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Used", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Used.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Used", "Scalars")
-		return
-	}
-	// write "releasing"
-	err = en.Append(0xa9, 0x72, 0x65, 0x6c, 0x65, 0x61, 0x73, 0x69, 0x6e, 0x67)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Releasing.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Releasing", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Releasing.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Releasing", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Releasing.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Releasing", "Scalars")
-		return
-	}
-	// write "pipelined"
-	err = en.Append(0xa9, 0x70, 0x69, 0x70, 0x65, 0x6c, 0x69, 0x6e, 0x65, 0x64)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Pipelined.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Pipelined", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Pipelined.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Pipelined", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Pipelined.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Pipelined", "Scalars")
-		return
-	}
-	// write "pods"
-	err = en.Append(0xa4, 0x70, 0x6f, 0x64, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Pods)
-	if err != nil {
-		err = msgp.WrapError(err, "Pods")
-		return
-	}
-	// write "kubeRequested"
-	err = en.Append(0xad, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x65, 0x64)
-	if err != nil {
-		return
-	}
-	err = z.KubeRequested.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "KubeRequested")
-		return
-	}
-	// write "hostPorts"
-	err = en.Append(0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.HostPorts)))
-	if err != nil {
-		err = msgp.WrapError(err, "HostPorts")
-		return
-	}
-	for za0006 := range z.HostPorts {
-		// map header, size 3
-		// write "ip"
-		err = en.Append(0x83, 0xa2, 0x69, 0x70)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.HostPorts[za0006].IP)
-		if err != nil {
-			err = msgp.WrapError(err, "HostPorts", za0006, "IP")
-			return
-		}
-		// write "port"
-		err = en.Append(0xa4, 0x70, 0x6f, 0x72, 0x74)
-		if err != nil {
-			return
-		}
-		err = en.WriteInt32(z.HostPorts[za0006].Port)
-		if err != nil {
-			err = msgp.WrapError(err, "HostPorts", za0006, "Port")
-			return
-		}
-		// write "protocol"
-		err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.HostPorts[za0006].Protocol)
-		if err != nil {
-			err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 13
 	// string "name"
 	o = append(o, 0x8d, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.Name)
+	o = wire.AppendString(o, z.Name)
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Labels)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Labels)))
 	for za0001, za0002 := range z.Labels {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendString(o, za0002)
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendString(o, za0002)
 	}
 	// string "annotations"
 	o = append(o, 0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Annotations)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Annotations)))
 	for za0003, za0004 := range z.Annotations {
-		o = msgp.AppendString(o, za0003)
-		o = msgp.AppendString(o, za0004)
+		o = wire.AppendString(o, za0003)
+		o = wire.AppendString(o, za0004)
 	}
 	// string "taints"
 	o = append(o, 0xa6, 0x74, 0x61, 0x69, 0x6e, 0x74, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Taints)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Taints)))
 	for za0005 := range z.Taints {
 		// map header, size 3
 		// string "key"
 		o = append(o, 0x83, 0xa3, 0x6b, 0x65, 0x79)
-		o = msgp.AppendString(o, z.Taints[za0005].Key)
+		o = wire.AppendString(o, z.Taints[za0005].Key)
 		// string "value"
 		o = append(o, 0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
-		o = msgp.AppendString(o, z.Taints[za0005].Value)
+		o = wire.AppendString(o, z.Taints[za0005].Value)
 		// string "effect"
 		o = append(o, 0xa6, 0x65, 0x66, 0x66, 0x65, 0x63, 0x74)
-		o = msgp.AppendString(o, z.Taints[za0005].Effect)
+		o = wire.AppendString(o, z.Taints[za0005].Effect)
 	}
 	// string "unschedulable"
 	o = append(o, 0xad, 0x75, 0x6e, 0x73, 0x63, 0x68, 0x65, 0x64, 0x75, 0x6c, 0x61, 0x62, 0x6c, 0x65)
-	o = msgp.AppendBool(o, z.Unschedulable)
+	o = wire.AppendBool(o, z.Unschedulable)
 	// string "allocatable"
 	o = append(o, 0xab, 0x61, 0x6c, 0x6c, 0x6f, 0x63, 0x61, 0x74, 0x61, 0x62, 0x6c, 0x65)
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Allocatable.MilliCPU)
+	o = wire.AppendInt64(o, z.Allocatable.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Allocatable.Memory)
+	o = wire.AppendInt64(o, z.Allocatable.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Allocatable.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Allocatable", "Scalars")
+		err = wire.WrapError(err, "Allocatable", "Scalars")
 		return
 	}
 	// string "idle"
@@ -2320,15 +707,15 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Idle.MilliCPU)
+	o = wire.AppendInt64(o, z.Idle.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Idle.Memory)
+	o = wire.AppendInt64(o, z.Idle.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Idle.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Idle", "Scalars")
+		err = wire.WrapError(err, "Idle", "Scalars")
 		return
 	}
 	// string "used"
@@ -2336,15 +723,15 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Used.MilliCPU)
+	o = wire.AppendInt64(o, z.Used.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Used.Memory)
+	o = wire.AppendInt64(o, z.Used.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Used.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Used", "Scalars")
+		err = wire.WrapError(err, "Used", "Scalars")
 		return
 	}
 	// string "releasing"
@@ -2352,15 +739,15 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Releasing.MilliCPU)
+	o = wire.AppendInt64(o, z.Releasing.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Releasing.Memory)
+	o = wire.AppendInt64(o, z.Releasing.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Releasing.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Releasing", "Scalars")
+		err = wire.WrapError(err, "Releasing", "Scalars")
 		return
 	}
 	// string "pipelined"
@@ -2368,74 +755,74 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Pipelined.MilliCPU)
+	o = wire.AppendInt64(o, z.Pipelined.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Pipelined.Memory)
+	o = wire.AppendInt64(o, z.Pipelined.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Pipelined.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Pipelined", "Scalars")
+		err = wire.WrapError(err, "Pipelined", "Scalars")
 		return
 	}
 	// string "pods"
 	o = append(o, 0xa4, 0x70, 0x6f, 0x64, 0x73)
-	o = msgp.AppendInt32(o, z.Pods)
+	o = wire.AppendInt32(o, z.Pods)
 	// string "kubeRequested"
 	o = append(o, 0xad, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x65, 0x64)
 	o, err = z.KubeRequested.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "KubeRequested")
+		err = wire.WrapError(err, "KubeRequested")
 		return
 	}
 	// string "hostPorts"
 	o = append(o, 0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.HostPorts)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.HostPorts)))
 	for za0006 := range z.HostPorts {
 		// map header, size 3
 		// string "ip"
 		o = append(o, 0x83, 0xa2, 0x69, 0x70)
-		o = msgp.AppendString(o, z.HostPorts[za0006].IP)
+		o = wire.AppendString(o, z.HostPorts[za0006].IP)
 		// string "port"
 		o = append(o, 0xa4, 0x70, 0x6f, 0x72, 0x74)
-		o = msgp.AppendInt32(o, z.HostPorts[za0006].Port)
+		o = wire.AppendInt32(o, z.HostPorts[za0006].Port)
 		// string "protocol"
 		o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
-		o = msgp.AppendString(o, z.HostPorts[za0006].Protocol)
+		o = wire.AppendString(o, z.HostPorts[za0006].Protocol)
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "name":
 			z.Name, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Name")
+				err = wire.WrapError(err, "Name")
 				return
 			}
 		case "labels":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Labels")
+				err = wire.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
@@ -2449,21 +836,21 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0001 string
 				za0001, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels")
+					err = wire.WrapError(err, "Labels")
 					return
 				}
 				za0002, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
+					err = wire.WrapError(err, "Labels", za0001)
 					return
 				}
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
+				err = wire.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
@@ -2477,21 +864,21 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0003 string
 				za0003, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
+					err = wire.WrapError(err, "Annotations")
 					return
 				}
 				za0004, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
+					err = wire.WrapError(err, "Annotations", za0003)
 					return
 				}
 				z.Annotations[za0003] = za0004
 			}
 		case "taints":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Taints")
+				err = wire.WrapError(err, "Taints")
 				return
 			}
 			if cap(z.Taints) >= int(zb0004) {
@@ -2501,274 +888,274 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			}
 			for za0005 := range z.Taints {
 				var zb0005 uint32
-				zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
+				zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Taints", za0005)
+					err = wire.WrapError(err, "Taints", za0005)
 					return
 				}
 				for zb0005 > 0 {
 					zb0005--
-					field, bts, err = msgp.ReadMapKeyZC(bts)
+					field, bts, err = wire.ReadMapKeyZC(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Taints", za0005)
+						err = wire.WrapError(err, "Taints", za0005)
 						return
 					}
 					switch unsafeString(field) {
 					case "key":
 						z.Taints[za0005].Key, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005, "Key")
+							err = wire.WrapError(err, "Taints", za0005, "Key")
 							return
 						}
 					case "value":
 						z.Taints[za0005].Value, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005, "Value")
+							err = wire.WrapError(err, "Taints", za0005, "Value")
 							return
 						}
 					case "effect":
 						z.Taints[za0005].Effect, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005, "Effect")
+							err = wire.WrapError(err, "Taints", za0005, "Effect")
 							return
 						}
 					default:
-						bts, err = msgp.Skip(bts)
+						bts, err = wire.Skip(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Taints", za0005)
+							err = wire.WrapError(err, "Taints", za0005)
 							return
 						}
 					}
 				}
 			}
 		case "unschedulable":
-			z.Unschedulable, bts, err = msgp.ReadBoolBytes(bts)
+			z.Unschedulable, bts, err = wire.ReadBoolBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Unschedulable")
+				err = wire.WrapError(err, "Unschedulable")
 				return
 			}
 		case "allocatable":
 			var zb0006 uint32
-			zb0006, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0006, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Allocatable")
+				err = wire.WrapError(err, "Allocatable")
 				return
 			}
 			for zb0006 > 0 {
 				zb0006--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Allocatable")
+					err = wire.WrapError(err, "Allocatable")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Allocatable.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Allocatable.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Allocatable", "MilliCPU")
+						err = wire.WrapError(err, "Allocatable", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Allocatable.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Allocatable.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Allocatable", "Memory")
+						err = wire.WrapError(err, "Allocatable", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Allocatable.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Allocatable", "Scalars")
+						err = wire.WrapError(err, "Allocatable", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Allocatable")
+						err = wire.WrapError(err, "Allocatable")
 						return
 					}
 				}
 			}
 		case "idle":
 			var zb0007 uint32
-			zb0007, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0007, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Idle")
+				err = wire.WrapError(err, "Idle")
 				return
 			}
 			for zb0007 > 0 {
 				zb0007--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Idle")
+					err = wire.WrapError(err, "Idle")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Idle.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Idle.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Idle", "MilliCPU")
+						err = wire.WrapError(err, "Idle", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Idle.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Idle.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Idle", "Memory")
+						err = wire.WrapError(err, "Idle", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Idle.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Idle", "Scalars")
+						err = wire.WrapError(err, "Idle", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Idle")
+						err = wire.WrapError(err, "Idle")
 						return
 					}
 				}
 			}
 		case "used":
 			var zb0008 uint32
-			zb0008, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0008, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Used")
+				err = wire.WrapError(err, "Used")
 				return
 			}
 			for zb0008 > 0 {
 				zb0008--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Used")
+					err = wire.WrapError(err, "Used")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Used.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Used.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Used", "MilliCPU")
+						err = wire.WrapError(err, "Used", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Used.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Used.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Used", "Memory")
+						err = wire.WrapError(err, "Used", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Used.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Used", "Scalars")
+						err = wire.WrapError(err, "Used", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Used")
+						err = wire.WrapError(err, "Used")
 						return
 					}
 				}
 			}
 		case "releasing":
 			var zb0009 uint32
-			zb0009, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0009, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Releasing")
+				err = wire.WrapError(err, "Releasing")
 				return
 			}
 			for zb0009 > 0 {
 				zb0009--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Releasing")
+					err = wire.WrapError(err, "Releasing")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Releasing.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Releasing.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Releasing", "MilliCPU")
+						err = wire.WrapError(err, "Releasing", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Releasing.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Releasing.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Releasing", "Memory")
+						err = wire.WrapError(err, "Releasing", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Releasing.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Releasing", "Scalars")
+						err = wire.WrapError(err, "Releasing", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Releasing")
+						err = wire.WrapError(err, "Releasing")
 						return
 					}
 				}
 			}
 		case "pipelined":
 			var zb0010 uint32
-			zb0010, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0010, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Pipelined")
+				err = wire.WrapError(err, "Pipelined")
 				return
 			}
 			for zb0010 > 0 {
 				zb0010--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Pipelined")
+					err = wire.WrapError(err, "Pipelined")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Pipelined.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Pipelined.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Pipelined", "MilliCPU")
+						err = wire.WrapError(err, "Pipelined", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Pipelined.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Pipelined.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Pipelined", "Memory")
+						err = wire.WrapError(err, "Pipelined", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Pipelined.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Pipelined", "Scalars")
+						err = wire.WrapError(err, "Pipelined", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Pipelined")
+						err = wire.WrapError(err, "Pipelined")
 						return
 					}
 				}
 			}
 		case "pods":
-			z.Pods, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Pods, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Pods")
+				err = wire.WrapError(err, "Pods")
 				return
 			}
 		case "kubeRequested":
 			bts, err = z.KubeRequested.UnmarshalMsg(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "KubeRequested")
+				err = wire.WrapError(err, "KubeRequested")
 				return
 			}
 		case "hostPorts":
 			var zb0011 uint32
-			zb0011, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0011, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "HostPorts")
+				err = wire.WrapError(err, "HostPorts")
 				return
 			}
 			if cap(z.HostPorts) >= int(zb0011) {
@@ -2778,50 +1165,50 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			}
 			for za0006 := range z.HostPorts {
 				var zb0012 uint32
-				zb0012, bts, err = msgp.ReadMapHeaderBytes(bts)
+				zb0012, bts, err = wire.ReadMapHeaderBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "HostPorts", za0006)
+					err = wire.WrapError(err, "HostPorts", za0006)
 					return
 				}
 				for zb0012 > 0 {
 					zb0012--
-					field, bts, err = msgp.ReadMapKeyZC(bts)
+					field, bts, err = wire.ReadMapKeyZC(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "HostPorts", za0006)
+						err = wire.WrapError(err, "HostPorts", za0006)
 						return
 					}
 					switch unsafeString(field) {
 					case "ip":
 						z.HostPorts[za0006].IP, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006, "IP")
+							err = wire.WrapError(err, "HostPorts", za0006, "IP")
 							return
 						}
 					case "port":
-						z.HostPorts[za0006].Port, bts, err = msgp.ReadInt32Bytes(bts)
+						z.HostPorts[za0006].Port, bts, err = wire.ReadInt32Bytes(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006, "Port")
+							err = wire.WrapError(err, "HostPorts", za0006, "Port")
 							return
 						}
 					case "protocol":
 						z.HostPorts[za0006].Protocol, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006, "Protocol")
+							err = wire.WrapError(err, "HostPorts", za0006, "Protocol")
 							return
 						}
 					default:
-						bts, err = msgp.Skip(bts)
+						bts, err = wire.Skip(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0006)
+							err = wire.WrapError(err, "HostPorts", za0006)
 							return
 						}
 					}
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -2832,292 +1219,92 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Node) Msgsize() (s int) {
-	s = 1 + 5 + msgp.StringPrefixSize + len(z.Name) + 7 + msgp.MapHeaderSize
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Name) + 7 + wire.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
+			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
 		}
 	}
-	s += 12 + msgp.MapHeaderSize
+	s += 12 + wire.MapHeaderSize
 	if z.Annotations != nil {
 		for za0003, za0004 := range z.Annotations {
 			_ = za0004
-			s += msgp.StringPrefixSize + len(za0003) + msgp.StringPrefixSize + len(za0004)
+			s += wire.StringPrefixSize + len(za0003) + wire.StringPrefixSize + len(za0004)
 		}
 	}
-	s += 7 + msgp.ArrayHeaderSize
+	s += 7 + wire.ArrayHeaderSize
 	for za0005 := range z.Taints {
-		s += 1 + 4 + msgp.StringPrefixSize + len(z.Taints[za0005].Key) + 6 + msgp.StringPrefixSize + len(z.Taints[za0005].Value) + 7 + msgp.StringPrefixSize + len(z.Taints[za0005].Effect)
+		s += 1 + 4 + wire.StringPrefixSize + len(z.Taints[za0005].Key) + 6 + wire.StringPrefixSize + len(z.Taints[za0005].Value) + 7 + wire.StringPrefixSize + len(z.Taints[za0005].Effect)
 	}
-	s += 14 + msgp.BoolSize + 12 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Allocatable.Scalars.Msgsize() + 5 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Idle.Scalars.Msgsize() + 5 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Used.Scalars.Msgsize() + 10 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Releasing.Scalars.Msgsize() + 10 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Pipelined.Scalars.Msgsize() + 5 + msgp.Int32Size + 14 + z.KubeRequested.Msgsize() + 10 + msgp.ArrayHeaderSize
+	s += 14 + wire.BoolSize + 12 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Allocatable.Scalars.Msgsize() + 5 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Idle.Scalars.Msgsize() + 5 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Used.Scalars.Msgsize() + 10 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Releasing.Scalars.Msgsize() + 10 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Pipelined.Scalars.Msgsize() + 5 + wire.Int32Size + 14 + z.KubeRequested.Msgsize() + 10 + wire.ArrayHeaderSize
 	for za0006 := range z.HostPorts {
-		s += 1 + 3 + msgp.StringPrefixSize + len(z.HostPorts[za0006].IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.HostPorts[za0006].Protocol)
+		s += 1 + 3 + wire.StringPrefixSize + len(z.HostPorts[za0006].IP) + 5 + wire.Int32Size + 9 + wire.StringPrefixSize + len(z.HostPorts[za0006].Protocol)
 	}
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *NodeAffinity) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "required":
-			if dc.IsNil() {
-				err = dc.ReadNil()
-				if err != nil {
-					err = msgp.WrapError(err, "Required")
-					return
-				}
-				z.Required = nil
-			} else {
-				if z.Required == nil {
-					z.Required = new(NodeSelector)
-				}
-				var zb0002 uint32
-				zb0002, err = dc.ReadMapHeader()
-				if err != nil {
-					err = msgp.WrapError(err, "Required")
-					return
-				}
-				for zb0002 > 0 {
-					zb0002--
-					field, err = dc.ReadMapKeyPtr()
-					if err != nil {
-						err = msgp.WrapError(err, "Required")
-						return
-					}
-					switch unsafeString(field) {
-					case "terms":
-						var zb0003 uint32
-						zb0003, err = dc.ReadArrayHeader()
-						if err != nil {
-							err = msgp.WrapError(err, "Required", "Terms")
-							return
-						}
-						if cap(z.Required.Terms) >= int(zb0003) {
-							z.Required.Terms = (z.Required.Terms)[:zb0003]
-						} else {
-							z.Required.Terms = make([]NodeSelectorTerm, zb0003)
-						}
-						for za0001 := range z.Required.Terms {
-							err = z.Required.Terms[za0001].DecodeMsg(dc)
-							if err != nil {
-								err = msgp.WrapError(err, "Required", "Terms", za0001)
-								return
-							}
-						}
-					default:
-						err = dc.Skip()
-						if err != nil {
-							err = msgp.WrapError(err, "Required")
-							return
-						}
-					}
-				}
-			}
-		case "preferred":
-			var zb0004 uint32
-			zb0004, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Preferred")
-				return
-			}
-			if cap(z.Preferred) >= int(zb0004) {
-				z.Preferred = (z.Preferred)[:zb0004]
-			} else {
-				z.Preferred = make([]PreferredTerm, zb0004)
-			}
-			for za0002 := range z.Preferred {
-				var zb0005 uint32
-				zb0005, err = dc.ReadMapHeader()
-				if err != nil {
-					err = msgp.WrapError(err, "Preferred", za0002)
-					return
-				}
-				for zb0005 > 0 {
-					zb0005--
-					field, err = dc.ReadMapKeyPtr()
-					if err != nil {
-						err = msgp.WrapError(err, "Preferred", za0002)
-						return
-					}
-					switch unsafeString(field) {
-					case "weight":
-						z.Preferred[za0002].Weight, err = dc.ReadInt32()
-						if err != nil {
-							err = msgp.WrapError(err, "Preferred", za0002, "Weight")
-							return
-						}
-					case "term":
-						err = z.Preferred[za0002].Term.DecodeMsg(dc)
-						if err != nil {
-							err = msgp.WrapError(err, "Preferred", za0002, "Term")
-							return
-						}
-					default:
-						err = dc.Skip()
-						if err != nil {
-							err = msgp.WrapError(err, "Preferred", za0002)
-							return
-						}
-					}
-				}
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *NodeAffinity) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 2
-	// write "required"
-	err = en.Append(0x82, 0xa8, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x64)
-	if err != nil {
-		return
-	}
-	if z.Required == nil {
-		err = en.WriteNil()
-		if err != nil {
-			return
-		}
-	} else {
-		// map header, size 1
-		// write "terms"
-		err = en.Append(0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
-		if err != nil {
-			return
-		}
-		err = en.WriteArrayHeader(uint32(len(z.Required.Terms)))
-		if err != nil {
-			err = msgp.WrapError(err, "Required", "Terms")
-			return
-		}
-		for za0001 := range z.Required.Terms {
-			err = z.Required.Terms[za0001].EncodeMsg(en)
-			if err != nil {
-				err = msgp.WrapError(err, "Required", "Terms", za0001)
-				return
-			}
-		}
-	}
-	// write "preferred"
-	err = en.Append(0xa9, 0x70, 0x72, 0x65, 0x66, 0x65, 0x72, 0x72, 0x65, 0x64)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Preferred)))
-	if err != nil {
-		err = msgp.WrapError(err, "Preferred")
-		return
-	}
-	for za0002 := range z.Preferred {
-		// map header, size 2
-		// write "weight"
-		err = en.Append(0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-		if err != nil {
-			return
-		}
-		err = en.WriteInt32(z.Preferred[za0002].Weight)
-		if err != nil {
-			err = msgp.WrapError(err, "Preferred", za0002, "Weight")
-			return
-		}
-		// write "term"
-		err = en.Append(0xa4, 0x74, 0x65, 0x72, 0x6d)
-		if err != nil {
-			return
-		}
-		err = z.Preferred[za0002].Term.EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Preferred", za0002, "Term")
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *NodeAffinity) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 2
 	// string "required"
 	o = append(o, 0x82, 0xa8, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x64)
 	if z.Required == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		// map header, size 1
 		// string "terms"
 		o = append(o, 0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
-		o = msgp.AppendArrayHeader(o, uint32(len(z.Required.Terms)))
+		o = wire.AppendArrayHeader(o, uint32(len(z.Required.Terms)))
 		for za0001 := range z.Required.Terms {
 			o, err = z.Required.Terms[za0001].MarshalMsg(o)
 			if err != nil {
-				err = msgp.WrapError(err, "Required", "Terms", za0001)
+				err = wire.WrapError(err, "Required", "Terms", za0001)
 				return
 			}
 		}
 	}
 	// string "preferred"
 	o = append(o, 0xa9, 0x70, 0x72, 0x65, 0x66, 0x65, 0x72, 0x72, 0x65, 0x64)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Preferred)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Preferred)))
 	for za0002 := range z.Preferred {
 		// map header, size 2
 		// string "weight"
 		o = append(o, 0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-		o = msgp.AppendInt32(o, z.Preferred[za0002].Weight)
+		o = wire.AppendInt32(o, z.Preferred[za0002].Weight)
 		// string "term"
 		o = append(o, 0xa4, 0x74, 0x65, 0x72, 0x6d)
 		o, err = z.Preferred[za0002].Term.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Preferred", za0002, "Term")
+			err = wire.WrapError(err, "Preferred", za0002, "Term")
 			return
 		}
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "required":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -3127,24 +1314,24 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					z.Required = new(NodeSelector)
 				}
 				var zb0002 uint32
-				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+				zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Required")
+					err = wire.WrapError(err, "Required")
 					return
 				}
 				for zb0002 > 0 {
 					zb0002--
-					field, bts, err = msgp.ReadMapKeyZC(bts)
+					field, bts, err = wire.ReadMapKeyZC(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Required")
+						err = wire.WrapError(err, "Required")
 						return
 					}
 					switch unsafeString(field) {
 					case "terms":
 						var zb0003 uint32
-						zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+						zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Required", "Terms")
+							err = wire.WrapError(err, "Required", "Terms")
 							return
 						}
 						if cap(z.Required.Terms) >= int(zb0003) {
@@ -3155,14 +1342,14 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 						for za0001 := range z.Required.Terms {
 							bts, err = z.Required.Terms[za0001].UnmarshalMsg(bts)
 							if err != nil {
-								err = msgp.WrapError(err, "Required", "Terms", za0001)
+								err = wire.WrapError(err, "Required", "Terms", za0001)
 								return
 							}
 						}
 					default:
-						bts, err = msgp.Skip(bts)
+						bts, err = wire.Skip(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Required")
+							err = wire.WrapError(err, "Required")
 							return
 						}
 					}
@@ -3170,9 +1357,9 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			}
 		case "preferred":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Preferred")
+				err = wire.WrapError(err, "Preferred")
 				return
 			}
 			if cap(z.Preferred) >= int(zb0004) {
@@ -3182,44 +1369,44 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			}
 			for za0002 := range z.Preferred {
 				var zb0005 uint32
-				zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
+				zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Preferred", za0002)
+					err = wire.WrapError(err, "Preferred", za0002)
 					return
 				}
 				for zb0005 > 0 {
 					zb0005--
-					field, bts, err = msgp.ReadMapKeyZC(bts)
+					field, bts, err = wire.ReadMapKeyZC(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Preferred", za0002)
+						err = wire.WrapError(err, "Preferred", za0002)
 						return
 					}
 					switch unsafeString(field) {
 					case "weight":
-						z.Preferred[za0002].Weight, bts, err = msgp.ReadInt32Bytes(bts)
+						z.Preferred[za0002].Weight, bts, err = wire.ReadInt32Bytes(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Preferred", za0002, "Weight")
+							err = wire.WrapError(err, "Preferred", za0002, "Weight")
 							return
 						}
 					case "term":
 						bts, err = z.Preferred[za0002].Term.UnmarshalMsg(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Preferred", za0002, "Term")
+							err = wire.WrapError(err, "Preferred", za0002, "Term")
 							return
 						}
 					default:
-						bts, err = msgp.Skip(bts)
+						bts, err = wire.Skip(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "Preferred", za0002)
+							err = wire.WrapError(err, "Preferred", za0002)
 							return
 						}
 					}
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -3232,131 +1419,60 @@ func (z *NodeAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
 func (z *NodeAffinity) Msgsize() (s int) {
 	s = 1 + 9
 	if z.Required == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
-		s += 1 + 6 + msgp.ArrayHeaderSize
+		s += 1 + 6 + wire.ArrayHeaderSize
 		for za0001 := range z.Required.Terms {
 			s += z.Required.Terms[za0001].Msgsize()
 		}
 	}
-	s += 10 + msgp.ArrayHeaderSize
+	s += 10 + wire.ArrayHeaderSize
 	for za0002 := range z.Preferred {
-		s += 1 + 7 + msgp.Int32Size + 5 + z.Preferred[za0002].Term.Msgsize()
+		s += 1 + 7 + wire.Int32Size + 5 + z.Preferred[za0002].Term.Msgsize()
 	}
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *NodeSelector) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "terms":
-			var zb0002 uint32
-			zb0002, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Terms")
-				return
-			}
-			if cap(z.Terms) >= int(zb0002) {
-				z.Terms = (z.Terms)[:zb0002]
-			} else {
-				z.Terms = make([]NodeSelectorTerm, zb0002)
-			}
-			for za0001 := range z.Terms {
-				err = z.Terms[za0001].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "Terms", za0001)
-					return
-				}
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *NodeSelector) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 1
-	// write "terms"
-	err = en.Append(0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Terms)))
-	if err != nil {
-		err = msgp.WrapError(err, "Terms")
-		return
-	}
-	for za0001 := range z.Terms {
-		err = z.Terms[za0001].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Terms", za0001)
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *NodeSelector) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 1
 	// string "terms"
 	o = append(o, 0x81, 0xa5, 0x74, 0x65, 0x72, 0x6d, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Terms)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Terms)))
 	for za0001 := range z.Terms {
 		o, err = z.Terms[za0001].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Terms", za0001)
+			err = wire.WrapError(err, "Terms", za0001)
 			return
 		}
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *NodeSelector) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "terms":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Terms")
+				err = wire.WrapError(err, "Terms")
 				return
 			}
 			if cap(z.Terms) >= int(zb0002) {
@@ -3367,14 +1483,14 @@ func (z *NodeSelector) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0001 := range z.Terms {
 				bts, err = z.Terms[za0001].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Terms", za0001)
+					err = wire.WrapError(err, "Terms", za0001)
 					return
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -3385,170 +1501,67 @@ func (z *NodeSelector) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *NodeSelector) Msgsize() (s int) {
-	s = 1 + 6 + msgp.ArrayHeaderSize
+	s = 1 + 6 + wire.ArrayHeaderSize
 	for za0001 := range z.Terms {
 		s += z.Terms[za0001].Msgsize()
 	}
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *NodeSelectorRequirement) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "key":
-			z.Key, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Key")
-				return
-			}
-		case "operator":
-			z.Operator, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Operator")
-				return
-			}
-		case "values":
-			var zb0002 uint32
-			zb0002, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Values")
-				return
-			}
-			if cap(z.Values) >= int(zb0002) {
-				z.Values = (z.Values)[:zb0002]
-			} else {
-				z.Values = make([]string, zb0002)
-			}
-			for za0001 := range z.Values {
-				z.Values[za0001], err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Values", za0001)
-					return
-				}
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *NodeSelectorRequirement) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 3
-	// write "key"
-	err = en.Append(0x83, 0xa3, 0x6b, 0x65, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Key)
-	if err != nil {
-		err = msgp.WrapError(err, "Key")
-		return
-	}
-	// write "operator"
-	err = en.Append(0xa8, 0x6f, 0x70, 0x65, 0x72, 0x61, 0x74, 0x6f, 0x72)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Operator)
-	if err != nil {
-		err = msgp.WrapError(err, "Operator")
-		return
-	}
-	// write "values"
-	err = en.Append(0xa6, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Values)))
-	if err != nil {
-		err = msgp.WrapError(err, "Values")
-		return
-	}
-	for za0001 := range z.Values {
-		err = en.WriteString(z.Values[za0001])
-		if err != nil {
-			err = msgp.WrapError(err, "Values", za0001)
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *NodeSelectorRequirement) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
 	// string "key"
 	o = append(o, 0x83, 0xa3, 0x6b, 0x65, 0x79)
-	o = msgp.AppendString(o, z.Key)
+	o = wire.AppendString(o, z.Key)
 	// string "operator"
 	o = append(o, 0xa8, 0x6f, 0x70, 0x65, 0x72, 0x61, 0x74, 0x6f, 0x72)
-	o = msgp.AppendString(o, z.Operator)
+	o = wire.AppendString(o, z.Operator)
 	// string "values"
 	o = append(o, 0xa6, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Values)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Values)))
 	for za0001 := range z.Values {
-		o = msgp.AppendString(o, z.Values[za0001])
+		o = wire.AppendString(o, z.Values[za0001])
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *NodeSelectorRequirement) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "key":
 			z.Key, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Key")
+				err = wire.WrapError(err, "Key")
 				return
 			}
 		case "operator":
 			z.Operator, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Operator")
+				err = wire.WrapError(err, "Operator")
 				return
 			}
 		case "values":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Values")
+				err = wire.WrapError(err, "Values")
 				return
 			}
 			if cap(z.Values) >= int(zb0002) {
@@ -3559,14 +1572,14 @@ func (z *NodeSelectorRequirement) UnmarshalMsg(bts []byte) (o []byte, err error)
 			for za0001 := range z.Values {
 				z.Values[za0001], bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Values", za0001)
+					err = wire.WrapError(err, "Values", za0001)
 					return
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -3577,189 +1590,66 @@ func (z *NodeSelectorRequirement) UnmarshalMsg(bts []byte) (o []byte, err error)
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *NodeSelectorRequirement) Msgsize() (s int) {
-	s = 1 + 4 + msgp.StringPrefixSize + len(z.Key) + 9 + msgp.StringPrefixSize + len(z.Operator) + 7 + msgp.ArrayHeaderSize
+	s = 1 + 4 + wire.StringPrefixSize + len(z.Key) + 9 + wire.StringPrefixSize + len(z.Operator) + 7 + wire.ArrayHeaderSize
 	for za0001 := range z.Values {
-		s += msgp.StringPrefixSize + len(z.Values[za0001])
+		s += wire.StringPrefixSize + len(z.Values[za0001])
 	}
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *NodeSelectorTerm) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "matchExpressions":
-			var zb0002 uint32
-			zb0002, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "MatchExpressions")
-				return
-			}
-			if cap(z.MatchExpressions) >= int(zb0002) {
-				z.MatchExpressions = (z.MatchExpressions)[:zb0002]
-			} else {
-				z.MatchExpressions = make([]NodeSelectorRequirement, zb0002)
-			}
-			for za0001 := range z.MatchExpressions {
-				err = z.MatchExpressions[za0001].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "MatchExpressions", za0001)
-					return
-				}
-			}
-		case "matchFields":
-			var zb0003 uint32
-			zb0003, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "MatchFields")
-				return
-			}
-			if cap(z.MatchFields) >= int(zb0003) {
-				z.MatchFields = (z.MatchFields)[:zb0003]
-			} else {
-				z.MatchFields = make([]NodeSelectorRequirement, zb0003)
-			}
-			for za0002 := range z.MatchFields {
-				err = z.MatchFields[za0002].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "MatchFields", za0002)
-					return
-				}
-			}
-		case "invalid":
-			z.Invalid, err = dc.ReadBool()
-			if err != nil {
-				err = msgp.WrapError(err, "Invalid")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *NodeSelectorTerm) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 3
-	// write "matchExpressions"
-	err = en.Append(0x83, 0xb0, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x45, 0x78, 0x70, 0x72, 0x65, 0x73, 0x73, 0x69, 0x6f, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.MatchExpressions)))
-	if err != nil {
-		err = msgp.WrapError(err, "MatchExpressions")
-		return
-	}
-	for za0001 := range z.MatchExpressions {
-		err = z.MatchExpressions[za0001].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "MatchExpressions", za0001)
-			return
-		}
-	}
-	// write "matchFields"
-	err = en.Append(0xab, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x46, 0x69, 0x65, 0x6c, 0x64, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.MatchFields)))
-	if err != nil {
-		err = msgp.WrapError(err, "MatchFields")
-		return
-	}
-	for za0002 := range z.MatchFields {
-		err = z.MatchFields[za0002].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "MatchFields", za0002)
-			return
-		}
-	}
-	// write "invalid"
-	err = en.Append(0xa7, 0x69, 0x6e, 0x76, 0x61, 0x6c, 0x69, 0x64)
-	if err != nil {
-		return
-	}
-	err = en.WriteBool(z.Invalid)
-	if err != nil {
-		err = msgp.WrapError(err, "Invalid")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *NodeSelectorTerm) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
 	// string "matchExpressions"
 	o = append(o, 0x83, 0xb0, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x45, 0x78, 0x70, 0x72, 0x65, 0x73, 0x73, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.MatchExpressions)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.MatchExpressions)))
 	for za0001 := range z.MatchExpressions {
 		o, err = z.MatchExpressions[za0001].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "MatchExpressions", za0001)
+			err = wire.WrapError(err, "MatchExpressions", za0001)
 			return
 		}
 	}
 	// string "matchFields"
 	o = append(o, 0xab, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x46, 0x69, 0x65, 0x6c, 0x64, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.MatchFields)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.MatchFields)))
 	for za0002 := range z.MatchFields {
 		o, err = z.MatchFields[za0002].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "MatchFields", za0002)
+			err = wire.WrapError(err, "MatchFields", za0002)
 			return
 		}
 	}
 	// string "invalid"
 	o = append(o, 0xa7, 0x69, 0x6e, 0x76, 0x61, 0x6c, 0x69, 0x64)
-	o = msgp.AppendBool(o, z.Invalid)
+	o = wire.AppendBool(o, z.Invalid)
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *NodeSelectorTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "matchExpressions":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MatchExpressions")
+				err = wire.WrapError(err, "MatchExpressions")
 				return
 			}
 			if cap(z.MatchExpressions) >= int(zb0002) {
@@ -3770,15 +1660,15 @@ func (z *NodeSelectorTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0001 := range z.MatchExpressions {
 				bts, err = z.MatchExpressions[za0001].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "MatchExpressions", za0001)
+					err = wire.WrapError(err, "MatchExpressions", za0001)
 					return
 				}
 			}
 		case "matchFields":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MatchFields")
+				err = wire.WrapError(err, "MatchFields")
 				return
 			}
 			if cap(z.MatchFields) >= int(zb0003) {
@@ -3789,20 +1679,20 @@ func (z *NodeSelectorTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0002 := range z.MatchFields {
 				bts, err = z.MatchFields[za0002].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "MatchFields", za0002)
+					err = wire.WrapError(err, "MatchFields", za0002)
 					return
 				}
 			}
 		case "invalid":
-			z.Invalid, bts, err = msgp.ReadBoolBytes(bts)
+			z.Invalid, bts, err = wire.ReadBoolBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Invalid")
+				err = wire.WrapError(err, "Invalid")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -3813,173 +1703,72 @@ func (z *NodeSelectorTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *NodeSelectorTerm) Msgsize() (s int) {
-	s = 1 + 17 + msgp.ArrayHeaderSize
+	s = 1 + 17 + wire.ArrayHeaderSize
 	for za0001 := range z.MatchExpressions {
 		s += z.MatchExpressions[za0001].Msgsize()
 	}
-	s += 12 + msgp.ArrayHeaderSize
+	s += 12 + wire.ArrayHeaderSize
 	for za0002 := range z.MatchFields {
 		s += z.MatchFields[za0002].Msgsize()
 	}
-	s += 8 + msgp.BoolSize
+	s += 8 + wire.BoolSize
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *OpenArgs) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "view":
-			err = z.View.DecodeMsg(dc)
-			if err != nil {
-				err = msgp.WrapError(err, "View")
-				return
-			}
-		case "arguments":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Arguments")
-				return
-			}
-			if z.Arguments == nil {
-				z.Arguments = make(map[string]interface{}, zb0002)
-			} else if len(z.Arguments) > 0 {
-				clear(z.Arguments)
-			}
-			for zb0002 > 0 {
-				zb0002--
-				var za0001 string
-				za0001, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Arguments")
-					return
-				}
-				var za0002 interface{}
-				za0002, err = dc.ReadIntf()
-				if err != nil {
-					err = msgp.WrapError(err, "Arguments", za0001)
-					return
-				}
-				z.Arguments[za0001] = za0002
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *OpenArgs) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 2
-	// write "view"
-	err = en.Append(0x82, 0xa4, 0x76, 0x69, 0x65, 0x77)
-	if err != nil {
-		return
-	}
-	err = z.View.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "View")
-		return
-	}
-	// write "arguments"
-	err = en.Append(0xa9, 0x61, 0x72, 0x67, 0x75, 0x6d, 0x65, 0x6e, 0x74, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Arguments)))
-	if err != nil {
-		err = msgp.WrapError(err, "Arguments")
-		return
-	}
-	for za0001, za0002 := range z.Arguments {
-		err = en.WriteString(za0001)
-		if err != nil {
-			err = msgp.WrapError(err, "Arguments")
-			return
-		}
-		err = en.WriteIntf(za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Arguments", za0001)
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *OpenArgs) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 2
 	// string "view"
 	o = append(o, 0x82, 0xa4, 0x76, 0x69, 0x65, 0x77)
 	o, err = z.View.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "View")
+		err = wire.WrapError(err, "View")
 		return
 	}
 	// string "arguments"
 	o = append(o, 0xa9, 0x61, 0x72, 0x67, 0x75, 0x6d, 0x65, 0x6e, 0x74, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Arguments)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Arguments)))
 	for za0001, za0002 := range z.Arguments {
-		o = msgp.AppendString(o, za0001)
-		o, err = msgp.AppendIntf(o, za0002)
+		o = wire.AppendString(o, za0001)
+		o, err = wire.AppendIntf(o, za0002)
 		if err != nil {
-			err = msgp.WrapError(err, "Arguments", za0001)
+			err = wire.WrapError(err, "Arguments", za0001)
 			return
 		}
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *OpenArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "view":
 			bts, err = z.View.UnmarshalMsg(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "View")
+				err = wire.WrapError(err, "View")
 				return
 			}
 		case "arguments":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Arguments")
+				err = wire.WrapError(err, "Arguments")
 				return
 			}
 			if z.Arguments == nil {
@@ -3993,20 +1782,20 @@ func (z *OpenArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0001 string
 				za0001, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Arguments")
+					err = wire.WrapError(err, "Arguments")
 					return
 				}
-				za0002, bts, err = msgp.ReadIntfBytes(bts)
+				za0002, bts, err = wire.ReadIntfBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Arguments", za0001)
+					err = wire.WrapError(err, "Arguments", za0001)
 					return
 				}
 				z.Arguments[za0001] = za0002
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -4017,134 +1806,67 @@ func (z *OpenArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *OpenArgs) Msgsize() (s int) {
-	s = 1 + 5 + z.View.Msgsize() + 10 + msgp.MapHeaderSize
+	s = 1 + 5 + z.View.Msgsize() + 10 + wire.MapHeaderSize
 	if z.Arguments != nil {
 		for za0001, za0002 := range z.Arguments {
 			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.GuessSize(za0002)
+			s += wire.StringPrefixSize + len(za0001) + wire.GuessSize(za0002)
 		}
 	}
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *PreferredTerm) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "weight":
-			z.Weight, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Weight")
-				return
-			}
-		case "term":
-			err = z.Term.DecodeMsg(dc)
-			if err != nil {
-				err = msgp.WrapError(err, "Term")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *PreferredTerm) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 2
-	// write "weight"
-	err = en.Append(0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Weight)
-	if err != nil {
-		err = msgp.WrapError(err, "Weight")
-		return
-	}
-	// write "term"
-	err = en.Append(0xa4, 0x74, 0x65, 0x72, 0x6d)
-	if err != nil {
-		return
-	}
-	err = z.Term.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Term")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *PreferredTerm) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 2
 	// string "weight"
 	o = append(o, 0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-	o = msgp.AppendInt32(o, z.Weight)
+	o = wire.AppendInt32(o, z.Weight)
 	// string "term"
 	o = append(o, 0xa4, 0x74, 0x65, 0x72, 0x6d)
 	o, err = z.Term.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Term")
+		err = wire.WrapError(err, "Term")
 		return
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *PreferredTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "weight":
-			z.Weight, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Weight, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Weight")
+				err = wire.WrapError(err, "Weight")
 				return
 			}
 		case "term":
 			bts, err = z.Term.UnmarshalMsg(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Term")
+				err = wire.WrapError(err, "Term")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -4155,337 +1877,34 @@ func (z *PreferredTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *PreferredTerm) Msgsize() (s int) {
-	s = 1 + 7 + msgp.Int32Size + 5 + z.Term.Msgsize()
+	s = 1 + 7 + wire.Int32Size + 5 + z.Term.Msgsize()
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Queue) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "name":
-			z.Name, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Name")
-				return
-			}
-		case "weight":
-			z.Weight, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Weight")
-				return
-			}
-		case "capability":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Capability")
-				return
-			}
-			for zb0002 > 0 {
-				zb0002--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Capability")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Capability.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Capability", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Capability.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Capability", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Capability.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Capability", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Capability")
-						return
-					}
-				}
-			}
-		case "guarantee":
-			var zb0003 uint32
-			zb0003, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Guarantee")
-				return
-			}
-			for zb0003 > 0 {
-				zb0003--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Guarantee")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Guarantee.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Guarantee", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Guarantee.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Guarantee", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Guarantee.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Guarantee", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Guarantee")
-						return
-					}
-				}
-			}
-		case "state":
-			z.State, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "State")
-				return
-			}
-		case "annotations":
-			var zb0004 uint32
-			zb0004, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
-				return
-			}
-			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0004)
-			} else if len(z.Annotations) > 0 {
-				clear(z.Annotations)
-			}
-			for zb0004 > 0 {
-				zb0004--
-				var za0001 string
-				za0001, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
-					return
-				}
-				var za0002 string
-				za0002, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0001)
-					return
-				}
-				z.Annotations[za0001] = za0002
-			}
-		case "priority":
-			z.Priority, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Priority")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Queue) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 7
-	// write "name"
-	err = en.Append(0x87, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Name)
-	if err != nil {
-		err = msgp.WrapError(err, "Name")
-		return
-	}
-	// write "weight"
-	err = en.Append(0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Weight)
-	if err != nil {
-		err = msgp.WrapError(err, "Weight")
-		return
-	}
-	// write "capability"
-	err = en.Append(0xaa, 0x63, 0x61, 0x70, 0x61, 0x62, 0x69, 0x6c, 0x69, 0x74, 0x79)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Capability.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Capability", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Capability.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Capability", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Capability.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Capability", "Scalars")
-		return
-	}
-	// write "guarantee"
-	err = en.Append(0xa9, 0x67, 0x75, 0x61, 0x72, 0x61, 0x6e, 0x74, 0x65, 0x65)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Guarantee.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Guarantee", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Guarantee.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Guarantee", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Guarantee.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Guarantee", "Scalars")
-		return
-	}
-	// write "state"
-	err = en.Append(0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.State)
-	if err != nil {
-		err = msgp.WrapError(err, "State")
-		return
-	}
-	// write "annotations"
-	err = en.Append(0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Annotations)))
-	if err != nil {
-		err = msgp.WrapError(err, "Annotations")
-		return
-	}
-	for za0001, za0002 := range z.Annotations {
-		err = en.WriteString(za0001)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations")
-			return
-		}
-		err = en.WriteString(za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations", za0001)
-			return
-		}
-	}
-	// write "priority"
-	err = en.Append(0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Priority)
-	if err != nil {
-		err = msgp.WrapError(err, "Priority")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 7
 	// string "name"
 	o = append(o, 0x87, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.Name)
+	o = wire.AppendString(o, z.Name)
 	// string "weight"
 	o = append(o, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
-	o = msgp.AppendInt32(o, z.Weight)
+	o = wire.AppendInt32(o, z.Weight)
 	// string "capability"
 	o = append(o, 0xaa, 0x63, 0x61, 0x70, 0x61, 0x62, 0x69, 0x6c, 0x69, 0x74, 0x79)
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Capability.MilliCPU)
+	o = wire.AppendInt64(o, z.Capability.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Capability.Memory)
+	o = wire.AppendInt64(o, z.Capability.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Capability.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Capability", "Scalars")
+		err = wire.WrapError(err, "Capability", "Scalars")
 		return
 	}
 	// string "guarantee"
@@ -4493,141 +1912,141 @@ func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Guarantee.MilliCPU)
+	o = wire.AppendInt64(o, z.Guarantee.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Guarantee.Memory)
+	o = wire.AppendInt64(o, z.Guarantee.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Guarantee.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Guarantee", "Scalars")
+		err = wire.WrapError(err, "Guarantee", "Scalars")
 		return
 	}
 	// string "state"
 	o = append(o, 0xa5, 0x73, 0x74, 0x61, 0x74, 0x65)
-	o = msgp.AppendString(o, z.State)
+	o = wire.AppendString(o, z.State)
 	// string "annotations"
 	o = append(o, 0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Annotations)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Annotations)))
 	for za0001, za0002 := range z.Annotations {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendString(o, za0002)
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendString(o, za0002)
 	}
 	// string "priority"
 	o = append(o, 0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
-	o = msgp.AppendInt32(o, z.Priority)
+	o = wire.AppendInt32(o, z.Priority)
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "name":
 			z.Name, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Name")
+				err = wire.WrapError(err, "Name")
 				return
 			}
 		case "weight":
-			z.Weight, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Weight, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Weight")
+				err = wire.WrapError(err, "Weight")
 				return
 			}
 		case "capability":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Capability")
+				err = wire.WrapError(err, "Capability")
 				return
 			}
 			for zb0002 > 0 {
 				zb0002--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Capability")
+					err = wire.WrapError(err, "Capability")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Capability.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Capability.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Capability", "MilliCPU")
+						err = wire.WrapError(err, "Capability", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Capability.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Capability.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Capability", "Memory")
+						err = wire.WrapError(err, "Capability", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Capability.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Capability", "Scalars")
+						err = wire.WrapError(err, "Capability", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Capability")
+						err = wire.WrapError(err, "Capability")
 						return
 					}
 				}
 			}
 		case "guarantee":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Guarantee")
+				err = wire.WrapError(err, "Guarantee")
 				return
 			}
 			for zb0003 > 0 {
 				zb0003--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Guarantee")
+					err = wire.WrapError(err, "Guarantee")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Guarantee.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Guarantee.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Guarantee", "MilliCPU")
+						err = wire.WrapError(err, "Guarantee", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Guarantee.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Guarantee.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Guarantee", "Memory")
+						err = wire.WrapError(err, "Guarantee", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Guarantee.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Guarantee", "Scalars")
+						err = wire.WrapError(err, "Guarantee", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Guarantee")
+						err = wire.WrapError(err, "Guarantee")
 						return
 					}
 				}
@@ -4635,14 +2054,14 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		case "state":
 			z.State, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "State")
+				err = wire.WrapError(err, "State")
 				return
 			}
 		case "annotations":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
+				err = wire.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
@@ -4656,26 +2075,26 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0001 string
 				za0001, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
+					err = wire.WrapError(err, "Annotations")
 					return
 				}
 				za0002, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0001)
+					err = wire.WrapError(err, "Annotations", za0001)
 					return
 				}
 				z.Annotations[za0001] = za0002
 			}
 		case "priority":
-			z.Priority, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Priority, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Priority")
+				err = wire.WrapError(err, "Priority")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -4686,160 +2105,77 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Queue) Msgsize() (s int) {
-	s = 1 + 5 + msgp.StringPrefixSize + len(z.Name) + 7 + msgp.Int32Size + 11 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Capability.Scalars.Msgsize() + 10 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Guarantee.Scalars.Msgsize() + 6 + msgp.StringPrefixSize + len(z.State) + 12 + msgp.MapHeaderSize
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Name) + 7 + wire.Int32Size + 11 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Capability.Scalars.Msgsize() + 10 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Guarantee.Scalars.Msgsize() + 6 + wire.StringPrefixSize + len(z.State) + 12 + wire.MapHeaderSize
 	if z.Annotations != nil {
 		for za0001, za0002 := range z.Annotations {
 			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
+			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
 		}
 	}
-	s += 9 + msgp.Int32Size
+	s += 9 + wire.Int32Size
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Resource) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "cpu":
-			z.MilliCPU, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "MilliCPU")
-				return
-			}
-		case "memory":
-			z.Memory, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "Memory")
-				return
-			}
-		case "scalars":
-			err = z.Scalars.DecodeMsg(dc)
-			if err != nil {
-				err = msgp.WrapError(err, "Scalars")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Resource) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Scalars")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Resource) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.MilliCPU)
+	o = wire.AppendInt64(o, z.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Memory)
+	o = wire.AppendInt64(o, z.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Scalars")
+		err = wire.WrapError(err, "Scalars")
 		return
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Resource) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "cpu":
-			z.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+			z.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "MilliCPU")
+				err = wire.WrapError(err, "MilliCPU")
 				return
 			}
 		case "memory":
-			z.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+			z.Memory, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Memory")
+				err = wire.WrapError(err, "Memory")
 				return
 			}
 		case "scalars":
 			bts, err = z.Scalars.UnmarshalMsg(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Scalars")
+				err = wire.WrapError(err, "Scalars")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -4850,149 +2186,66 @@ func (z *Resource) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Resource) Msgsize() (s int) {
-	s = 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Scalars.Msgsize()
+	s = 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Scalars.Msgsize()
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Taint) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "key":
-			z.Key, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Key")
-				return
-			}
-		case "value":
-			z.Value, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Value")
-				return
-			}
-		case "effect":
-			z.Effect, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Effect")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z Taint) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 3
-	// write "key"
-	err = en.Append(0x83, 0xa3, 0x6b, 0x65, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Key)
-	if err != nil {
-		err = msgp.WrapError(err, "Key")
-		return
-	}
-	// write "value"
-	err = en.Append(0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Value)
-	if err != nil {
-		err = msgp.WrapError(err, "Value")
-		return
-	}
-	// write "effect"
-	err = en.Append(0xa6, 0x65, 0x66, 0x66, 0x65, 0x63, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Effect)
-	if err != nil {
-		err = msgp.WrapError(err, "Effect")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z Taint) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
 	// string "key"
 	o = append(o, 0x83, 0xa3, 0x6b, 0x65, 0x79)
-	o = msgp.AppendString(o, z.Key)
+	o = wire.AppendString(o, z.Key)
 	// string "value"
 	o = append(o, 0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
-	o = msgp.AppendString(o, z.Value)
+	o = wire.AppendString(o, z.Value)
 	// string "effect"
 	o = append(o, 0xa6, 0x65, 0x66, 0x66, 0x65, 0x63, 0x74)
-	o = msgp.AppendString(o, z.Effect)
+	o = wire.AppendString(o, z.Effect)
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Taint) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "key":
 			z.Key, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Key")
+				err = wire.WrapError(err, "Key")
 				return
 			}
 		case "value":
 			z.Value, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Value")
+				err = wire.WrapError(err, "Value")
 				return
 			}
 		case "effect":
 			z.Effect, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Effect")
+				err = wire.WrapError(err, "Effect")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -5003,745 +2256,46 @@ func (z *Taint) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z Taint) Msgsize() (s int) {
-	s = 1 + 4 + msgp.StringPrefixSize + len(z.Key) + 6 + msgp.StringPrefixSize + len(z.Value) + 7 + msgp.StringPrefixSize + len(z.Effect)
+	s = 1 + 4 + wire.StringPrefixSize + len(z.Key) + 6 + wire.StringPrefixSize + len(z.Value) + 7 + wire.StringPrefixSize + len(z.Effect)
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Task) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "namespace":
-			z.Namespace, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Namespace")
-				return
-			}
-		case "name":
-			z.Name, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Name")
-				return
-			}
-		case "job":
-			z.Job, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Job")
-				return
-			}
-		case "status":
-			z.Status, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Status")
-				return
-			}
-		case "node":
-			z.Node, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Node")
-				return
-			}
-		case "priority":
-			z.Priority, err = dc.ReadInt32()
-			if err != nil {
-				err = msgp.WrapError(err, "Priority")
-				return
-			}
-		case "request":
-			var zb0002 uint32
-			zb0002, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Request")
-				return
-			}
-			for zb0002 > 0 {
-				zb0002--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "Request")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.Request.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Request", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.Request.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "Request", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.Request.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "Request", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "Request")
-						return
-					}
-				}
-			}
-		case "initRequest":
-			var zb0003 uint32
-			zb0003, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "InitRequest")
-				return
-			}
-			for zb0003 > 0 {
-				zb0003--
-				field, err = dc.ReadMapKeyPtr()
-				if err != nil {
-					err = msgp.WrapError(err, "InitRequest")
-					return
-				}
-				switch unsafeString(field) {
-				case "cpu":
-					z.InitRequest.MilliCPU, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "InitRequest", "MilliCPU")
-						return
-					}
-				case "memory":
-					z.InitRequest.Memory, err = dc.ReadInt64()
-					if err != nil {
-						err = msgp.WrapError(err, "InitRequest", "Memory")
-						return
-					}
-				case "scalars":
-					err = z.InitRequest.Scalars.DecodeMsg(dc)
-					if err != nil {
-						err = msgp.WrapError(err, "InitRequest", "Scalars")
-						return
-					}
-				default:
-					err = dc.Skip()
-					if err != nil {
-						err = msgp.WrapError(err, "InitRequest")
-						return
-					}
-				}
-			}
-		case "labels":
-			var zb0004 uint32
-			zb0004, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Labels")
-				return
-			}
-			if z.Labels == nil {
-				z.Labels = make(map[string]string, zb0004)
-			} else if len(z.Labels) > 0 {
-				clear(z.Labels)
-			}
-			for zb0004 > 0 {
-				zb0004--
-				var za0001 string
-				za0001, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Labels")
-					return
-				}
-				var za0002 string
-				za0002, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
-					return
-				}
-				z.Labels[za0001] = za0002
-			}
-		case "annotations":
-			var zb0005 uint32
-			zb0005, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
-				return
-			}
-			if z.Annotations == nil {
-				z.Annotations = make(map[string]string, zb0005)
-			} else if len(z.Annotations) > 0 {
-				clear(z.Annotations)
-			}
-			for zb0005 > 0 {
-				zb0005--
-				var za0003 string
-				za0003, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
-					return
-				}
-				var za0004 string
-				za0004, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
-					return
-				}
-				z.Annotations[za0003] = za0004
-			}
-		case "nodeSelector":
-			var zb0006 uint32
-			zb0006, err = dc.ReadMapHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "NodeSelector")
-				return
-			}
-			if z.NodeSelector == nil {
-				z.NodeSelector = make(map[string]string, zb0006)
-			} else if len(z.NodeSelector) > 0 {
-				clear(z.NodeSelector)
-			}
-			for zb0006 > 0 {
-				zb0006--
-				var za0005 string
-				za0005, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "NodeSelector")
-					return
-				}
-				var za0006 string
-				za0006, err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "NodeSelector", za0005)
-					return
-				}
-				z.NodeSelector[za0005] = za0006
-			}
-		case "tolerations":
-			var zb0007 uint32
-			zb0007, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Tolerations")
-				return
-			}
-			if cap(z.Tolerations) >= int(zb0007) {
-				z.Tolerations = (z.Tolerations)[:zb0007]
-			} else {
-				z.Tolerations = make([]Toleration, zb0007)
-			}
-			for za0007 := range z.Tolerations {
-				err = z.Tolerations[za0007].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "Tolerations", za0007)
-					return
-				}
-			}
-		case "preemptable":
-			z.Preemptable, err = dc.ReadBool()
-			if err != nil {
-				err = msgp.WrapError(err, "Preemptable")
-				return
-			}
-		case "role":
-			z.Role, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Role")
-				return
-			}
-		case "creationTime":
-			z.CreationTime, err = dc.ReadInt64()
-			if err != nil {
-				err = msgp.WrapError(err, "CreationTime")
-				return
-			}
-		case "priorityClassName":
-			z.PriorityClassName, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "PriorityClassName")
-				return
-			}
-		case "bestEffort":
-			z.BestEffort, err = dc.ReadBool()
-			if err != nil {
-				err = msgp.WrapError(err, "BestEffort")
-				return
-			}
-		case "nodeAffinity":
-			if dc.IsNil() {
-				err = dc.ReadNil()
-				if err != nil {
-					err = msgp.WrapError(err, "NodeAffinity")
-					return
-				}
-				z.NodeAffinity = nil
-			} else {
-				if z.NodeAffinity == nil {
-					z.NodeAffinity = new(NodeAffinity)
-				}
-				err = z.NodeAffinity.DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "NodeAffinity")
-					return
-				}
-			}
-		case "hostPorts":
-			var zb0008 uint32
-			zb0008, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "HostPorts")
-				return
-			}
-			if cap(z.HostPorts) >= int(zb0008) {
-				z.HostPorts = (z.HostPorts)[:zb0008]
-			} else {
-				z.HostPorts = make([]HostPort, zb0008)
-			}
-			for za0008 := range z.HostPorts {
-				var zb0009 uint32
-				zb0009, err = dc.ReadMapHeader()
-				if err != nil {
-					err = msgp.WrapError(err, "HostPorts", za0008)
-					return
-				}
-				for zb0009 > 0 {
-					zb0009--
-					field, err = dc.ReadMapKeyPtr()
-					if err != nil {
-						err = msgp.WrapError(err, "HostPorts", za0008)
-						return
-					}
-					switch unsafeString(field) {
-					case "ip":
-						z.HostPorts[za0008].IP, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008, "IP")
-							return
-						}
-					case "port":
-						z.HostPorts[za0008].Port, err = dc.ReadInt32()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008, "Port")
-							return
-						}
-					case "protocol":
-						z.HostPorts[za0008].Protocol, err = dc.ReadString()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
-							return
-						}
-					default:
-						err = dc.Skip()
-						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008)
-							return
-						}
-					}
-				}
-			}
-		case "kubeRequest":
-			err = z.KubeRequest.DecodeMsg(dc)
-			if err != nil {
-				err = msgp.WrapError(err, "KubeRequest")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Task) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 20
-	// write "namespace"
-	err = en.Append(0xde, 0x0, 0x14, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Namespace)
-	if err != nil {
-		err = msgp.WrapError(err, "Namespace")
-		return
-	}
-	// write "name"
-	err = en.Append(0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Name)
-	if err != nil {
-		err = msgp.WrapError(err, "Name")
-		return
-	}
-	// write "job"
-	err = en.Append(0xa3, 0x6a, 0x6f, 0x62)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Job)
-	if err != nil {
-		err = msgp.WrapError(err, "Job")
-		return
-	}
-	// write "status"
-	err = en.Append(0xa6, 0x73, 0x74, 0x61, 0x74, 0x75, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Status)
-	if err != nil {
-		err = msgp.WrapError(err, "Status")
-		return
-	}
-	// write "node"
-	err = en.Append(0xa4, 0x6e, 0x6f, 0x64, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Node)
-	if err != nil {
-		err = msgp.WrapError(err, "Node")
-		return
-	}
-	// write "priority"
-	err = en.Append(0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt32(z.Priority)
-	if err != nil {
-		err = msgp.WrapError(err, "Priority")
-		return
-	}
-	// write "request"
-	err = en.Append(0xa7, 0x72, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Request.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "Request", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.Request.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "Request", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.Request.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "Request", "Scalars")
-		return
-	}
-	// write "initRequest"
-	err = en.Append(0xab, 0x69, 0x6e, 0x69, 0x74, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
-	if err != nil {
-		return
-	}
-	// map header, size 3
-	// write "cpu"
-	err = en.Append(0x83, 0xa3, 0x63, 0x70, 0x75)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.InitRequest.MilliCPU)
-	if err != nil {
-		err = msgp.WrapError(err, "InitRequest", "MilliCPU")
-		return
-	}
-	// write "memory"
-	err = en.Append(0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.InitRequest.Memory)
-	if err != nil {
-		err = msgp.WrapError(err, "InitRequest", "Memory")
-		return
-	}
-	// write "scalars"
-	err = en.Append(0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
-	if err != nil {
-		return
-	}
-	err = z.InitRequest.Scalars.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "InitRequest", "Scalars")
-		return
-	}
-	// write "labels"
-	err = en.Append(0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Labels)))
-	if err != nil {
-		err = msgp.WrapError(err, "Labels")
-		return
-	}
-	for za0001, za0002 := range z.Labels {
-		err = en.WriteString(za0001)
-		if err != nil {
-			err = msgp.WrapError(err, "Labels")
-			return
-		}
-		err = en.WriteString(za0002)
-		if err != nil {
-			err = msgp.WrapError(err, "Labels", za0001)
-			return
-		}
-	}
-	// write "annotations"
-	err = en.Append(0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.Annotations)))
-	if err != nil {
-		err = msgp.WrapError(err, "Annotations")
-		return
-	}
-	for za0003, za0004 := range z.Annotations {
-		err = en.WriteString(za0003)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations")
-			return
-		}
-		err = en.WriteString(za0004)
-		if err != nil {
-			err = msgp.WrapError(err, "Annotations", za0003)
-			return
-		}
-	}
-	// write "nodeSelector"
-	err = en.Append(0xac, 0x6e, 0x6f, 0x64, 0x65, 0x53, 0x65, 0x6c, 0x65, 0x63, 0x74, 0x6f, 0x72)
-	if err != nil {
-		return
-	}
-	err = en.WriteMapHeader(uint32(len(z.NodeSelector)))
-	if err != nil {
-		err = msgp.WrapError(err, "NodeSelector")
-		return
-	}
-	for za0005, za0006 := range z.NodeSelector {
-		err = en.WriteString(za0005)
-		if err != nil {
-			err = msgp.WrapError(err, "NodeSelector")
-			return
-		}
-		err = en.WriteString(za0006)
-		if err != nil {
-			err = msgp.WrapError(err, "NodeSelector", za0005)
-			return
-		}
-	}
-	// write "tolerations"
-	err = en.Append(0xab, 0x74, 0x6f, 0x6c, 0x65, 0x72, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Tolerations)))
-	if err != nil {
-		err = msgp.WrapError(err, "Tolerations")
-		return
-	}
-	for za0007 := range z.Tolerations {
-		err = z.Tolerations[za0007].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Tolerations", za0007)
-			return
-		}
-	}
-	// write "preemptable"
-	err = en.Append(0xab, 0x70, 0x72, 0x65, 0x65, 0x6d, 0x70, 0x74, 0x61, 0x62, 0x6c, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteBool(z.Preemptable)
-	if err != nil {
-		err = msgp.WrapError(err, "Preemptable")
-		return
-	}
-	// write "role"
-	err = en.Append(0xa4, 0x72, 0x6f, 0x6c, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Role)
-	if err != nil {
-		err = msgp.WrapError(err, "Role")
-		return
-	}
-	// write "creationTime"
-	err = en.Append(0xac, 0x63, 0x72, 0x65, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x54, 0x69, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteInt64(z.CreationTime)
-	if err != nil {
-		err = msgp.WrapError(err, "CreationTime")
-		return
-	}
-	// write "priorityClassName"
-	err = en.Append(0xb1, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79, 0x43, 0x6c, 0x61, 0x73, 0x73, 0x4e, 0x61, 0x6d, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.PriorityClassName)
-	if err != nil {
-		err = msgp.WrapError(err, "PriorityClassName")
-		return
-	}
-	// write "bestEffort"
-	err = en.Append(0xaa, 0x62, 0x65, 0x73, 0x74, 0x45, 0x66, 0x66, 0x6f, 0x72, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteBool(z.BestEffort)
-	if err != nil {
-		err = msgp.WrapError(err, "BestEffort")
-		return
-	}
-	// write "nodeAffinity"
-	err = en.Append(0xac, 0x6e, 0x6f, 0x64, 0x65, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
-	if err != nil {
-		return
-	}
-	if z.NodeAffinity == nil {
-		err = en.WriteNil()
-		if err != nil {
-			return
-		}
-	} else {
-		err = z.NodeAffinity.EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "NodeAffinity")
-			return
-		}
-	}
-	// write "hostPorts"
-	err = en.Append(0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.HostPorts)))
-	if err != nil {
-		err = msgp.WrapError(err, "HostPorts")
-		return
-	}
-	for za0008 := range z.HostPorts {
-		// map header, size 3
-		// write "ip"
-		err = en.Append(0x83, 0xa2, 0x69, 0x70)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.HostPorts[za0008].IP)
-		if err != nil {
-			err = msgp.WrapError(err, "HostPorts", za0008, "IP")
-			return
-		}
-		// write "port"
-		err = en.Append(0xa4, 0x70, 0x6f, 0x72, 0x74)
-		if err != nil {
-			return
-		}
-		err = en.WriteInt32(z.HostPorts[za0008].Port)
-		if err != nil {
-			err = msgp.WrapError(err, "HostPorts", za0008, "Port")
-			return
-		}
-		// write "protocol"
-		err = en.Append(0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
-		if err != nil {
-			return
-		}
-		err = en.WriteString(z.HostPorts[za0008].Protocol)
-		if err != nil {
-			err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
-			return
-		}
-	}
-	// write "kubeRequest"
-	err = en.Append(0xab, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
-	if err != nil {
-		return
-	}
-	err = z.KubeRequest.EncodeMsg(en)
-	if err != nil {
-		err = msgp.WrapError(err, "KubeRequest")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 20
 	// string "namespace"
 	o = append(o, 0xde, 0x0, 0x14, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
-	o = msgp.AppendString(o, z.Namespace)
+	o = wire.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.Name)
+	o = wire.AppendString(o, z.Name)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
-	o = msgp.AppendInt32(o, z.Job)
+	o = wire.AppendInt32(o, z.Job)
 	// string "status"
 	o = append(o, 0xa6, 0x73, 0x74, 0x61, 0x74, 0x75, 0x73)
-	o = msgp.AppendString(o, z.Status)
+	o = wire.AppendString(o, z.Status)
 	// string "node"
 	o = append(o, 0xa4, 0x6e, 0x6f, 0x64, 0x65)
-	o = msgp.AppendInt32(o, z.Node)
+	o = wire.AppendInt32(o, z.Node)
 	// string "priority"
 	o = append(o, 0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
-	o = msgp.AppendInt32(o, z.Priority)
+	o = wire.AppendInt32(o, z.Priority)
 	// string "request"
 	o = append(o, 0xa7, 0x72, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.Request.MilliCPU)
+	o = wire.AppendInt64(o, z.Request.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.Request.Memory)
+	o = wire.AppendInt64(o, z.Request.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.Request.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "Request", "Scalars")
+		err = wire.WrapError(err, "Request", "Scalars")
 		return
 	}
 	// string "initRequest"
@@ -5749,240 +2303,240 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	// map header, size 3
 	// string "cpu"
 	o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
-	o = msgp.AppendInt64(o, z.InitRequest.MilliCPU)
+	o = wire.AppendInt64(o, z.InitRequest.MilliCPU)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
-	o = msgp.AppendInt64(o, z.InitRequest.Memory)
+	o = wire.AppendInt64(o, z.InitRequest.Memory)
 	// string "scalars"
 	o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
 	o, err = z.InitRequest.Scalars.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "InitRequest", "Scalars")
+		err = wire.WrapError(err, "InitRequest", "Scalars")
 		return
 	}
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Labels)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Labels)))
 	for za0001, za0002 := range z.Labels {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendString(o, za0002)
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendString(o, za0002)
 	}
 	// string "annotations"
 	o = append(o, 0xab, 0x61, 0x6e, 0x6e, 0x6f, 0x74, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Annotations)))
+	o = wire.AppendMapHeader(o, uint32(len(z.Annotations)))
 	for za0003, za0004 := range z.Annotations {
-		o = msgp.AppendString(o, za0003)
-		o = msgp.AppendString(o, za0004)
+		o = wire.AppendString(o, za0003)
+		o = wire.AppendString(o, za0004)
 	}
 	// string "nodeSelector"
 	o = append(o, 0xac, 0x6e, 0x6f, 0x64, 0x65, 0x53, 0x65, 0x6c, 0x65, 0x63, 0x74, 0x6f, 0x72)
-	o = msgp.AppendMapHeader(o, uint32(len(z.NodeSelector)))
+	o = wire.AppendMapHeader(o, uint32(len(z.NodeSelector)))
 	for za0005, za0006 := range z.NodeSelector {
-		o = msgp.AppendString(o, za0005)
-		o = msgp.AppendString(o, za0006)
+		o = wire.AppendString(o, za0005)
+		o = wire.AppendString(o, za0006)
 	}
 	// string "tolerations"
 	o = append(o, 0xab, 0x74, 0x6f, 0x6c, 0x65, 0x72, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Tolerations)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Tolerations)))
 	for za0007 := range z.Tolerations {
 		o, err = z.Tolerations[za0007].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Tolerations", za0007)
+			err = wire.WrapError(err, "Tolerations", za0007)
 			return
 		}
 	}
 	// string "preemptable"
 	o = append(o, 0xab, 0x70, 0x72, 0x65, 0x65, 0x6d, 0x70, 0x74, 0x61, 0x62, 0x6c, 0x65)
-	o = msgp.AppendBool(o, z.Preemptable)
+	o = wire.AppendBool(o, z.Preemptable)
 	// string "role"
 	o = append(o, 0xa4, 0x72, 0x6f, 0x6c, 0x65)
-	o = msgp.AppendString(o, z.Role)
+	o = wire.AppendString(o, z.Role)
 	// string "creationTime"
 	o = append(o, 0xac, 0x63, 0x72, 0x65, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x54, 0x69, 0x6d, 0x65)
-	o = msgp.AppendInt64(o, z.CreationTime)
+	o = wire.AppendInt64(o, z.CreationTime)
 	// string "priorityClassName"
 	o = append(o, 0xb1, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79, 0x43, 0x6c, 0x61, 0x73, 0x73, 0x4e, 0x61, 0x6d, 0x65)
-	o = msgp.AppendString(o, z.PriorityClassName)
+	o = wire.AppendString(o, z.PriorityClassName)
 	// string "bestEffort"
 	o = append(o, 0xaa, 0x62, 0x65, 0x73, 0x74, 0x45, 0x66, 0x66, 0x6f, 0x72, 0x74)
-	o = msgp.AppendBool(o, z.BestEffort)
+	o = wire.AppendBool(o, z.BestEffort)
 	// string "nodeAffinity"
 	o = append(o, 0xac, 0x6e, 0x6f, 0x64, 0x65, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
 	if z.NodeAffinity == nil {
-		o = msgp.AppendNil(o)
+		o = wire.AppendNil(o)
 	} else {
 		o, err = z.NodeAffinity.MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "NodeAffinity")
+			err = wire.WrapError(err, "NodeAffinity")
 			return
 		}
 	}
 	// string "hostPorts"
 	o = append(o, 0xa9, 0x68, 0x6f, 0x73, 0x74, 0x50, 0x6f, 0x72, 0x74, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.HostPorts)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.HostPorts)))
 	for za0008 := range z.HostPorts {
 		// map header, size 3
 		// string "ip"
 		o = append(o, 0x83, 0xa2, 0x69, 0x70)
-		o = msgp.AppendString(o, z.HostPorts[za0008].IP)
+		o = wire.AppendString(o, z.HostPorts[za0008].IP)
 		// string "port"
 		o = append(o, 0xa4, 0x70, 0x6f, 0x72, 0x74)
-		o = msgp.AppendInt32(o, z.HostPorts[za0008].Port)
+		o = wire.AppendInt32(o, z.HostPorts[za0008].Port)
 		// string "protocol"
 		o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
-		o = msgp.AppendString(o, z.HostPorts[za0008].Protocol)
+		o = wire.AppendString(o, z.HostPorts[za0008].Protocol)
 	}
 	// string "kubeRequest"
 	o = append(o, 0xab, 0x6b, 0x75, 0x62, 0x65, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74)
 	o, err = z.KubeRequest.MarshalMsg(o)
 	if err != nil {
-		err = msgp.WrapError(err, "KubeRequest")
+		err = wire.WrapError(err, "KubeRequest")
 		return
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "namespace":
 			z.Namespace, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Namespace")
+				err = wire.WrapError(err, "Namespace")
 				return
 			}
 		case "name":
 			z.Name, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Name")
+				err = wire.WrapError(err, "Name")
 				return
 			}
 		case "job":
-			z.Job, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Job, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Job")
+				err = wire.WrapError(err, "Job")
 				return
 			}
 		case "status":
 			z.Status, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Status")
+				err = wire.WrapError(err, "Status")
 				return
 			}
 		case "node":
-			z.Node, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Node, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Node")
+				err = wire.WrapError(err, "Node")
 				return
 			}
 		case "priority":
-			z.Priority, bts, err = msgp.ReadInt32Bytes(bts)
+			z.Priority, bts, err = wire.ReadInt32Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Priority")
+				err = wire.WrapError(err, "Priority")
 				return
 			}
 		case "request":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Request")
+				err = wire.WrapError(err, "Request")
 				return
 			}
 			for zb0002 > 0 {
 				zb0002--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Request")
+					err = wire.WrapError(err, "Request")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.Request.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Request.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Request", "MilliCPU")
+						err = wire.WrapError(err, "Request", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.Request.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.Request.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Request", "Memory")
+						err = wire.WrapError(err, "Request", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.Request.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Request", "Scalars")
+						err = wire.WrapError(err, "Request", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "Request")
+						err = wire.WrapError(err, "Request")
 						return
 					}
 				}
 			}
 		case "initRequest":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "InitRequest")
+				err = wire.WrapError(err, "InitRequest")
 				return
 			}
 			for zb0003 > 0 {
 				zb0003--
-				field, bts, err = msgp.ReadMapKeyZC(bts)
+				field, bts, err = wire.ReadMapKeyZC(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "InitRequest")
+					err = wire.WrapError(err, "InitRequest")
 					return
 				}
 				switch unsafeString(field) {
 				case "cpu":
-					z.InitRequest.MilliCPU, bts, err = msgp.ReadInt64Bytes(bts)
+					z.InitRequest.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "InitRequest", "MilliCPU")
+						err = wire.WrapError(err, "InitRequest", "MilliCPU")
 						return
 					}
 				case "memory":
-					z.InitRequest.Memory, bts, err = msgp.ReadInt64Bytes(bts)
+					z.InitRequest.Memory, bts, err = wire.ReadInt64Bytes(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "InitRequest", "Memory")
+						err = wire.WrapError(err, "InitRequest", "Memory")
 						return
 					}
 				case "scalars":
 					bts, err = z.InitRequest.Scalars.UnmarshalMsg(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "InitRequest", "Scalars")
+						err = wire.WrapError(err, "InitRequest", "Scalars")
 						return
 					}
 				default:
-					bts, err = msgp.Skip(bts)
+					bts, err = wire.Skip(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "InitRequest")
+						err = wire.WrapError(err, "InitRequest")
 						return
 					}
 				}
 			}
 		case "labels":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Labels")
+				err = wire.WrapError(err, "Labels")
 				return
 			}
 			if z.Labels == nil {
@@ -5996,21 +2550,21 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0001 string
 				za0001, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels")
+					err = wire.WrapError(err, "Labels")
 					return
 				}
 				za0002, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Labels", za0001)
+					err = wire.WrapError(err, "Labels", za0001)
 					return
 				}
 				z.Labels[za0001] = za0002
 			}
 		case "annotations":
 			var zb0005 uint32
-			zb0005, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Annotations")
+				err = wire.WrapError(err, "Annotations")
 				return
 			}
 			if z.Annotations == nil {
@@ -6024,21 +2578,21 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0003 string
 				za0003, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations")
+					err = wire.WrapError(err, "Annotations")
 					return
 				}
 				za0004, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Annotations", za0003)
+					err = wire.WrapError(err, "Annotations", za0003)
 					return
 				}
 				z.Annotations[za0003] = za0004
 			}
 		case "nodeSelector":
 			var zb0006 uint32
-			zb0006, bts, err = msgp.ReadMapHeaderBytes(bts)
+			zb0006, bts, err = wire.ReadMapHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "NodeSelector")
+				err = wire.WrapError(err, "NodeSelector")
 				return
 			}
 			if z.NodeSelector == nil {
@@ -6052,21 +2606,21 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				var za0005 string
 				za0005, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "NodeSelector")
+					err = wire.WrapError(err, "NodeSelector")
 					return
 				}
 				za0006, bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "NodeSelector", za0005)
+					err = wire.WrapError(err, "NodeSelector", za0005)
 					return
 				}
 				z.NodeSelector[za0005] = za0006
 			}
 		case "tolerations":
 			var zb0007 uint32
-			zb0007, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0007, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Tolerations")
+				err = wire.WrapError(err, "Tolerations")
 				return
 			}
 			if cap(z.Tolerations) >= int(zb0007) {
@@ -6077,43 +2631,43 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0007 := range z.Tolerations {
 				bts, err = z.Tolerations[za0007].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Tolerations", za0007)
+					err = wire.WrapError(err, "Tolerations", za0007)
 					return
 				}
 			}
 		case "preemptable":
-			z.Preemptable, bts, err = msgp.ReadBoolBytes(bts)
+			z.Preemptable, bts, err = wire.ReadBoolBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Preemptable")
+				err = wire.WrapError(err, "Preemptable")
 				return
 			}
 		case "role":
 			z.Role, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Role")
+				err = wire.WrapError(err, "Role")
 				return
 			}
 		case "creationTime":
-			z.CreationTime, bts, err = msgp.ReadInt64Bytes(bts)
+			z.CreationTime, bts, err = wire.ReadInt64Bytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "CreationTime")
+				err = wire.WrapError(err, "CreationTime")
 				return
 			}
 		case "priorityClassName":
 			z.PriorityClassName, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "PriorityClassName")
+				err = wire.WrapError(err, "PriorityClassName")
 				return
 			}
 		case "bestEffort":
-			z.BestEffort, bts, err = msgp.ReadBoolBytes(bts)
+			z.BestEffort, bts, err = wire.ReadBoolBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "BestEffort")
+				err = wire.WrapError(err, "BestEffort")
 				return
 			}
 		case "nodeAffinity":
-			if msgp.IsNil(bts) {
-				bts, err = msgp.ReadNilBytes(bts)
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
 				if err != nil {
 					return
 				}
@@ -6124,15 +2678,15 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				bts, err = z.NodeAffinity.UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "NodeAffinity")
+					err = wire.WrapError(err, "NodeAffinity")
 					return
 				}
 			}
 		case "hostPorts":
 			var zb0008 uint32
-			zb0008, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0008, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "HostPorts")
+				err = wire.WrapError(err, "HostPorts")
 				return
 			}
 			if cap(z.HostPorts) >= int(zb0008) {
@@ -6142,41 +2696,41 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			}
 			for za0008 := range z.HostPorts {
 				var zb0009 uint32
-				zb0009, bts, err = msgp.ReadMapHeaderBytes(bts)
+				zb0009, bts, err = wire.ReadMapHeaderBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "HostPorts", za0008)
+					err = wire.WrapError(err, "HostPorts", za0008)
 					return
 				}
 				for zb0009 > 0 {
 					zb0009--
-					field, bts, err = msgp.ReadMapKeyZC(bts)
+					field, bts, err = wire.ReadMapKeyZC(bts)
 					if err != nil {
-						err = msgp.WrapError(err, "HostPorts", za0008)
+						err = wire.WrapError(err, "HostPorts", za0008)
 						return
 					}
 					switch unsafeString(field) {
 					case "ip":
 						z.HostPorts[za0008].IP, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008, "IP")
+							err = wire.WrapError(err, "HostPorts", za0008, "IP")
 							return
 						}
 					case "port":
-						z.HostPorts[za0008].Port, bts, err = msgp.ReadInt32Bytes(bts)
+						z.HostPorts[za0008].Port, bts, err = wire.ReadInt32Bytes(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008, "Port")
+							err = wire.WrapError(err, "HostPorts", za0008, "Port")
 							return
 						}
 					case "protocol":
 						z.HostPorts[za0008].Protocol, bts, err = readString(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008, "Protocol")
+							err = wire.WrapError(err, "HostPorts", za0008, "Protocol")
 							return
 						}
 					default:
-						bts, err = msgp.Skip(bts)
+						bts, err = wire.Skip(bts)
 						if err != nil {
-							err = msgp.WrapError(err, "HostPorts", za0008)
+							err = wire.WrapError(err, "HostPorts", za0008)
 							return
 						}
 					}
@@ -6185,13 +2739,13 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		case "kubeRequest":
 			bts, err = z.KubeRequest.UnmarshalMsg(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "KubeRequest")
+				err = wire.WrapError(err, "KubeRequest")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -6202,209 +2756,110 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Task) Msgsize() (s int) {
-	s = 3 + 10 + msgp.StringPrefixSize + len(z.Namespace) + 5 + msgp.StringPrefixSize + len(z.Name) + 4 + msgp.Int32Size + 7 + msgp.StringPrefixSize + len(z.Status) + 5 + msgp.Int32Size + 9 + msgp.Int32Size + 8 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.Request.Scalars.Msgsize() + 12 + 1 + 4 + msgp.Int64Size + 7 + msgp.Int64Size + 8 + z.InitRequest.Scalars.Msgsize() + 7 + msgp.MapHeaderSize
+	s = 3 + 10 + wire.StringPrefixSize + len(z.Namespace) + 5 + wire.StringPrefixSize + len(z.Name) + 4 + wire.Int32Size + 7 + wire.StringPrefixSize + len(z.Status) + 5 + wire.Int32Size + 9 + wire.Int32Size + 8 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Request.Scalars.Msgsize() + 12 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.InitRequest.Scalars.Msgsize() + 7 + wire.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
-			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
+			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
 		}
 	}
-	s += 12 + msgp.MapHeaderSize
+	s += 12 + wire.MapHeaderSize
 	if z.Annotations != nil {
 		for za0003, za0004 := range z.Annotations {
 			_ = za0004
-			s += msgp.StringPrefixSize + len(za0003) + msgp.StringPrefixSize + len(za0004)
+			s += wire.StringPrefixSize + len(za0003) + wire.StringPrefixSize + len(za0004)
 		}
 	}
-	s += 13 + msgp.MapHeaderSize
+	s += 13 + wire.MapHeaderSize
 	if z.NodeSelector != nil {
 		for za0005, za0006 := range z.NodeSelector {
 			_ = za0006
-			s += msgp.StringPrefixSize + len(za0005) + msgp.StringPrefixSize + len(za0006)
+			s += wire.StringPrefixSize + len(za0005) + wire.StringPrefixSize + len(za0006)
 		}
 	}
-	s += 12 + msgp.ArrayHeaderSize
+	s += 12 + wire.ArrayHeaderSize
 	for za0007 := range z.Tolerations {
 		s += z.Tolerations[za0007].Msgsize()
 	}
-	s += 12 + msgp.BoolSize + 5 + msgp.StringPrefixSize + len(z.Role) + 13 + msgp.Int64Size + 18 + msgp.StringPrefixSize + len(z.PriorityClassName) + 11 + msgp.BoolSize + 13
+	s += 12 + wire.BoolSize + 5 + wire.StringPrefixSize + len(z.Role) + 13 + wire.Int64Size + 18 + wire.StringPrefixSize + len(z.PriorityClassName) + 11 + wire.BoolSize + 13
 	if z.NodeAffinity == nil {
-		s += msgp.NilSize
+		s += wire.NilSize
 	} else {
 		s += z.NodeAffinity.Msgsize()
 	}
-	s += 10 + msgp.ArrayHeaderSize
+	s += 10 + wire.ArrayHeaderSize
 	for za0008 := range z.HostPorts {
-		s += 1 + 3 + msgp.StringPrefixSize + len(z.HostPorts[za0008].IP) + 5 + msgp.Int32Size + 9 + msgp.StringPrefixSize + len(z.HostPorts[za0008].Protocol)
+		s += 1 + 3 + wire.StringPrefixSize + len(z.HostPorts[za0008].IP) + 5 + wire.Int32Size + 9 + wire.StringPrefixSize + len(z.HostPorts[za0008].Protocol)
 	}
 	s += 12 + z.KubeRequest.Msgsize()
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *Toleration) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "key":
-			z.Key, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Key")
-				return
-			}
-		case "operator":
-			z.Operator, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Operator")
-				return
-			}
-		case "value":
-			z.Value, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Value")
-				return
-			}
-		case "effect":
-			z.Effect, err = dc.ReadString()
-			if err != nil {
-				err = msgp.WrapError(err, "Effect")
-				return
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *Toleration) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 4
-	// write "key"
-	err = en.Append(0x84, 0xa3, 0x6b, 0x65, 0x79)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Key)
-	if err != nil {
-		err = msgp.WrapError(err, "Key")
-		return
-	}
-	// write "operator"
-	err = en.Append(0xa8, 0x6f, 0x70, 0x65, 0x72, 0x61, 0x74, 0x6f, 0x72)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Operator)
-	if err != nil {
-		err = msgp.WrapError(err, "Operator")
-		return
-	}
-	// write "value"
-	err = en.Append(0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Value)
-	if err != nil {
-		err = msgp.WrapError(err, "Value")
-		return
-	}
-	// write "effect"
-	err = en.Append(0xa6, 0x65, 0x66, 0x66, 0x65, 0x63, 0x74)
-	if err != nil {
-		return
-	}
-	err = en.WriteString(z.Effect)
-	if err != nil {
-		err = msgp.WrapError(err, "Effect")
-		return
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *Toleration) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 4
 	// string "key"
 	o = append(o, 0x84, 0xa3, 0x6b, 0x65, 0x79)
-	o = msgp.AppendString(o, z.Key)
+	o = wire.AppendString(o, z.Key)
 	// string "operator"
 	o = append(o, 0xa8, 0x6f, 0x70, 0x65, 0x72, 0x61, 0x74, 0x6f, 0x72)
-	o = msgp.AppendString(o, z.Operator)
+	o = wire.AppendString(o, z.Operator)
 	// string "value"
 	o = append(o, 0xa5, 0x76, 0x61, 0x6c, 0x75, 0x65)
-	o = msgp.AppendString(o, z.Value)
+	o = wire.AppendString(o, z.Value)
 	// string "effect"
 	o = append(o, 0xa6, 0x65, 0x66, 0x66, 0x65, 0x63, 0x74)
-	o = msgp.AppendString(o, z.Effect)
+	o = wire.AppendString(o, z.Effect)
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *Toleration) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "key":
 			z.Key, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Key")
+				err = wire.WrapError(err, "Key")
 				return
 			}
 		case "operator":
 			z.Operator, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Operator")
+				err = wire.WrapError(err, "Operator")
 				return
 			}
 		case "value":
 			z.Value, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Value")
+				err = wire.WrapError(err, "Value")
 				return
 			}
 		case "effect":
 			z.Effect, bts, err = readString(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Effect")
+				err = wire.WrapError(err, "Effect")
 				return
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -6415,301 +2870,86 @@ func (z *Toleration) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Toleration) Msgsize() (s int) {
-	s = 1 + 4 + msgp.StringPrefixSize + len(z.Key) + 9 + msgp.StringPrefixSize + len(z.Operator) + 6 + msgp.StringPrefixSize + len(z.Value) + 7 + msgp.StringPrefixSize + len(z.Effect)
+	s = 1 + 4 + wire.StringPrefixSize + len(z.Key) + 9 + wire.StringPrefixSize + len(z.Operator) + 6 + wire.StringPrefixSize + len(z.Value) + 7 + wire.StringPrefixSize + len(z.Effect)
 	return
 }
 
-// DecodeMsg implements msgp.Decodable
-func (z *View) DecodeMsg(dc *msgp.Reader) (err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, err = dc.ReadMapHeader()
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, err = dc.ReadMapKeyPtr()
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch unsafeString(field) {
-		case "nodes":
-			var zb0002 uint32
-			zb0002, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Nodes")
-				return
-			}
-			if cap(z.Nodes) >= int(zb0002) {
-				z.Nodes = (z.Nodes)[:zb0002]
-			} else {
-				z.Nodes = make([]Node, zb0002)
-			}
-			for za0001 := range z.Nodes {
-				err = z.Nodes[za0001].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "Nodes", za0001)
-					return
-				}
-			}
-		case "queues":
-			var zb0003 uint32
-			zb0003, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Queues")
-				return
-			}
-			if cap(z.Queues) >= int(zb0003) {
-				z.Queues = (z.Queues)[:zb0003]
-			} else {
-				z.Queues = make([]Queue, zb0003)
-			}
-			for za0002 := range z.Queues {
-				err = z.Queues[za0002].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "Queues", za0002)
-					return
-				}
-			}
-		case "jobs":
-			var zb0004 uint32
-			zb0004, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Jobs")
-				return
-			}
-			if cap(z.Jobs) >= int(zb0004) {
-				z.Jobs = (z.Jobs)[:zb0004]
-			} else {
-				z.Jobs = make([]Job, zb0004)
-			}
-			for za0003 := range z.Jobs {
-				err = z.Jobs[za0003].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "Jobs", za0003)
-					return
-				}
-			}
-		case "tasks":
-			var zb0005 uint32
-			zb0005, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Tasks")
-				return
-			}
-			if cap(z.Tasks) >= int(zb0005) {
-				z.Tasks = (z.Tasks)[:zb0005]
-			} else {
-				z.Tasks = make([]Task, zb0005)
-			}
-			for za0004 := range z.Tasks {
-				err = z.Tasks[za0004].DecodeMsg(dc)
-				if err != nil {
-					err = msgp.WrapError(err, "Tasks", za0004)
-					return
-				}
-			}
-		case "plugins":
-			var zb0006 uint32
-			zb0006, err = dc.ReadArrayHeader()
-			if err != nil {
-				err = msgp.WrapError(err, "Plugins")
-				return
-			}
-			if cap(z.Plugins) >= int(zb0006) {
-				z.Plugins = (z.Plugins)[:zb0006]
-			} else {
-				z.Plugins = make([]string, zb0006)
-			}
-			for za0005 := range z.Plugins {
-				z.Plugins[za0005], err = dc.ReadString()
-				if err != nil {
-					err = msgp.WrapError(err, "Plugins", za0005)
-					return
-				}
-			}
-		default:
-			err = dc.Skip()
-			if err != nil {
-				err = msgp.WrapError(err)
-				return
-			}
-		}
-	}
-	return
-}
-
-// EncodeMsg implements msgp.Encodable
-func (z *View) EncodeMsg(en *msgp.Writer) (err error) {
-	// map header, size 5
-	// write "nodes"
-	err = en.Append(0x85, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Nodes)))
-	if err != nil {
-		err = msgp.WrapError(err, "Nodes")
-		return
-	}
-	for za0001 := range z.Nodes {
-		err = z.Nodes[za0001].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Nodes", za0001)
-			return
-		}
-	}
-	// write "queues"
-	err = en.Append(0xa6, 0x71, 0x75, 0x65, 0x75, 0x65, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Queues)))
-	if err != nil {
-		err = msgp.WrapError(err, "Queues")
-		return
-	}
-	for za0002 := range z.Queues {
-		err = z.Queues[za0002].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Queues", za0002)
-			return
-		}
-	}
-	// write "jobs"
-	err = en.Append(0xa4, 0x6a, 0x6f, 0x62, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Jobs)))
-	if err != nil {
-		err = msgp.WrapError(err, "Jobs")
-		return
-	}
-	for za0003 := range z.Jobs {
-		err = z.Jobs[za0003].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Jobs", za0003)
-			return
-		}
-	}
-	// write "tasks"
-	err = en.Append(0xa5, 0x74, 0x61, 0x73, 0x6b, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Tasks)))
-	if err != nil {
-		err = msgp.WrapError(err, "Tasks")
-		return
-	}
-	for za0004 := range z.Tasks {
-		err = z.Tasks[za0004].EncodeMsg(en)
-		if err != nil {
-			err = msgp.WrapError(err, "Tasks", za0004)
-			return
-		}
-	}
-	// write "plugins"
-	err = en.Append(0xa7, 0x70, 0x6c, 0x75, 0x67, 0x69, 0x6e, 0x73)
-	if err != nil {
-		return
-	}
-	err = en.WriteArrayHeader(uint32(len(z.Plugins)))
-	if err != nil {
-		err = msgp.WrapError(err, "Plugins")
-		return
-	}
-	for za0005 := range z.Plugins {
-		err = en.WriteString(z.Plugins[za0005])
-		if err != nil {
-			err = msgp.WrapError(err, "Plugins", za0005)
-			return
-		}
-	}
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
+// MarshalMsg implements wire.Marshaler
 func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
+	o = wire.Require(b, z.Msgsize())
 	// map header, size 5
 	// string "nodes"
 	o = append(o, 0x85, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Nodes)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o, err = z.Nodes[za0001].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Nodes", za0001)
+			err = wire.WrapError(err, "Nodes", za0001)
 			return
 		}
 	}
 	// string "queues"
 	o = append(o, 0xa6, 0x71, 0x75, 0x65, 0x75, 0x65, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Queues)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Queues)))
 	for za0002 := range z.Queues {
 		o, err = z.Queues[za0002].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Queues", za0002)
+			err = wire.WrapError(err, "Queues", za0002)
 			return
 		}
 	}
 	// string "jobs"
 	o = append(o, 0xa4, 0x6a, 0x6f, 0x62, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Jobs)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Jobs)))
 	for za0003 := range z.Jobs {
 		o, err = z.Jobs[za0003].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Jobs", za0003)
+			err = wire.WrapError(err, "Jobs", za0003)
 			return
 		}
 	}
 	// string "tasks"
 	o = append(o, 0xa5, 0x74, 0x61, 0x73, 0x6b, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Tasks)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Tasks)))
 	for za0004 := range z.Tasks {
 		o, err = z.Tasks[za0004].MarshalMsg(o)
 		if err != nil {
-			err = msgp.WrapError(err, "Tasks", za0004)
+			err = wire.WrapError(err, "Tasks", za0004)
 			return
 		}
 	}
 	// string "plugins"
 	o = append(o, 0xa7, 0x70, 0x6c, 0x75, 0x67, 0x69, 0x6e, 0x73)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Plugins)))
+	o = wire.AppendArrayHeader(o, uint32(len(z.Plugins)))
 	for za0005 := range z.Plugins {
-		o = msgp.AppendString(o, z.Plugins[za0005])
+		o = wire.AppendString(o, z.Plugins[za0005])
 	}
 	return
 }
 
-// UnmarshalMsg implements msgp.Unmarshaler
+// UnmarshalMsg implements wire.Unmarshaler
 func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	var field []byte
 	_ = field
 	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
 	if err != nil {
-		err = msgp.WrapError(err)
+		err = wire.WrapError(err)
 		return
 	}
 	for zb0001 > 0 {
 		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
+		field, bts, err = wire.ReadMapKeyZC(bts)
 		if err != nil {
-			err = msgp.WrapError(err)
+			err = wire.WrapError(err)
 			return
 		}
 		switch unsafeString(field) {
 		case "nodes":
 			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Nodes")
+				err = wire.WrapError(err, "Nodes")
 				return
 			}
 			if cap(z.Nodes) >= int(zb0002) {
@@ -6720,15 +2960,15 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0001 := range z.Nodes {
 				bts, err = z.Nodes[za0001].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Nodes", za0001)
+					err = wire.WrapError(err, "Nodes", za0001)
 					return
 				}
 			}
 		case "queues":
 			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Queues")
+				err = wire.WrapError(err, "Queues")
 				return
 			}
 			if cap(z.Queues) >= int(zb0003) {
@@ -6739,15 +2979,15 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0002 := range z.Queues {
 				bts, err = z.Queues[za0002].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Queues", za0002)
+					err = wire.WrapError(err, "Queues", za0002)
 					return
 				}
 			}
 		case "jobs":
 			var zb0004 uint32
-			zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Jobs")
+				err = wire.WrapError(err, "Jobs")
 				return
 			}
 			if cap(z.Jobs) >= int(zb0004) {
@@ -6758,15 +2998,15 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0003 := range z.Jobs {
 				bts, err = z.Jobs[za0003].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Jobs", za0003)
+					err = wire.WrapError(err, "Jobs", za0003)
 					return
 				}
 			}
 		case "tasks":
 			var zb0005 uint32
-			zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0005, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Tasks")
+				err = wire.WrapError(err, "Tasks")
 				return
 			}
 			if cap(z.Tasks) >= int(zb0005) {
@@ -6777,15 +3017,15 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0004 := range z.Tasks {
 				bts, err = z.Tasks[za0004].UnmarshalMsg(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Tasks", za0004)
+					err = wire.WrapError(err, "Tasks", za0004)
 					return
 				}
 			}
 		case "plugins":
 			var zb0006 uint32
-			zb0006, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			zb0006, bts, err = wire.ReadArrayHeaderBytes(bts)
 			if err != nil {
-				err = msgp.WrapError(err, "Plugins")
+				err = wire.WrapError(err, "Plugins")
 				return
 			}
 			if cap(z.Plugins) >= int(zb0006) {
@@ -6796,14 +3036,14 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			for za0005 := range z.Plugins {
 				z.Plugins[za0005], bts, err = readString(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Plugins", za0005)
+					err = wire.WrapError(err, "Plugins", za0005)
 					return
 				}
 			}
 		default:
-			bts, err = msgp.Skip(bts)
+			bts, err = wire.Skip(bts)
 			if err != nil {
-				err = msgp.WrapError(err)
+				err = wire.WrapError(err)
 				return
 			}
 		}
@@ -6814,25 +3054,25 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *View) Msgsize() (s int) {
-	s = 1 + 6 + msgp.ArrayHeaderSize
+	s = 1 + 6 + wire.ArrayHeaderSize
 	for za0001 := range z.Nodes {
 		s += z.Nodes[za0001].Msgsize()
 	}
-	s += 7 + msgp.ArrayHeaderSize
+	s += 7 + wire.ArrayHeaderSize
 	for za0002 := range z.Queues {
 		s += z.Queues[za0002].Msgsize()
 	}
-	s += 5 + msgp.ArrayHeaderSize
+	s += 5 + wire.ArrayHeaderSize
 	for za0003 := range z.Jobs {
 		s += z.Jobs[za0003].Msgsize()
 	}
-	s += 6 + msgp.ArrayHeaderSize
+	s += 6 + wire.ArrayHeaderSize
 	for za0004 := range z.Tasks {
 		s += z.Tasks[za0004].Msgsize()
 	}
-	s += 8 + msgp.ArrayHeaderSize
+	s += 8 + wire.ArrayHeaderSize
 	for za0005 := range z.Plugins {
-		s += msgp.StringPrefixSize + len(z.Plugins[za0005])
+		s += wire.StringPrefixSize + len(z.Plugins[za0005])
 	}
 	return
 }

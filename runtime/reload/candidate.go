@@ -160,6 +160,7 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 		return cur, nil
 	}
 	start := time.Now()
+	c.r.warm.await(c.ctx, f.digest) // then the load finds it compiled
 	p, err := runtime.LoadBytes(c.ctx, f.code, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)

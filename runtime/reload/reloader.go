@@ -11,6 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/runtime"
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -75,6 +76,10 @@ type Reloader struct {
 	// tried is the fingerprint of the last snapshot built, published or
 	// refused: the same files are not tried twice.
 	tried string
+
+	// warm compiles changed modules while Watch waits out the debounce;
+	// nil without a plugin directory or a compilation cache.
+	warm *warmer
 }
 
 // New loads the policy from the files. A broken configuration or module is
@@ -98,6 +103,9 @@ func New(ctx context.Context, opts Options) (*Reloader, error) {
 		}
 	}
 	r := &Reloader{opts: opts, modules: map[string]*module{}}
+	if opts.PluginDir != "" && opts.Cache != nil {
+		r.warm = newWarmer(opts.PluginDir, runtime.Options{Cache: opts.Cache, Limits: runtime.DefaultLimits()})
+	}
 	snap := r.readSnapshot()
 	c, p, err := r.build(ctx, snap, !opts.SkipInitialSelfTest)
 	if err != nil {
@@ -162,6 +170,7 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 	}
 	start := time.Now()
 	snap := r.readSnapshot()
+	defer r.warm.sweep(snap.has)
 	if snap.fingerprint == r.tried {
 		return Outcome{}
 	}

@@ -37,6 +37,18 @@ func (r *Reloader) Watch(ctx context.Context) error {
 		}
 	}
 	klog.InfoS("Watching for policy changes", "dirs", dirs, "debounce", r.opts.Debounce)
+	if r.warm != nil {
+		warmCtx, stop := context.WithCancel(ctx)
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			r.warm.run(warmCtx)
+		}()
+		defer func() {
+			stop()
+			<-stopped // its compiles given back
+		}()
+	}
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
 	resync := time.NewTicker(r.opts.Resync)
@@ -61,6 +73,7 @@ func (r *Reloader) Watch(ctx context.Context) error {
 			if r.relevant(ev.Name) {
 				klog.V(4).InfoS("Policy file event", "event", ev.String())
 				changed()
+				r.warm.changed()
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
@@ -69,6 +82,7 @@ func (r *Reloader) Watch(ctx context.Context) error {
 			klog.ErrorS(err, "Watching the policy files", "dirs", dirs)
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				changed() // events were lost: read everything again
+				r.warm.changed()
 			}
 		case <-quiet.C:
 			if out := r.reload(ctx, since); out.Superseded {

@@ -5,7 +5,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"strings"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
@@ -78,7 +78,7 @@ func (b *binpack) OnSessionOpen(s *caldera.Session) error {
 		}
 		w, err := s.Int(resourceWeightArg+name, resourceWeightDefault)
 		if err != nil {
-			return fmt.Errorf("binpack: %w", err)
+			return errors.New("binpack: " + err.Error())
 		}
 		if w < 0 {
 			w = resourceWeightDefault

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -81,5 +80,5 @@ func readInt(m map[string]any, key string, dst *int64) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("argument %q: expected an integer, got %T %v", key, v, v)
+	return caldera.ArgumentError(key, "an integer", v)
 }

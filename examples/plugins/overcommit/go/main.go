@@ -6,7 +6,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
@@ -111,5 +110,5 @@ func float64Arg(s *caldera.Session, key string, def float64) (float64, error) {
 			return f, nil
 		}
 	}
-	return def, fmt.Errorf("argument %q: expected a number, got %T %v", key, v, v)
+	return def, caldera.ArgumentError(key, "a number", v)
 }

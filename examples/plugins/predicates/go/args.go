@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
@@ -74,5 +73,5 @@ func readBool(m map[string]any, key string, dst *bool) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("argument %q: expected true or false, got %T %v", key, v, v)
+	return caldera.ArgumentError(key, "true or false", v)
 }

@@ -1,0 +1,103 @@
+package caldera
+
+import (
+	"errors"
+	"strconv"
+)
+
+// The SDK builds its messages without fmt, which would add about 250 KB
+// of code (fmt and the reflect it needs) to every Go-toolchain module, and
+// wazero compiles every byte again at each load (docs/performance.md).
+
+// prefixed is fmt.Errorf("%s: %w", prefix, cause).
+type prefixed struct {
+	prefix string
+	cause  error
+}
+
+func (e prefixed) Error() string { return e.prefix + ": " + e.cause.Error() }
+func (e prefixed) Unwrap() error { return e.cause }
+
+func wrap(prefix string, cause error) error { return prefixed{prefix, cause} }
+
+func itoa[T ~int | ~int32 | ~uint32](v T) string { return strconv.FormatInt(int64(v), 10) }
+
+// handleError: a request named object i of a list of n.
+func handleError(kind string, i int32, n int) error {
+	return errors.New(kind + " handle " + itoa(i) + " of " + itoa(n))
+}
+
+// valueString shows an argument's value as fmt's %v would, for the types
+// arguments decode to.
+func valueString(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "<nil>"
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case float32:
+		return strconv.FormatFloat(float64(v), 'g', -1, 32)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	}
+	return "a value of another type"
+}
+
+// eventError: an event names object i of a list of n.
+func eventError(kind int32, what string, i int32, n int) error {
+	return errors.New("event " + itoa(kind) + " names " + what + " " + itoa(i) + " of " + itoa(n))
+}
+
+// setEntryError: a delta's set entry is not a [handle, object] pair.
+func setEntryError(j uint32, err error) error {
+	msg := "set entry " + itoa(j) + ": want [handle, object]"
+	if err == nil {
+		return errors.New(msg)
+	}
+	return wrap(msg, err)
+}
+
+// ArgumentError is the error for an argument of the wrong type, in the
+// words fmt.Errorf("argument %q: expected %s, got %T %v", key, expected,
+// got, got) would use, for a plugin that reads its own argument types
+// without importing fmt (see the plugin guide's note on module size).
+func ArgumentError(key, expected string, got any) error {
+	return errors.New("argument " + strconv.Quote(key) + ": expected " + expected + ", got " + typeName(got) + " " + valueString(got))
+}
+
+// typeName names the Go type of an argument's value as fmt's %T does.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "<nil>"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case int64:
+		return "int64"
+	case uint64:
+		return "uint64"
+	case float64:
+		return "float64"
+	case float32:
+		return "float32"
+	case []byte:
+		return "[]uint8"
+	case []any:
+		return "[]interface {}"
+	case map[string]any:
+		return "map[string]interface {}"
+	}
+	return "value"
+}

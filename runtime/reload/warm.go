@@ -1,0 +1,202 @@
+package reload
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/runtime"
+)
+
+// warmer compiles a changed module as soon as its file changes, while
+// Watch waits out the debounce, so that the reload which follows finds
+// the code in the compilation cache and only instantiates and checks it.
+// A new Go-toolchain module takes most of a second to compile, the
+// debounce 200 ms: without this the two add up (docs/performance.md).
+// It is only a head start: the reload reads, checks and loads the files
+// itself, and a file the warmer read half-written just costs a failed or
+// unused compile.
+type warmer struct {
+	dir  string
+	opts runtime.Options // the compilation cache and default limits
+	kick chan struct{}
+
+	mu sync.Mutex
+	// stamps holds each file's size and modification time when it was
+	// last read, so that an event re-reads only the files it changed.
+	stamps map[string]stamp
+	// latest is the digest of each file's content when last read.
+	latest map[string]string
+	// jobs holds the compiles started, by module digest.
+	jobs map[string]*warmJob
+}
+
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+type warmJob struct {
+	done    chan struct{}
+	release func()
+}
+
+func newWarmer(dir string, opts runtime.Options) *warmer {
+	return &warmer{dir: dir, opts: opts, kick: make(chan struct{}, 1), stamps: map[string]stamp{}, latest: map[string]string{}, jobs: map[string]*warmJob{}}
+}
+
+// changed asks for a look at the directory; it never blocks the caller.
+func (w *warmer) changed() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.kick <- struct{}{}:
+	default: // a look is already due
+	}
+}
+
+// run looks at the directory whenever asked, until ctx is done, and then
+// gives back every compile it holds. The files present when it starts
+// are the ones the policy in service was built from: they are only
+// stamped.
+func (w *warmer) run(ctx context.Context) {
+	w.scan(ctx, false)
+	var compiles sync.WaitGroup
+	defer func() {
+		compiles.Wait()
+		w.sweep(func(string) bool { return true })
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+			for _, job := range w.scan(ctx, true) {
+				compiles.Add(1)
+				go func() {
+					defer compiles.Done()
+					w.compile(ctx, job)
+				}()
+			}
+		}
+	}
+}
+
+// pending is a module file to compile.
+type pending struct {
+	path, digest string
+	code         []byte
+	job          *warmJob
+}
+
+// scan reads the module files whose size or time changed and, if start is
+// set, returns those whose content has not been compiled yet, each with
+// its job registered.
+func (w *warmer) scan(ctx context.Context, start bool) []pending {
+	entries, err := os.ReadDir(w.dir)
+	if err != nil {
+		return nil
+	}
+	var out []pending
+	for _, e := range entries {
+		base := e.Name()
+		if !strings.HasSuffix(base, ".wasm") || strings.HasPrefix(base, ".") || ctx.Err() != nil {
+			continue
+		}
+		path := filepath.Join(w.dir, base)
+		info, err := os.Stat(path) // through a ConfigMap's link
+		if err != nil {
+			continue
+		}
+		st := stamp{info.Size(), info.ModTime()}
+		w.mu.Lock()
+		same := w.stamps[path] == st
+		w.stamps[path] = st
+		w.mu.Unlock()
+		if same || !start {
+			continue
+		}
+		code, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(code)
+		digest := hex.EncodeToString(sum[:])
+		w.mu.Lock()
+		w.latest[path] = digest
+		if w.jobs[digest] == nil {
+			job := &warmJob{done: make(chan struct{})}
+			w.jobs[digest] = job
+			out = append(out, pending{path, digest, code, job})
+		}
+		w.mu.Unlock()
+	}
+	return out
+}
+
+// compile compiles one file's content into the cache.
+func (w *warmer) compile(ctx context.Context, p pending) {
+	defer close(p.job.done)
+	start := time.Now()
+	release, err := runtime.Precompile(ctx, p.code, w.opts)
+	p.job.release = release
+	if err != nil {
+		klog.V(2).InfoS("A changed module did not compile ahead of its reload; the reload will check it", "file", p.path, "sha256", p.digest, "err", err)
+		return
+	}
+	klog.V(2).InfoS("Compiled a changed module ahead of its reload", "file", p.path, "sha256", p.digest, "took", time.Since(start))
+}
+
+// await waits until no compile of digest is under way, so that a load of
+// it finds the code compiled rather than compiling it a second time.
+func (w *warmer) await(ctx context.Context, digest string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	job := w.jobs[digest]
+	w.mu.Unlock()
+	if job == nil {
+		return
+	}
+	select {
+	case <-job.done:
+	case <-ctx.Done():
+	}
+}
+
+// sweep gives back the finished compiles that are no longer wanted: those
+// of the modules a reload has just read (one it loaded holds its own
+// reference to the code now, and one it refused is not wanted), for which
+// done reports true, and those of content since replaced in its file. A
+// compile still under way, or of a file changed after the reload read it,
+// is kept for the next reload, which a change that recent will bring.
+func (w *warmer) sweep(done func(digest string) bool) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	current := make(map[string]bool, len(w.latest))
+	for _, digest := range w.latest {
+		current[digest] = true
+	}
+	for digest, job := range w.jobs {
+		select {
+		case <-job.done:
+			if done(digest) || !current[digest] {
+				job.release()
+				delete(w.jobs, digest)
+			}
+		default:
+		}
+	}
+}

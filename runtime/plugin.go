@@ -135,11 +135,10 @@ var errInstrumented = errors.New("the instrumented module does not compile")
 // compiled with wazero's termination checks otherwise, which leave native
 // code at every loop iteration and make a guest 3x slower
 // (docs/performance.md); or, with the deadline off (CallTimeout 0, trusted
-// modules), with no checks at all. wazero's compilation cache does not
-// tell code with wazero's checks from code without, so code without them
-// is cached only when instrumented: the instrumented bytes have their own
-// key, and a module that exports the interrupt's name itself is refused,
-// lest it be instrumented code posing as a module that needs the checks.
+// modules), with no checks at all (runtimeConfig says which code goes
+// through the compilation cache). A module that exports the interrupt's
+// name itself is refused, lest it be instrumented code posing as a module
+// that needs the checks.
 func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plugin, error) {
 	deadline := opts.Limits.CallTimeout > 0
 	instrumented := false

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	goruntime "runtime"
 
 	"github.com/tetratelabs/wazero"
@@ -10,10 +11,12 @@ import (
 	"github.com/caldera-scheduler/caldera/runtime/interrupt"
 )
 
-// runtimeConfig is the wazero configuration a module is loaded with.
-// wazero's compilation cache does not tell code compiled with its
-// termination checks from code without, so code without them is cached
-// only when instrumented (see load), whose bytes have a key of their own.
+// runtimeConfig is the wazero configuration a module is loaded with: with
+// wazero's termination checks when the module has a deadline and no
+// interrupt of ours; through the cache unless it has neither (such a
+// module, whose instrumentation failed and which runs unchecked, is rare
+// enough to compile each time). wazero keys its cache by the bytes and by
+// whether the code has the checks.
 func runtimeConfig(opts Options, instrumented bool) wazero.RuntimeConfig {
 	deadline := opts.Limits.CallTimeout > 0
 	cfg := wazero.NewRuntimeConfig().
@@ -39,24 +42,28 @@ func compileContext(ctx context.Context) context.Context {
 // compile overlaps the wait. The code stays in the cache until release is
 // called; by then a load that found it holds its own reference.
 //
-// Nothing is compiled without a cache, or for a module the interrupt
-// instrumentation cannot read (LoadBytes would not cache it). A module
-// that does not compile is an error here and again at its load, which
-// reports it.
+// The module is compiled as LoadBytes would with opts.Limits: instrumented,
+// or else with wazero's checks if it has a deadline. Nothing is compiled
+// without a cache, or when LoadBytes would not use it. A module that does
+// not compile is an error here and again at its load, which reports it.
 func Precompile(ctx context.Context, code []byte, opts Options) (release func(), err error) {
 	none := func() {}
 	if opts.Cache == nil {
 		return none, nil
 	}
-	m, err := interrupt.Instrument(code)
-	if err != nil {
-		return none, err
-	}
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits()
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(opts, true))
-	compiled, err := rt.CompileModule(compileContext(ctx), m.Code)
+	instrumented := false
+	m, err := interrupt.Instrument(code)
+	switch {
+	case err == nil:
+		code, instrumented = m.Code, true
+	case errors.Is(err, interrupt.ErrReserved), opts.Limits.CallTimeout == 0:
+		return none, err
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(opts, instrumented))
+	compiled, err := rt.CompileModule(compileContext(ctx), code)
 	if err != nil {
 		_ = rt.Close(ctx)
 		return none, err

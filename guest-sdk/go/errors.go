@@ -2,12 +2,14 @@ package caldera
 
 import (
 	"errors"
+	"sort"
 	"strconv"
+	"strings"
 )
 
-// The SDK builds its messages without fmt, which would add about 250 KB
-// of code (fmt and the reflect it needs) to every Go-toolchain module, and
-// wazero compiles every byte again at each load (docs/performance.md).
+// The SDK builds its messages without fmt, which added 435 KB of code
+// (fmt, reflect, os and what they bring) to the Go-toolchain binpack port,
+// and wazero compiles all of it again at each load (docs/performance.md).
 
 // prefixed is fmt.Errorf("%s: %w", prefix, cause).
 type prefixed struct {
@@ -31,6 +33,28 @@ func handleError(kind string, i int32, n int) error {
 // arguments decode to.
 func valueString(v any) string {
 	switch v := v.(type) {
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = valueString(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + ":" + valueString(v[k])
+		}
+		return "map[" + strings.Join(keys, " ") + "]"
+	case []byte:
+		parts := make([]string, len(v))
+		for i, c := range v {
+			parts[i] = strconv.Itoa(int(c))
+		}
+		return "[" + strings.Join(parts, " ") + "]"
 	case nil:
 		return "<nil>"
 	case string:
@@ -45,12 +69,8 @@ func valueString(v any) string {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case float32:
 		return strconv.FormatFloat(float64(v), 'g', -1, 32)
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
 	}
-	return "a value of another type"
+	return "?" // arguments decode to none of the other types
 }
 
 // eventError: an event names object i of a list of n.
@@ -69,8 +89,10 @@ func setEntryError(j uint32, err error) error {
 
 // ArgumentError is the error for an argument of the wrong type, in the
 // words fmt.Errorf("argument %q: expected %s, got %T %v", key, expected,
-// got, got) would use, for a plugin that reads its own argument types
-// without importing fmt (see the plugin guide's note on module size).
+// got, got) would use for the types arguments decode to (nil, bool,
+// int64, uint64, float32, float64, string, []byte, []any and
+// map[string]any), for a plugin that reads its own argument types without
+// importing fmt (see the plugin guide's note on module size).
 func ArgumentError(key, expected string, got any) error {
 	return errors.New("argument " + strconv.Quote(key) + ": expected " + expected + ", got " + typeName(got) + " " + valueString(got))
 }
@@ -99,5 +121,5 @@ func typeName(v any) string {
 	case map[string]any:
 		return "map[string]interface {}"
 	}
-	return "value"
+	return "?"
 }

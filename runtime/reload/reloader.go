@@ -117,6 +117,7 @@ func New(ctx context.Context, opts Options) (*Reloader, error) {
 	}
 	r.store = scheduler.NewPolicyStore(p)
 	r.adopt(c, snap)
+	r.warm.readBy(r.readDigests(snap)) // the modules in service need no compile
 	for _, m := range c.modules() {
 		klog.InfoS("Loaded Wasm plugin", "plugin", m.name, "file", m.path, "sha256", m.digest,
 			"abi", m.plugin.Version().String(), "hooks", m.plugin.Descriptor().Hooks, "took", c.loadTimes[m.name])
@@ -170,7 +171,7 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 	}
 	start := time.Now()
 	snap := r.readSnapshot()
-	defer r.warm.sweep(snap.has)
+	defer func() { r.warm.readBy(r.readDigests(snap)) }()
 	if snap.fingerprint == r.tried {
 		return Outcome{}
 	}
@@ -229,6 +230,19 @@ func (r *Reloader) apply(ctx context.Context, snap *snapshot) Outcome {
 		}
 	}
 	return Outcome{Changes: changes}
+}
+
+// readDigests returns the digests of the snapshot's modules and of those
+// in service; r.reloading held.
+func (r *Reloader) readDigests(snap *snapshot) map[string]bool {
+	out := make(map[string]bool, len(snap.modules)+len(r.modules))
+	for _, f := range snap.modules {
+		out[f.digest] = true
+	}
+	for _, m := range r.modules {
+		out[m.digest] = true
+	}
+	return out
 }
 
 // changes lists what the candidate changes against the policy in service.

@@ -37,16 +37,6 @@ type moduleFile struct {
 	err error
 }
 
-// has reports whether one of the snapshot's modules has this digest.
-func (s *snapshot) has(digest string) bool {
-	for _, f := range s.modules {
-		if f.digest == digest {
-			return true
-		}
-	}
-	return false
-}
-
 // readSnapshot reads the configuration file and every module of the plugin
 // directory. Hidden files are skipped: editors' temporary copies, and the
 // ..data folders of a Kubernetes ConfigMap volume, whose files are also

@@ -303,6 +303,11 @@ func (u usage) String() string {
 
 // measure returns the process's memory after a full collection.
 func measure(r *Reloader) usage {
+	// A compile the warmer started for a file changed a moment ago holds
+	// tens of MiB while it runs: measure once it has ended.
+	for r.warm.compiling() {
+		time.Sleep(10 * time.Millisecond)
+	}
 	goruntime.GC()
 	debug.FreeOSMemory()
 	var ms goruntime.MemStats

@@ -34,6 +34,10 @@ type warmer struct {
 	stamps map[string]stamp
 	// latest is the digest of each file's content when last read.
 	latest map[string]string
+	// read holds the digests of the modules in service and of the last
+	// snapshot the reloader read, which it has loaded or refused itself:
+	// never worth a compile here.
+	read map[string]bool
 	// jobs holds the compiles started, by module digest.
 	jobs map[string]*warmJob
 }
@@ -49,7 +53,7 @@ type warmJob struct {
 }
 
 func newWarmer(dir string, opts runtime.Options) *warmer {
-	return &warmer{dir: dir, opts: opts, kick: make(chan struct{}, 1), stamps: map[string]stamp{}, latest: map[string]string{}, jobs: map[string]*warmJob{}}
+	return &warmer{dir: dir, opts: opts, kick: make(chan struct{}, 1), stamps: map[string]stamp{}, latest: map[string]string{}, read: map[string]bool{}, jobs: map[string]*warmJob{}}
 }
 
 // changed asks for a look at the directory; it never blocks the caller.
@@ -64,11 +68,8 @@ func (w *warmer) changed() {
 }
 
 // run looks at the directory whenever asked, until ctx is done, and then
-// gives back every compile it holds. The files present when it starts
-// are the ones the policy in service was built from: they are only
-// stamped.
+// gives back every compile it holds.
 func (w *warmer) run(ctx context.Context) {
-	w.scan(ctx, false)
 	var compiles sync.WaitGroup
 	defer func() {
 		compiles.Wait()
@@ -79,7 +80,7 @@ func (w *warmer) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-w.kick:
-			for _, job := range w.scan(ctx, true) {
+			for _, job := range w.scan(ctx) {
 				compiles.Add(1)
 				go func() {
 					defer compiles.Done()
@@ -97,14 +98,26 @@ type pending struct {
 	job          *warmJob
 }
 
-// scan reads the module files whose size or time changed and, if start is
-// set, returns those whose content has not been compiled yet, each with
-// its job registered.
-func (w *warmer) scan(ctx context.Context, start bool) []pending {
+// scan reads the module files whose size or time changed and returns
+// those whose content neither the reloader nor the warmer has had yet,
+// each with its job registered. Files gone from the directory are
+// forgotten, so that their compiles are given back at the next sweep.
+func (w *warmer) scan(ctx context.Context) []pending {
 	entries, err := os.ReadDir(w.dir)
 	if err != nil {
 		return nil
 	}
+	present := make(map[string]bool, len(entries))
+	defer func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for path := range w.stamps {
+			if !present[path] {
+				delete(w.stamps, path)
+				delete(w.latest, path)
+			}
+		}
+	}()
 	var out []pending
 	for _, e := range entries {
 		base := e.Name()
@@ -112,6 +125,7 @@ func (w *warmer) scan(ctx context.Context, start bool) []pending {
 			continue
 		}
 		path := filepath.Join(w.dir, base)
+		present[path] = true
 		info, err := os.Stat(path) // through a ConfigMap's link
 		if err != nil {
 			continue
@@ -121,7 +135,7 @@ func (w *warmer) scan(ctx context.Context, start bool) []pending {
 		same := w.stamps[path] == st
 		w.stamps[path] = st
 		w.mu.Unlock()
-		if same || !start {
+		if same {
 			continue
 		}
 		code, err := os.ReadFile(path)
@@ -132,7 +146,7 @@ func (w *warmer) scan(ctx context.Context, start bool) []pending {
 		digest := hex.EncodeToString(sum[:])
 		w.mu.Lock()
 		w.latest[path] = digest
-		if w.jobs[digest] == nil {
+		if w.jobs[digest] == nil && !w.read[digest] {
 			job := &warmJob{done: make(chan struct{})}
 			w.jobs[digest] = job
 			out = append(out, pending{path, digest, code, job})
@@ -142,12 +156,22 @@ func (w *warmer) scan(ctx context.Context, start bool) []pending {
 	return out
 }
 
-// compile compiles one file's content into the cache.
+// compile compiles one file's content into the cache. Code no reload
+// will want any more (the reloader read that content meanwhile without
+// waiting for it, for a plugin the configuration does not name, or the
+// file changed again) is given back at once.
 func (w *warmer) compile(ctx context.Context, p pending) {
 	defer close(p.job.done)
 	start := time.Now()
 	release, err := runtime.Precompile(ctx, p.code, w.opts)
 	p.job.release = release
+	w.mu.Lock()
+	if w.read[p.digest] || !w.isLatest(p.digest) {
+		release()
+		p.job.release = func() {}
+		delete(w.jobs, p.digest)
+	}
+	w.mu.Unlock()
 	if err != nil {
 		klog.V(2).InfoS("A changed module did not compile ahead of its reload; the reload will check it", "file", p.path, "sha256", p.digest, "err", err)
 		return
@@ -173,26 +197,64 @@ func (w *warmer) await(ctx context.Context, digest string) {
 	}
 }
 
+// readBy records the digests of the modules the reloader has just read
+// and of those in service: the warmer leaves that content alone from now
+// on, and sweep gives back its compiles of it.
+func (w *warmer) readBy(digests map[string]bool) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.read = digests
+	w.mu.Unlock()
+	w.sweep(func(d string) bool { return digests[d] })
+}
+
+// compiling reports whether a compile is under way.
+func (w *warmer) compiling() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, job := range w.jobs {
+		select {
+		case <-job.done:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// isLatest reports whether digest is the content of a file as last read;
+// w.mu held.
+func (w *warmer) isLatest(digest string) bool {
+	for _, d := range w.latest {
+		if d == digest {
+			return true
+		}
+	}
+	return false
+}
+
 // sweep gives back the finished compiles that are no longer wanted: those
-// of the modules a reload has just read (one it loaded holds its own
-// reference to the code now, and one it refused is not wanted), for which
-// done reports true, and those of content since replaced in its file. A
-// compile still under way, or of a file changed after the reload read it,
-// is kept for the next reload, which a change that recent will bring.
+// for which done reports true (the modules a reload has just read: one it
+// loaded holds its own reference to the code now, and one it refused is
+// not wanted), and those of content since replaced in, or removed with,
+// its file. A compile still under way, or of a file changed after the
+// reload read it, is kept for the next reload, which a change that recent
+// will bring.
 func (w *warmer) sweep(done func(digest string) bool) {
 	if w == nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	current := make(map[string]bool, len(w.latest))
-	for _, digest := range w.latest {
-		current[digest] = true
-	}
 	for digest, job := range w.jobs {
 		select {
 		case <-job.done:
-			if done(digest) || !current[digest] {
+			if done(digest) || !w.isLatest(digest) {
 				job.release()
 				delete(w.jobs, digest)
 			}

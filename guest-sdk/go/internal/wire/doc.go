@@ -10,5 +10,10 @@
 // new module is loaded. This package needs only errors, math, strconv and
 // encoding/binary. It reads every encoding msgp reads for these types and
 // writes the same bytes msgp writes (wire_test.go checks both against
-// msgp).
+// msgp), with these differences: ReadIntfBytes refuses extensions (msgp
+// decodes them; the host sends none) and nesting over 100 deep; a map or
+// array header counting more elements than bytes left is a short buffer
+// at once; AppendIntf encodes the types ReadIntfBytes makes, other
+// integers and floats, []string and map[string]string, not any type
+// through reflection.
 package wire

@@ -49,27 +49,34 @@ func ReadArrayHeaderBytes(b []byte) (uint32, []byte, error) {
 
 // readHeader reads a map's or an array's header: fix is the lead byte of
 // the empty fix form, wide that of the 16-bit form (the 32-bit form's is
-// next).
+// next). A count larger than the bytes left is a short buffer (each
+// element takes one at least), not a count for a decoder to allocate.
 func readHeader(b []byte, fix, wide byte, want string) (uint32, []byte, error) {
 	if len(b) < 1 {
 		return 0, b, ErrShortBytes
 	}
-	lead := b[0]
-	switch {
+	var n uint32
+	var rest []byte
+	switch lead := b[0]; {
 	case lead&0xf0 == fix:
-		return uint32(lead & 0x0f), b[1:], nil
+		n, rest = uint32(lead&0x0f), b[1:]
 	case lead == wide:
 		if len(b) < 3 {
 			return 0, b, ErrShortBytes
 		}
-		return uint32(be.Uint16(b[1:])), b[3:], nil
+		n, rest = uint32(be.Uint16(b[1:])), b[3:]
 	case lead == wide+1:
 		if len(b) < 5 {
 			return 0, b, ErrShortBytes
 		}
-		return be.Uint32(b[1:]), b[5:], nil
+		n, rest = be.Uint32(b[1:]), b[5:]
+	default:
+		return 0, b, typeError{want, lead}
 	}
-	return 0, b, typeError{want, lead}
+	if uint64(n) > uint64(len(rest)) {
+		return 0, b, ErrShortBytes
+	}
+	return n, rest, nil
 }
 
 // ReadStringZC reads a string without copying it: the bytes returned are
@@ -252,9 +259,10 @@ func Skip(b []byte) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
-		// Each element takes a byte at least: a count beyond what is
-		// left is a short buffer, not a long loop.
-		if len(b) < size || inner < 0 || inner > len(b)-size {
+		// Each object still pending takes a byte at least: counts beyond
+		// what is left are a short buffer, not a long loop (nor, where int
+		// has 32 bits, an overflow).
+		if size > len(b) || inner < 0 || inner > len(b)-size-(pending-1) {
 			return b, ErrShortBytes
 		}
 		b = b[size:]
@@ -321,6 +329,9 @@ func objectSize(b []byte) (size, inner int, err error) {
 		return head, 2 * n, err
 	default:
 		return 0, 0, typeError{"an object", lead}
+	}
+	if err == nil && n > len(b)-head {
+		err = ErrShortBytes
 	}
 	return head + n, 0, err
 }

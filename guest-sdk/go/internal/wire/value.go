@@ -14,9 +14,10 @@ var errTooDeep = errors.New("msgpack: objects nested over 100 deep")
 // error: the host sends none.
 func ReadIntfBytes(b []byte) (any, []byte, error) { return readIntf(b, 0) }
 
-// ReadMapStrIntfBytes reads a map with string keys into old, or into a new
-// map if old is nil.
+// ReadMapStrIntfBytes reads a map with string keys into old, emptied
+// first, or into a new map if old is nil.
 func ReadMapStrIntfBytes(b []byte, old map[string]any) (map[string]any, []byte, error) {
+	clear(old)
 	return readMap(b, old, 0)
 }
 
@@ -53,9 +54,6 @@ func readIntf(b []byte, depth int) (any, []byte, error) {
 		if err != nil {
 			return nil, b, err
 		}
-		if int64(n) > int64(len(rest)) {
-			return nil, b, ErrShortBytes
-		}
 		out := make([]any, n)
 		for i := range out {
 			if out[i], rest, err = readIntf(rest, depth+1); err != nil {
@@ -71,9 +69,6 @@ func readMap(b []byte, out map[string]any, depth int) (map[string]any, []byte, e
 	n, rest, err := ReadMapHeaderBytes(b)
 	if err != nil {
 		return nil, b, err
-	}
-	if int64(n) > int64(len(rest)) {
-		return nil, b, ErrShortBytes
 	}
 	if out == nil {
 		out = make(map[string]any, n)

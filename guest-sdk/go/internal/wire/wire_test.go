@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,10 +86,44 @@ func values() [][]byte {
 	out = append(out, b)
 	big := make([]any, 20)
 	for i := range big {
-		big[i] = map[string]any{"k": int64(i)}
+		big[i] = map[string]any{"k": int64(i), "l": "v", "m": []any{}}
 	}
 	b, _ = msgp.AppendIntf(nil, big)
-	return append(out, b)
+	out = append(out, b)
+	// Maps and arrays in their 16- and 32-bit forms.
+	for _, n := range []int{16, 65536} {
+		m := make(map[string]any, n)
+		for i := range n {
+			m[strconv.Itoa(i)] = nil
+		}
+		b, _ = msgp.AppendIntf(nil, m)
+		out = append(out, b)
+		b, _ = msgp.AppendIntf(nil, make([]any, n))
+		out = append(out, b)
+	}
+	return out
+}
+
+// extensions are objects of msgpack's extension types, which the SDK
+// skips but does not decode.
+var extensions = [][]byte{
+	{0xd4, 1, 0xaa}, {0xd5, 1, 0, 0}, {0xd6, 1, 0, 0, 0, 0}, {0xd7, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+	append([]byte{0xd8, 1}, make([]byte, 16)...),
+	{0xc7, 3, 1, 'a', 'b', 'c'}, {0xc8, 0, 2, 1, 'a', 'b'}, {0xc9, 0, 0, 0, 1, 1, 'a'},
+}
+
+func TestExtensionsAreSkippedNotDecoded(t *testing.T) {
+	for _, b := range extensions {
+		trail := append(bytes.Clone(b), 0xc3)
+		rest, err := Skip(trail)
+		wantRest, wantErr := msgp.Skip(trail)
+		if err != nil || wantErr != nil || len(rest) != len(wantRest) {
+			t.Errorf("Skip(% x): %d left, %v; msgp: %d left, %v", b, len(rest), err, len(wantRest), wantErr)
+		}
+		if _, _, err := ReadIntfBytes(trail); err == nil || !strings.Contains(err.Error(), "found ext") {
+			t.Errorf("ReadIntfBytes(% x): %v, want an extension refused", b, err)
+		}
+	}
 }
 
 func TestReadersReadMsgpsEncodings(t *testing.T) {
@@ -150,7 +185,15 @@ func TestHostileSizesAreShortNotHuge(t *testing.T) {
 		{0xdf, 0xff, 0xff, 0xff, 0xff},       // a map of 4 billion pairs
 		{0xdd, 0x7f, 0xff, 0xff, 0xff, 0xc0}, // an array of 2 billion
 		{0xdb, 0xff, 0xff, 0xff, 0xff, 'a'},  // a 4 GiB string
+		{0x93, 0xc0, 0xc0},                   // three elements, two there
 	} {
+		header := ReadArrayHeaderBytes
+		if b[0] == 0xdf {
+			header = ReadMapHeaderBytes
+		}
+		if _, _, err := header(b); b[0] != 0xdb && !errors.Is(err, ErrShortBytes) {
+			t.Errorf("header of % x: %v, want a short buffer", b, err)
+		}
 		if _, err := Skip(b); !errors.Is(err, ErrShortBytes) {
 			t.Errorf("Skip(% x): %v, want a short buffer", b, err)
 		}

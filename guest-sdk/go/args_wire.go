@@ -8,8 +8,8 @@ import (
 )
 
 // The batch hooks' handles and scores are read and written here by hand:
-// they are hundreds of numbers a call, and msgp's general readers and
-// writers cost more per number in a TinyGo module than the plugin's own
+// they are hundreds of numbers a call, and the general readers and
+// writers (package wire) cost more per number in a TinyGo module than the plugin's own
 // work on a node. What these functions accept and produce is what the
 // generated Args codec does (TestArgsMatchGenerated), except that an array
 // count longer than the bytes left is refused at once, where the generated
@@ -61,7 +61,7 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 
 // readHandles reads an array of int32 into dst[:0]. The scheduler writes
 // each handle as a 32-bit int; that form and the short positive ones are
-// read in line, any other by msgp.
+// read in line, any other by wire.ReadInt32Bytes.
 func readHandles(dst []int32, b []byte) ([]int32, []byte, error) {
 	dst, b, err := sized(dst, b)
 	if err != nil {

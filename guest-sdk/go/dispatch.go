@@ -160,7 +160,7 @@ func appendArguments(b []byte, args []ArgumentSpec) []byte {
 		b = wire.AppendString(b, "type")
 		b = wire.AppendString(b, a.Type)
 		b = wire.AppendString(b, "default")
-		// A type switch, not wire.AppendIntf: no reflection in the module.
+		// The types a declared default may have; any other is sent as nil.
 		switch v := a.Default.(type) {
 		case bool:
 			b = wire.AppendBool(b, v)

@@ -53,32 +53,26 @@ func appendHeader(b []byte, n uint32, fix, wide byte) []byte {
 
 // AppendString appends a string in its shortest form.
 func AppendString(b []byte, s string) []byte {
-	n := len(s)
-	switch {
-	case n < 32:
-		b = append(b, 0xa0|byte(n))
-	case n <= math.MaxUint8:
-		b = append(b, 0xd9, byte(n))
-	case n <= math.MaxUint16:
-		b = be.AppendUint16(append(b, 0xda), uint16(n))
-	default:
-		b = be.AppendUint32(append(b, 0xdb), uint32(n))
+	if len(s) < 32 {
+		return append(append(b, 0xa0|byte(len(s))), s...)
 	}
-	return append(b, s...)
+	return append(appendLength(b, len(s), 0xd9), s...)
 }
 
 // appendBytes appends a binary in its shortest form.
-func appendBytes(b, v []byte) []byte {
-	n := len(v)
+func appendBytes(b, v []byte) []byte { return append(appendLength(b, len(v), 0xc4), v...) }
+
+// appendLength appends the lead byte and length of a string or binary of n
+// bytes in its shortest sized form: lead8 is the 8-bit form's lead byte,
+// and the 16- and 32-bit forms' follow it.
+func appendLength(b []byte, n int, lead8 byte) []byte {
 	switch {
 	case n <= math.MaxUint8:
-		b = append(b, 0xc4, byte(n))
+		return append(b, lead8, byte(n))
 	case n <= math.MaxUint16:
-		b = be.AppendUint16(append(b, 0xc5), uint16(n))
-	default:
-		b = be.AppendUint32(append(b, 0xc6), uint32(n))
+		return be.AppendUint16(append(b, lead8+1), uint16(n))
 	}
-	return append(b, v...)
+	return be.AppendUint32(append(b, lead8+2), uint32(n))
 }
 
 // AppendInt64 appends an integer in its shortest signed form, as msgp

@@ -27,6 +27,10 @@ type warmer struct {
 	dir  string
 	opts runtime.Options // the compilation cache and default limits
 	kick chan struct{}
+	// turn lets one compile run at a time: each already uses every core,
+	// and a ConfigMap update of several Go modules would otherwise hold
+	// all their compilers' memory at once, as a reload never does.
+	turn chan struct{}
 
 	mu sync.Mutex
 	// stamps holds each file's size and modification time when it was
@@ -53,7 +57,7 @@ type warmJob struct {
 }
 
 func newWarmer(dir string, opts runtime.Options) *warmer {
-	return &warmer{dir: dir, opts: opts, kick: make(chan struct{}, 1), stamps: map[string]stamp{}, latest: map[string]string{}, read: map[string]bool{}, jobs: map[string]*warmJob{}}
+	return &warmer{dir: dir, opts: opts, kick: make(chan struct{}, 1), turn: make(chan struct{}, 1), stamps: map[string]stamp{}, latest: map[string]string{}, read: map[string]bool{}, jobs: map[string]*warmJob{}}
 }
 
 // changed asks for a look at the directory; it never blocks the caller.
@@ -162,6 +166,20 @@ func (w *warmer) scan(ctx context.Context) []pending {
 // file changed again) is given back at once.
 func (w *warmer) compile(ctx context.Context, p pending) {
 	defer close(p.job.done)
+	select {
+	case w.turn <- struct{}{}:
+		defer func() { <-w.turn }()
+	case <-ctx.Done():
+		p.job.release = func() {}
+		return
+	}
+	w.mu.Lock()
+	stale := w.read[p.digest] || !w.isLatest(p.digest) // while it waited its turn
+	w.mu.Unlock()
+	if stale {
+		p.job.release = func() {}
+		return
+	}
 	start := time.Now()
 	release, err := runtime.Precompile(ctx, p.code, w.opts)
 	p.job.release = release

@@ -8,12 +8,11 @@ import (
 )
 
 // The batch hooks' handles and scores are read and written here by hand:
-// they are hundreds of numbers a call, and the general readers and
-// writers (package wire) cost more per number in a TinyGo module than the plugin's own
-// work on a node. What these functions accept and produce is what the
-// generated Args codec does (TestArgsMatchGenerated), except that an array
-// count longer than the bytes left is refused at once, where the generated
-// code would try to make the array.
+// they are hundreds of numbers a call, and the generated codec's general
+// readers and writers cost more per number in a TinyGo module than the
+// plugin's own work on a node. What these functions accept and produce is
+// what the generated Args codec does (TestArgsMatchGenerated); both refuse
+// an array count longer than the bytes left (wire.ReadArrayHeaderBytes).
 
 // readArgs decodes a hook's request arguments into a, reusing its slices,
 // and returns the bytes that follow them. Absent fields keep what a holds;
@@ -113,14 +112,9 @@ func readFloats(dst []float64, b []byte) ([]float64, []byte, error) {
 // sized reads an array header and returns dst with as many elements,
 // reusing its array when large enough.
 func sized[T any](dst []T, b []byte) ([]T, []byte, error) {
-	n, b, err := wire.ReadArrayHeaderBytes(b)
+	n, b, err := wire.ReadArrayHeaderBytes(b) // n is at most len(b)
 	if err != nil {
 		return dst[:0], b, err
-	}
-	// Every element takes a byte at least: a longer count is a lie, and
-	// believing it would make an array of up to 4 G elements.
-	if uint64(n) > uint64(len(b)) {
-		return dst[:0], b, wire.ErrShortBytes
 	}
 	if cap(dst) < int(n) {
 		dst = make([]T, n)

@@ -99,3 +99,20 @@ func serving(r *Reloader, plugin string) string {
 func nativeRegistry() framework.Registry { return hostplugins.Registry() }
 
 func actionRegistry() framework.ActionRegistry { return actions.Registry() }
+
+// compiling reports whether the warmer has a compile under way.
+func (w *warmer) compiling() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, job := range w.jobs {
+		select {
+		case <-job.done:
+		default:
+			return true
+		}
+	}
+	return false
+}

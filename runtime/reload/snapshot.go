@@ -37,6 +37,19 @@ type moduleFile struct {
 	err error
 }
 
+// isModuleFile reports whether a plugin directory entry is a module:
+// DIR/<name>.wasm, not hidden (editors' temporary copies, a ConfigMap
+// volume's ..data folders).
+func isModuleFile(base string) bool {
+	return strings.HasSuffix(base, ".wasm") && !strings.HasPrefix(base, ".")
+}
+
+// contentDigest is a module's sha256, as the configuration pins it.
+func contentDigest(code []byte) string {
+	sum := sha256.Sum256(code)
+	return hex.EncodeToString(sum[:])
+}
+
 // readSnapshot reads the configuration file and every module of the plugin
 // directory. Hidden files are skipped: editors' temporary copies, and the
 // ..data folders of a Kubernetes ConfigMap volume, whose files are also
@@ -58,7 +71,7 @@ func (r *Reloader) readSnapshot() *snapshot {
 		}
 		for _, e := range entries {
 			base := e.Name()
-			if !strings.HasSuffix(base, ".wasm") || strings.HasPrefix(base, ".") {
+			if !isModuleFile(base) {
 				continue
 			}
 			f := moduleFile{path: filepath.Join(dir, base)}
@@ -69,8 +82,7 @@ func (r *Reloader) readSnapshot() *snapshot {
 				continue
 			}
 			if f.err == nil {
-				sum := sha256.Sum256(f.code)
-				f.digest = hex.EncodeToString(sum[:])
+				f.digest = contentDigest(f.code)
 			}
 			s.modules[strings.TrimSuffix(base, ".wasm")] = f
 			fmt.Fprintf(h, "module %s %s %v\n", base, f.digest, f.err)

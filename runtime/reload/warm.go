@@ -2,11 +2,8 @@ package reload
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -52,7 +49,9 @@ type stamp struct {
 }
 
 type warmJob struct {
-	done    chan struct{}
+	done chan struct{}
+	// release gives the compiled code back; it does nothing until a
+	// compile has succeeded. Set before done is closed.
 	release func()
 }
 
@@ -77,7 +76,7 @@ func (w *warmer) run(ctx context.Context) {
 	var compiles sync.WaitGroup
 	defer func() {
 		compiles.Wait()
-		w.sweep(func(string) bool { return true })
+		w.sweep(true)
 	}()
 	for {
 		select {
@@ -125,7 +124,7 @@ func (w *warmer) scan(ctx context.Context) []pending {
 	var out []pending
 	for _, e := range entries {
 		base := e.Name()
-		if !strings.HasSuffix(base, ".wasm") || strings.HasPrefix(base, ".") || ctx.Err() != nil {
+		if !isModuleFile(base) || ctx.Err() != nil {
 			continue
 		}
 		path := filepath.Join(w.dir, base)
@@ -146,12 +145,11 @@ func (w *warmer) scan(ctx context.Context) []pending {
 		if err != nil {
 			continue
 		}
-		sum := sha256.Sum256(code)
-		digest := hex.EncodeToString(sum[:])
+		digest := contentDigest(code)
 		w.mu.Lock()
 		w.latest[path] = digest
 		if w.jobs[digest] == nil && !w.read[digest] {
-			job := &warmJob{done: make(chan struct{})}
+			job := &warmJob{done: make(chan struct{}), release: func() {}}
 			w.jobs[digest] = job
 			out = append(out, pending{path, digest, code, job})
 		}
@@ -170,23 +168,21 @@ func (w *warmer) compile(ctx context.Context, p pending) {
 	case w.turn <- struct{}{}:
 		defer func() { <-w.turn }()
 	case <-ctx.Done():
-		p.job.release = func() {}
 		return
 	}
 	w.mu.Lock()
-	stale := w.read[p.digest] || !w.isLatest(p.digest) // while it waited its turn
+	wanted := w.wanted(p.digest) // it may have gone stale waiting its turn
 	w.mu.Unlock()
-	if stale {
-		p.job.release = func() {}
+	if !wanted {
 		return
 	}
 	start := time.Now()
 	release, err := runtime.Precompile(ctx, p.code, w.opts)
-	p.job.release = release
 	w.mu.Lock()
-	if w.read[p.digest] || !w.isLatest(p.digest) {
+	if w.wanted(p.digest) {
+		p.job.release = release
+	} else {
 		release()
-		p.job.release = func() {}
 		delete(w.jobs, p.digest)
 	}
 	w.mu.Unlock()
@@ -225,29 +221,17 @@ func (w *warmer) readBy(digests map[string]bool) {
 	w.mu.Lock()
 	w.read = digests
 	w.mu.Unlock()
-	w.sweep(func(d string) bool { return digests[d] })
+	w.sweep(false)
 }
 
-// compiling reports whether a compile is under way.
-func (w *warmer) compiling() bool {
-	if w == nil {
+// wanted reports whether compiled content may still serve a reload: no
+// reload has read it yet (one that loaded it holds its own reference to
+// the code now, and one that refused it does not want it), and it is
+// still the content of a file as last read; w.mu held.
+func (w *warmer) wanted(digest string) bool {
+	if w.read[digest] {
 		return false
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, job := range w.jobs {
-		select {
-		case <-job.done:
-		default:
-			return true
-		}
-	}
-	return false
-}
-
-// isLatest reports whether digest is the content of a file as last read;
-// w.mu held.
-func (w *warmer) isLatest(digest string) bool {
 	for _, d := range w.latest {
 		if d == digest {
 			return true
@@ -256,14 +240,11 @@ func (w *warmer) isLatest(digest string) bool {
 	return false
 }
 
-// sweep gives back the finished compiles that are no longer wanted: those
-// for which done reports true (the modules a reload has just read: one it
-// loaded holds its own reference to the code now, and one it refused is
-// not wanted), and those of content since replaced in, or removed with,
-// its file. A compile still under way, or of a file changed after the
-// reload read it, is kept for the next reload, which a change that recent
-// will bring.
-func (w *warmer) sweep(done func(digest string) bool) {
+// sweep gives back the finished compiles no longer wanted, or all of
+// them. A compile still under way, or of a file changed after the reload
+// read it, is kept for the next reload, which a change that recent will
+// bring.
+func (w *warmer) sweep(all bool) {
 	if w == nil {
 		return
 	}
@@ -272,7 +253,7 @@ func (w *warmer) sweep(done func(digest string) bool) {
 	for digest, job := range w.jobs {
 		select {
 		case <-job.done:
-			if done(digest) || !w.isLatest(digest) {
+			if all || !w.wanted(digest) {
 				job.release()
 				delete(w.jobs, digest)
 			}

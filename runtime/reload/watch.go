@@ -129,7 +129,7 @@ func (r *Reloader) relevant(path string) bool {
 		return true
 	case r.opts.ConfigPath != "" && filepath.Join(dir, base) == r.opts.ConfigPath:
 		return true
-	case dir == r.opts.PluginDir && strings.HasSuffix(base, ".wasm") && !strings.HasPrefix(base, "."):
+	case dir == r.opts.PluginDir && isModuleFile(base):
 		return true
 	}
 	return false

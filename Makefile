@@ -63,7 +63,7 @@ sdk-check:
 	cd guest-sdk/go && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
 		GOTOOLCHAIN=local $(GO) mod tidy -diff && GOTOOLCHAIN=local $(GO) test -count=1 ./...
 	@# The example ports are plain Go too: their own unit tests run without Wasm.
-	@for d in examples/plugins/*/go examples/eventhandlers/*/go runtime/testdata/guests/hostile; do \
+	@for d in examples/plugins/*/go examples/eventhandlers/*/go runtime/testdata/guests/hostile runtime/testdata/guests/garbage; do \
 		(cd $$d && GOTOOLCHAIN=local $(GO) vet ./... && GOTOOLCHAIN=local $(GO) test -count=1 ./... >/dev/null) || { echo "sdk-check: $$d failed"; exit 1; }; \
 	done
 

@@ -314,6 +314,7 @@ func (h *host) close() (int32, string, []byte) {
 		s.undo.restore(&s.View)
 	}
 	h.last = &s.View
+	finishCollection()
 	if len(s.conditions) == 0 {
 		return okNone()
 	}

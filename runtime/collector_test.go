@@ -27,8 +27,8 @@ func buildSDKGuest(t *testing.T, name string) string {
 
 // A Go-toolchain module whose calls allocate keeps its memory bounded
 // session after session. Its collector's mark workers run only when the
-// module's goroutine yields, which a hook never does; before the SDK
-// yielded at each session's close, such a module's heap grew until it hit
+// module's goroutine blocks, which a hook does not do; before the SDK
+// waited for the mark at the end of each session_open and session_close, such a module's heap grew until it hit
 // its memory limit (a predicates port at 1,000 nodes did, three times in
 // 1,500 sessions), and every call of that session failed.
 func TestGoModuleMemoryStaysBoundedAcrossSessions(t *testing.T) {
@@ -61,8 +61,9 @@ func TestGoModuleMemoryStaysBoundedAcrossSessions(t *testing.T) {
 	}
 	// About 12 MiB live (the 8 MiB set, the view, the SDK), the collector's
 	// default goal twice that, and the runtime's own: the module settles
-	// near 31 MiB.
-	if size := l.in.mem.Size(); size > 40<<20 {
+	// near 31 MiB. Yielding at the close instead of waiting let it reach
+	// 56 MiB; without either it ran out of its 64 MiB within 60 sessions.
+	if size := l.in.mem.Size(); size > 48<<20 {
 		t.Errorf("after 150 sessions the module holds %d MiB", size>>20)
 	}
 }

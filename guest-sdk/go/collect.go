@@ -1,4 +1,4 @@
-//go:build wasm && !tinygo
+//go:build wasip1 && !tinygo
 
 package caldera
 
@@ -8,8 +8,8 @@ import _ "unsafe" // for go:linkname
 // SDK answers.
 //
 // Every export runs on the goroutine that called into the module, and the
-// SDK's hooks never block, so the collector's mark workers, which run only
-// when a goroutine yields, never ran: a collection advanced only through
+// SDK's hooks do not block, so the collector's mark workers, which run only
+// when a goroutine blocks, hardly ever ran: a collection advanced through
 // the assists of the calls that allocated, its mark phase lasted for many
 // calls, and what they allocated meanwhile all survived it. The heap then
 // grew until it hit the plugin's memory limit: a predicates port at 1,000
@@ -18,8 +18,14 @@ import _ "unsafe" // for go:linkname
 //
 // Turning the collector off waits for the mark under way (the goroutine
 // blocks, so the workers run); turning it back on restores the author's
-// setting. With no collection under way both are a few field writes. The
-// SDK does it at the end of a session and of an event batch, not per call.
+// setting. With no collection under way each is a lock and a re-pacing of
+// the collector. The SDK does it at the end of every session_open,
+// session_close and cache_event call, not per hook call.
+//
+// setGCPercent is the runtime's own implementation of
+// runtime/debug.SetGCPercent, which the runtime exports under that name;
+// importing runtime/debug instead would add 383 KB to every module. Should a
+// Go release stop the link, the build fails, it does not misbehave.
 func finishCollection() { setGCPercent(setGCPercent(-1)) }
 
 //go:linkname setGCPercent runtime/debug.setGCPercent

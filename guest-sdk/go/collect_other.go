@@ -1,4 +1,4 @@
-//go:build !wasm || tinygo
+//go:build !wasip1 || tinygo
 
 package caldera
 

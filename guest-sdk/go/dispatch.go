@@ -201,6 +201,12 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 	if registered == nil {
 		return int32(Error), "no plugin registered: call caldera.Register in main", nil
 	}
+	if hook == hookSessionOpen || hook == hookSessionClose || hook == hookCacheEvent {
+		// Whatever the call's outcome: a plugin skipped after a failed
+		// call is never sent its session_close, and an event handler has
+		// no sessions at all.
+		defer finishCollection()
+	}
 	var args []byte
 	// A session hook's arguments are read where they lie: skipping them to
 	// read them afterwards would walk every handle twice.
@@ -314,7 +320,6 @@ func (h *host) close() (int32, string, []byte) {
 		s.undo.restore(&s.View)
 	}
 	h.last = &s.View
-	finishCollection()
 	if len(s.conditions) == 0 {
 		return okNone()
 	}

@@ -154,6 +154,5 @@ func (h *host) cacheEvent(args []byte) (int32, string, []byte) {
 		batch.Events[i].Arguments = batch.Arguments
 		b = appendEventVerdict(b, p.OnCacheEvent(&batch.Events[i]))
 	}
-	finishCollection()
 	return h.ok(b)
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // buildGuest compiles a test module from testdata/guests with the standard
-// Go toolchain; the Go build cache makes repeated runs fast.
+// Go toolchain, in the guest's folder: a guest that uses the SDK is a Go
+// module of its own. The Go build cache makes repeated runs fast.
 func buildGuest(t *testing.T, name string, ldflags string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name+".wasm")
@@ -25,7 +26,8 @@ func buildGuest(t *testing.T, name string, ldflags string) string {
 	if ldflags != "" {
 		args = append(args, "-ldflags", ldflags)
 	}
-	cmd := exec.Command("go", append(args, "./testdata/guests/"+name)...)
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Dir = filepath.Join("testdata", "guests", name)
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building guest %s: %v\n%s", name, err, b)

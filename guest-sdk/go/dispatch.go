@@ -1,6 +1,7 @@
 package caldera
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
@@ -277,13 +278,13 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 func (h *host) observe(kind, handle int32) {
 	s := h.session
 	if kind == eventEnqueue {
-		if o, ok := registered.(JobEnqueuedObserver); ok {
+		if o := impl.jobEnqueuedObserver; o != nil {
 			o.JobEnqueued(s, &s.View.Jobs[handle])
 		}
 		return
 	}
-	o, ok := registered.(EventObserver)
-	if !ok {
+	o := impl.eventObserver
+	if o == nil {
 		return
 	}
 	switch kind {
@@ -299,8 +300,7 @@ func (h *host) observe(kind, handle int32) {
 // brings 4,000 events to the close of a plugin that no hook asked after
 // the last placement.
 func closeReadsView() bool {
-	_, ok := registered.(SessionCloser)
-	return ok
+	return impl.sessionCloser != nil
 }
 
 // close runs the author's OnSessionClose and returns the conditions it set.
@@ -310,7 +310,7 @@ func (h *host) close() (int32, string, []byte) {
 	if s == nil {
 		return okNone()
 	}
-	if c, ok := registered.(SessionCloser); ok {
+	if c := impl.sessionCloser; c != nil {
 		c.OnSessionClose(s)
 	}
 	// The view as it arrived, without what the session's events changed,
@@ -351,19 +351,11 @@ func (h *host) applyEvents(b []byte) ([]byte, error) {
 		return b, err
 	}
 	for i := uint32(0); i < n; i++ {
-		var sz uint32
-		if sz, b, err = wire.ReadArrayHeaderBytes(b); err != nil {
+		ev, rest, ok := readEvent(b)
+		if ok {
+			b = rest
+		} else if ev, b, err = readEventSlowly(b); err != nil {
 			return b, err
-		}
-		var ev [3]int32
-		for j := uint32(0); j < sz; j++ {
-			var v int32
-			if v, b, err = wire.ReadInt32Bytes(b); err != nil {
-				return b, err
-			}
-			if j < 3 {
-				ev[j] = v
-			}
 		}
 		if h.session == nil {
 			return b, errors.New("event before session_open")
@@ -374,6 +366,49 @@ func (h *host) applyEvents(b []byte) ([]byte, error) {
 		h.observe(ev[0], ev[1])
 	}
 	return b, nil
+}
+
+// readEvent reads an event in the form the scheduler writes it, an array
+// of three ints each a fixint or an int32 (a handle), without a call per
+// field; ok is false for any other form, which readEventSlowly reads.
+func readEvent(b []byte) (ev [3]int32, rest []byte, ok bool) {
+	if len(b) < 4 || b[0] != 0x93 {
+		return ev, b, false
+	}
+	b = b[1:]
+	for j := range ev {
+		if len(b) == 0 {
+			return ev, b, false
+		}
+		switch c := b[0]; {
+		case c < 0x80 || c >= 0xe0: // positive or negative fixint
+			ev[j], b = int32(int8(c)), b[1:]
+		case c == 0xd2 && len(b) >= 5:
+			ev[j], b = int32(binary.BigEndian.Uint32(b[1:])), b[5:]
+		default:
+			return ev, b, false
+		}
+	}
+	return ev, b, true
+}
+
+// readEventSlowly reads an event in any integer encoding; fields after
+// the third, from a newer host, are skipped.
+func readEventSlowly(b []byte) (ev [3]int32, rest []byte, err error) {
+	var sz uint32
+	if sz, b, err = wire.ReadArrayHeaderBytes(b); err != nil {
+		return ev, b, err
+	}
+	for j := uint32(0); j < sz; j++ {
+		var v int32
+		if v, b, err = wire.ReadInt32Bytes(b); err != nil {
+			return ev, b, err
+		}
+		if j < 3 {
+			ev[j] = v
+		}
+	}
+	return ev, b, nil
 }
 
 func (h *host) open(args []byte) (int32, string, []byte) {
@@ -402,7 +437,7 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 		h.session.undo = &h.undo
 	}
 	h.session.index()
-	if o, ok := registered.(SessionOpener); ok {
+	if o := impl.sessionOpener; o != nil {
 		if err := o.OnSessionOpen(h.session); err != nil {
 			return int32(Error), err.Error(), nil
 		}
@@ -413,10 +448,9 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 // promises answers session_open with what the plugin promises for this
 // session (abi.OpenResult), or nil when it promises nothing.
 func (h *host) promises() (int32, string, []byte) {
-	sc, ok := registered.(NodeLocalScorer)
-	scores := ok && sc.ScoresNodeLocal(h.session)
-	pp, ok := registered.(ShapeLocalPrePredicater)
-	pre := ok && pp.PrePredicatesByShape(h.session)
+	sc, pp := impl.nodeLocalScorer, impl.shapeLocalPrePred
+	scores := sc != nil && sc.ScoresNodeLocal(h.session)
+	pre := pp != nil && pp.PrePredicatesByShape(h.session)
 	if !scores && !pre {
 		return okNone()
 	}

@@ -139,8 +139,8 @@ func appendResource(b []byte, r *Resource) []byte {
 // cacheEvent decodes a batch of events and answers a verdict for
 // each, in order.
 func (h *host) cacheEvent(args []byte) (int32, string, []byte) {
-	p, ok := registered.(CacheEventHandler)
-	if !ok {
+	p := impl.cacheEventHandler
+	if p == nil {
 		return unknown("cache_event")
 	}
 	var batch CacheEventBatch

@@ -73,4 +73,7 @@ func Reject(reason string) Verdict { return Verdict{Code: Unschedulable, Reason:
 var registered Plugin
 
 // Register makes p the module's policy. Call it from main's init or main.
-func Register(p Plugin) { registered = p }
+func Register(p Plugin) {
+	registered = p
+	impl = implementationOf(p)
+}

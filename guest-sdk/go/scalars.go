@@ -2,6 +2,7 @@ package caldera
 
 import (
 	"sort"
+	"unsafe"
 
 	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
@@ -58,6 +59,36 @@ func (s *Scalars) Add(name string, v int64) {
 	*s = append(*s, Scalar{})
 	copy((*s)[i+1:], (*s)[i:])
 	(*s)[i] = Scalar{Name: name, Value: v}
+}
+
+// addAll adds sign × each of d's dimensions. An event adds a task's
+// request to a node's usage, and the two usually name the same dimensions
+// in the same order, with the decoder's shared strings (intern.go): that
+// case is a walk side by side that compares no string contents, which in
+// a Go-toolchain module is a runtime call per comparison.
+func (s *Scalars) addAll(d Scalars, sign int64) {
+	r := *s
+	if len(r) == len(d) {
+		i := 0
+		for i < len(d) && sameString(r[i].Name, d[i].Name) {
+			i++
+		}
+		if i == len(d) {
+			for i := range d {
+				r[i].Value += sign * d[i].Value
+			}
+			return
+		}
+	}
+	for _, sc := range d {
+		s.Add(sc.Name, sign*sc.Value)
+	}
+}
+
+// sameString reports whether a and b are the same string in memory, or
+// else have the same contents.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // Set sets one dimension, inserting it in order when absent.

@@ -28,6 +28,40 @@ func TestScalarsKeepOrderAndAmounts(t *testing.T) {
 	}
 }
 
+// A placement adds and takes back a request whether or not it names the
+// node's dimensions, in the same strings or in copies of them.
+func TestPlacementsAddEveryDimension(t *testing.T) {
+	gpu := string([]byte("nvidia.com/gpu")) // not the literal's memory
+	node := Resource{MilliCPU: 8000, Scalars: Scalars{{"nvidia.com/gpu", 4000}, {"pods", 110}}}
+	for _, c := range []struct {
+		name    string
+		request Scalars
+		want    Scalars
+	}{
+		{"the same dimensions", Scalars{{gpu, 1000}, {"pods", 1}}, Scalars{{"nvidia.com/gpu", 3000}, {"pods", 109}}},
+		{"fewer dimensions", Scalars{{"pods", 1}}, Scalars{{"nvidia.com/gpu", 4000}, {"pods", 109}}},
+		{"another dimension", Scalars{{"example.com/fpga", 1}, {"pods", 1}}, Scalars{{"example.com/fpga", -1}, {"nvidia.com/gpu", 4000}, {"pods", 109}}},
+	} {
+		r := Resource{MilliCPU: node.MilliCPU, Scalars: append(Scalars(nil), node.Scalars...)}
+		task := Resource{MilliCPU: 500, Scalars: c.request}
+		sub(&r, &task)
+		if r.MilliCPU != 7500 || len(r.Scalars) != len(c.want) {
+			t.Fatalf("%s: after sub %+v, want scalars %v", c.name, r, c.want)
+		}
+		for i := range c.want {
+			if r.Scalars[i] != c.want[i] {
+				t.Errorf("%s: after sub %v, want %v", c.name, r.Scalars, c.want)
+			}
+		}
+		add(&r, &task)
+		for _, d := range node.Scalars {
+			if r.Scalars.Get(d.Name) != d.Value {
+				t.Errorf("%s: after sub and add %v, want %v back", c.name, r.Scalars, node.Scalars)
+			}
+		}
+	}
+}
+
 func TestScalarsDecodeAnyKeyOrder(t *testing.T) {
 	// Another encoder may not sort the map's keys; the decoded scalars are
 	// sorted all the same.

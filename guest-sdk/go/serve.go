@@ -19,8 +19,8 @@ type handler func(h *host) (int32, string, []byte)
 // declare, so this only happens to a confused host).
 var served = [hookCacheEvent + 1]handler{
 	hookJobOrderKeys: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(JobOrderKeyer)
-		if !ok {
+		p := impl.jobOrderKeyer
+		if p == nil {
 			return unknown("job_order_keys")
 		}
 		jobs, err := h.jobList(h.args.Jobs)
@@ -34,8 +34,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(b)
 	},
 	hookTaskOrderKeys: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(TaskOrderKeyer)
-		if !ok {
+		p := impl.taskOrderKeyer
+		if p == nil {
 			return unknown("task_order_keys")
 		}
 		tasks, err := h.taskList(h.args.Tasks)
@@ -49,8 +49,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(b)
 	},
 	hookQueueOrderKeys: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(QueueOrderKeyer)
-		if !ok {
+		p := impl.queueOrderKeyer
+		if p == nil {
 			return unknown("queue_order_keys")
 		}
 		queues, err := h.queueList(h.args.Queues)
@@ -64,8 +64,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(b)
 	},
 	hookVictimQueueOrderKeys: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(VictimQueueOrderKeyer)
-		if !ok {
+		p := impl.victimQueueOrderKeyer
+		if p == nil {
 			return unknown("victim_queue_order_keys")
 		}
 		preemptor, err := h.queue(h.args.Queue)
@@ -83,8 +83,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(b)
 	},
 	hookPrePredicate: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(PrePredicater)
-		if !ok {
+		p := impl.prePredicater
+		if p == nil {
 			return unknown("pre_predicate")
 		}
 		t, err := h.task(h.args.Task)
@@ -97,8 +97,8 @@ var served = [hookCacheEvent + 1]handler{
 	hookPredicateBatch: (*host).predicate,
 	hookNodeOrderBatch: (*host).nodeOrder,
 	hookBestNode: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(BestNodePicker)
-		if !ok {
+		p := impl.bestNodePicker
+		if p == nil {
 			return unknown("best_node")
 		}
 		t, nodes, err := h.taskOnNodes()
@@ -115,22 +115,22 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(wire.AppendInt32(h.result(), pick))
 	},
 	hookPreemptable: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(PreemptableFilter)
-		if !ok {
+		p := impl.preemptableFilter
+		if p == nil {
 			return unknown("preemptable")
 		}
 		return h.victims(p.Preemptable)
 	},
 	hookReclaimable: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(ReclaimableFilter)
-		if !ok {
+		p := impl.reclaimableFilter
+		if p == nil {
 			return unknown("reclaimable")
 		}
 		return h.victims(p.Reclaimable)
 	},
 	hookVictimTasks: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(VictimTasksProvider)
-		if !ok {
+		p := impl.victimTasksProvider
+		if p == nil {
 			return unknown("victim_tasks")
 		}
 		tasks, err := h.taskList(h.args.Tasks)
@@ -140,8 +140,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(appendTaskHandles(h.result(), p.VictimTasks(h.session, tasks)))
 	},
 	hookOverused: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(OverusedChecker)
-		if !ok {
+		p := impl.overusedChecker
+		if p == nil {
 			return unknown("overused")
 		}
 		q, err := h.queue(h.args.Queue)
@@ -151,8 +151,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okBool(p.Overused(h.session, q))
 	},
 	hookAllocatable: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(AllocatableChecker)
-		if !ok {
+		p := impl.allocatableChecker
+		if p == nil {
 			return unknown("allocatable")
 		}
 		q, err := h.queue(h.args.Queue)
@@ -166,8 +166,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okBool(p.Allocatable(h.session, q, t))
 	},
 	hookPreemptive: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(PreemptiveChecker)
-		if !ok {
+		p := impl.preemptiveChecker
+		if p == nil {
 			return unknown("preemptive")
 		}
 		q, err := h.queue(h.args.Queue)
@@ -181,8 +181,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okBool(p.Preemptive(h.session, q, tasks))
 	},
 	hookJobReady: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(JobReadyChecker)
-		if !ok {
+		p := impl.jobReadyChecker
+		if p == nil {
 			return unknown("job_ready")
 		}
 		j, err := h.job(h.args.Job)
@@ -192,8 +192,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okBool(p.JobReady(h.session, j))
 	},
 	hookJobStarving: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(JobStarvingChecker)
-		if !ok {
+		p := impl.jobStarvingChecker
+		if p == nil {
 			return unknown("job_starving")
 		}
 		j, err := h.job(h.args.Job)
@@ -203,8 +203,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okBool(p.JobStarving(h.session, j))
 	},
 	hookJobPipelined: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(JobPipelinedVoter)
-		if !ok {
+		p := impl.jobPipelinedVoter
+		if p == nil {
 			return unknown("job_pipelined")
 		}
 		j, err := h.job(h.args.Job)
@@ -214,8 +214,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okVote(p.JobPipelined(h.session, j))
 	},
 	hookJobEnqueueable: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(JobEnqueueableVoter)
-		if !ok {
+		p := impl.jobEnqueueableVoter
+		if p == nil {
 			return unknown("job_enqueueable")
 		}
 		j, err := h.job(h.args.Job)
@@ -225,8 +225,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.okVote(p.JobEnqueueable(h.session, j))
 	},
 	hookJobValid: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(JobValidator)
-		if !ok {
+		p := impl.jobValidator
+		if p == nil {
 			return unknown("job_valid")
 		}
 		j, err := h.job(h.args.Job)
@@ -247,8 +247,8 @@ var served = [hookCacheEvent + 1]handler{
 		return h.ok(wire.AppendString(b, message))
 	},
 	hookTargetJob: func(h *host) (int32, string, []byte) {
-		p, ok := registered.(TargetJobPicker)
-		if !ok {
+		p := impl.targetJobPicker
+		if p == nil {
 			return unknown("target_job")
 		}
 		jobs, err := h.jobList(h.args.Jobs)
@@ -317,8 +317,8 @@ func (h *host) victims(filter func(*Session, *Task, []*Task) ([]*Task, bool)) (i
 }
 
 func (h *host) nodeOrder() (int32, string, []byte) {
-	p, ok := registered.(NodeOrderBatcher)
-	if !ok {
+	p := impl.nodeOrderBatcher
+	if p == nil {
 		return unknown("node_order_batch")
 	}
 	task, nodes, err := h.taskOnNodes()
@@ -333,8 +333,8 @@ func (h *host) nodeOrder() (int32, string, []byte) {
 }
 
 func (h *host) predicate() (int32, string, []byte) {
-	p, ok := registered.(PredicateBatcher)
-	if !ok {
+	p := impl.predicateBatcher
+	if p == nil {
 		return unknown("predicate_batch")
 	}
 	task, nodes, err := h.taskOnNodes()

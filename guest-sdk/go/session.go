@@ -199,15 +199,11 @@ func (s *Session) apply(kind, task, node int32) error {
 func add(r, d *Resource) {
 	r.MilliCPU += d.MilliCPU
 	r.Memory += d.Memory
-	for _, sc := range d.Scalars {
-		r.Scalars.Add(sc.Name, sc.Value)
-	}
+	r.Scalars.addAll(d.Scalars, 1)
 }
 
 func sub(r, d *Resource) {
 	r.MilliCPU -= d.MilliCPU
 	r.Memory -= d.Memory
-	for _, sc := range d.Scalars {
-		r.Scalars.Add(sc.Name, -sc.Value)
-	}
+	r.Scalars.addAll(d.Scalars, -1)
 }

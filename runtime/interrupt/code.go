@@ -55,31 +55,40 @@ const (
 )
 
 // instrumentBody copies one function body (locals and code) with the check
-// after every loop instruction, and counts the loops.
-func instrumentBody(body []byte, chk []byte) ([]byte, int, error) {
+// after every loop instruction and Go's forward jumps threaded (thread.go),
+// and counts the loops.
+func instrumentBody(body []byte, chk []byte) ([]byte, int, int, error) {
 	r := &reader{b: body}
 	groups, err := r.u32()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	for i := uint32(0); i < groups; i++ {
 		if _, err := r.u32(); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		if _, err := r.byte(); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	out := make([]byte, 0, len(body)+16)
 	copied := 0
 	loops := 0
+	jumps, threaded := newThreader(), 0
 	for !r.done() {
 		op, err := r.byte()
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
+		start := r.pos
 		if err := skipImmediates(r, op); err != nil {
-			return nil, 0, fmt.Errorf("instruction 0x%02x at offset %d: %w", op, r.pos, err)
+			return nil, 0, 0, fmt.Errorf("instruction 0x%02x at offset %d: %w", op, r.pos, err)
+		}
+		if depth, ok := jumps.step(op, body[start:r.pos]); ok {
+			out = append(out, body[copied:start]...)
+			out = appendU32(out, depth)
+			copied = r.pos
+			threaded++
 		}
 		if op == opLoop {
 			out = append(out, body[copied:r.pos]...)
@@ -88,7 +97,7 @@ func instrumentBody(body []byte, chk []byte) ([]byte, int, error) {
 			loops++
 		}
 	}
-	return append(out, body[copied:]...), loops, nil
+	return append(out, body[copied:]...), loops, threaded, nil
 }
 
 // skipImmediates moves past an instruction's immediates. It knows the

@@ -50,6 +50,25 @@ func (r *reader) u32() (uint32, error) {
 	return 0, fmt.Errorf("LEB128 at offset %d is longer than 5 bytes", r.pos)
 }
 
+// s32 reads a signed LEB128 of at most 32 bits.
+func (r *reader) s32() (int32, error) {
+	var v int64
+	for shift := 0; shift < 35; shift += 7 {
+		c, err := r.byte()
+		if err != nil {
+			return 0, err
+		}
+		v |= int64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			if shift < 28 && c&0x40 != 0 {
+				v -= 1 << (shift + 7) // sign-extend
+			}
+			return int32(v), nil
+		}
+	}
+	return 0, fmt.Errorf("LEB128 at offset %d is longer than 5 bytes", r.pos)
+}
+
 // skipLEB skips a LEB128 of either sign and up to 64 bits: the walker
 // needs the length of an immediate, not its value.
 func (r *reader) skipLEB() error {

@@ -12,7 +12,9 @@
 // collector can stop it. The host sets the flag from another goroutine when
 // a call's deadline passes. Like wazero's checks, these are at loop heads
 // only: a guest cannot run long without a loop, since recursion ends in a
-// stack overflow.
+// stack overflow. The same walk sends the Go toolchain's forward jumps
+// straight to their blocks rather than through their function's dispatch
+// loop and its check (thread.go).
 package interrupt
 
 import (
@@ -48,6 +50,9 @@ type Module struct {
 	Code []byte
 	// Loops is the number of loop heads that got a check.
 	Loops int
+	// Jumps is the number of forward jumps of Go's dispatch loops that
+	// now go straight to their block (thread.go).
+	Jumps int
 }
 
 // Instrument returns the module with the interrupt global and a check at
@@ -66,7 +71,7 @@ func Instrument(code []byte) (Module, error) {
 		global                          uint32 // index of the interrupt global
 		wroteGlobal, wroteExport        bool
 		hasMemory                       bool
-		loops                           int
+		loops, jumps                    int
 	)
 	writeSection := func(id byte, content []byte) {
 		out = append(out, id)
@@ -141,14 +146,14 @@ func Instrument(code []byte) (Module, error) {
 			if !hasMemory {
 				return Module{}, fmt.Errorf("the module has no memory (the checks call memory.grow)")
 			}
-			if content, loops, err = instrumentCode(content, check(global, global+1)); err != nil {
+			if content, loops, jumps, err = instrumentCode(content, check(global, global+1)); err != nil {
 				return Module{}, fmt.Errorf("code section: %w", err)
 			}
 		}
 		writeSection(id, content)
 	}
 	fill(len(sectionRank) + 1)
-	return Module{Code: out, Loops: loops}, nil
+	return Module{Code: out, Loops: loops, Jumps: jumps}, nil
 }
 
 // appendGlobals appends the interrupt flag (mutable i32, initially 0) and
@@ -255,29 +260,30 @@ func skipLimits(r *reader) error {
 }
 
 // instrumentCode rewrites the code section, body by body.
-func instrumentCode(content []byte, chk []byte) ([]byte, int, error) {
+func instrumentCode(content []byte, chk []byte) ([]byte, int, int, error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	out := appendU32(make([]byte, 0, len(content)+len(content)/16), n)
-	loops := 0
+	loops, jumps := 0, 0
 	for i := uint32(0); i < n; i++ {
 		body, err := r.vec()
 		if err != nil {
-			return nil, 0, fmt.Errorf("function body %d: %w", i, err)
+			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}
-		body, k, err := instrumentBody(body, chk)
+		body, k, j, err := instrumentBody(body, chk)
 		if err != nil {
-			return nil, 0, fmt.Errorf("function body %d: %w", i, err)
+			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}
 		loops += k
+		jumps += j
 		out = appendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	if !r.done() {
-		return nil, 0, fmt.Errorf("%d bytes after the last function body", len(content)-r.pos)
+		return nil, 0, 0, fmt.Errorf("%d bytes after the last function body", len(content)-r.pos)
 	}
-	return out, loops, nil
+	return out, loops, jumps, nil
 }

@@ -50,8 +50,14 @@ var goShapedBody = []byte{
 	0x0b, // end function
 }
 
-func goShapedModule() []byte {
-	code := append([]byte{0x01, byte(len(goShapedBody))}, goShapedBody...)
+// goShapedModule is a module exporting body as "f"; changes, byte index to
+// new value, apply to a copy of it.
+func goShapedModule(body []byte, changes map[int]byte) []byte {
+	body = append([]byte(nil), body...)
+	for at, v := range changes {
+		body[at] = v
+	}
+	code := append([]byte{0x01, byte(len(body))}, body...)
 	return join(
 		[]byte{0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00},
 		[]byte{0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f}, // (i32, i32) -> i32
@@ -65,7 +71,7 @@ func goShapedModule() []byte {
 // The forward jump goes straight to BB1, the backward one still through
 // the loop and its check, and the function computes what it did.
 func TestGoForwardJumpsSkipTheLoopHead(t *testing.T) {
-	m, err := Instrument(goShapedModule())
+	m, err := Instrument(goShapedModule(goShapedBody, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +102,9 @@ func TestGoForwardJumpsSkipTheLoopHead(t *testing.T) {
 // A jump whose local is not the one the loop dispatches on, or to a block
 // already closed, is left alone.
 func TestOtherJumpsStayAsTheyAre(t *testing.T) {
-	body := append([]byte(nil), goShapedBody...)
-	body[22] = 0x01 // the forward jump sets local 1, not PC_B
-	code := append([]byte{0x01, byte(len(body))}, body...)
-	mod := goShapedModule()
-	mod = append(mod[:len(mod)-len(code)-2], append([]byte{0x0a, byte(len(code))}, code...)...)
-	m, err := Instrument(mod)
+	m, err := Instrument(goShapedModule(goShapedBody, map[int]byte{
+		22: 0x01, // the forward jump sets local 1, not PC_B
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +115,10 @@ func TestOtherJumpsStayAsTheyAre(t *testing.T) {
 
 // A K past the table's end takes its default, as br_table would.
 func TestJumpPastTheTableTakesItsDefault(t *testing.T) {
-	body := append([]byte(nil), goShapedBody...)
-	body[13] = 0x01 // br_table 0 1 1: the default is BB1
-	body[20] = 0x05 // the forward jump sets PC_B to 5
-	code := append([]byte{0x01, byte(len(body))}, body...)
-	mod := goShapedModule()
-	mod = append(mod[:len(mod)-len(code)-2], append([]byte{0x0a, byte(len(code))}, code...)...)
-	m, err := Instrument(mod)
+	m, err := Instrument(goShapedModule(goShapedBody, map[int]byte{
+		13: 0x01, // br_table 0 1 1: the default is BB1
+		20: 0x05, // the forward jump sets PC_B to 5
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,12 @@ package interrupt
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 // goShaped is a function in the shape the Go toolchain gives every
@@ -143,5 +146,41 @@ func TestSignedLEB(t *testing.T) {
 		if err != nil || got != v {
 			t.Errorf("s32 of %d read %d, %v", v, got, err)
 		}
+	}
+}
+
+// A loop made of a threaded forward jump and a backward one still passes
+// the countdown, so the interrupt stops it.
+func TestThreadedLoopIsStillInterrupted(t *testing.T) {
+	m, err := Instrument(goShapedModule(goShapedBody, map[int]byte{
+		45: 0x00, // x += 0: f(1) jumps between BB0 and BB1 forever
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Jumps != 1 {
+		t.Fatalf("threaded %d jumps, want 1", m.Jumps)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	inst, err := rt.Instantiate(ctx, m.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := inst.ExportedFunction("f").Call(ctx, 0, 1)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	inst.ExportedGlobal(Export).(api.MutableGlobal).Set(1)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "unreachable") {
+			t.Fatalf("f ended with %v, want the unreachable trap", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("f still running 10 s after the interrupt was set")
 	}
 }

@@ -116,7 +116,7 @@ func describe() []byte {
 	b = wire.AppendString(b, "hooks")
 	var hs []string
 	if registered != nil {
-		hs = declared(hookNames(registered))
+		hs = declared(hookNames(impl))
 	}
 	b = wire.AppendArrayHeader(b, uint32(len(hs)))
 	for _, h := range hs {

@@ -81,14 +81,21 @@ func TestInterruptStopsAnEndlessLoop(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a garbage collection waited 10 s for the spinning guest")
 	}
-	flag.Set(1)
+	interruptAndAwaitTrap(t, mod, "spin", done)
+}
+
+// interruptAndAwaitTrap sets mod's interrupt flag and waits for the call
+// to fn, whose outcome done brings, to end in the unreachable trap.
+func interruptAndAwaitTrap(t *testing.T, mod api.Module, fn string, done <-chan error) {
+	t.Helper()
+	mod.ExportedGlobal(Export).(api.MutableGlobal).Set(1)
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "unreachable") {
-			t.Fatalf("spin ended with %v, want the unreachable trap", err)
+			t.Fatalf("%s ended with %v, want the unreachable trap", fn, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("spin still running 10 s after the interrupt was set")
+		t.Fatalf("%s still running 10 s after the interrupt was set", fn)
 	}
 }
 
@@ -137,6 +144,9 @@ func TestInstrumentBuiltPlugins(t *testing.T) {
 		}
 		if m.Loops == 0 {
 			t.Errorf("%s: no loop instrumented", filepath.Base(f))
+		}
+		if strings.HasSuffix(f, ".go.wasm") && m.Jumps == 0 {
+			t.Errorf("%s: none of the Go toolchain's jumps threaded", filepath.Base(f))
 		}
 		if !strings.HasPrefix(filepath.Base(f), "binpack.") {
 			continue

@@ -3,7 +3,6 @@ package interrupt
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -71,15 +70,42 @@ func goShapedModule(body []byte, changes map[int]byte) []byte {
 	)
 }
 
-// The forward jump goes straight to BB1, the backward one still through
-// the loop and its check, and the function computes what it did.
-func TestGoForwardJumpsSkipTheLoopHead(t *testing.T) {
-	m, err := Instrument(goShapedModule(goShapedBody, nil))
+// instrumentGoShaped instruments the Go-shaped module with changes,
+// checks how many jumps were threaded, and instantiates it for the test.
+func instrumentGoShaped(t *testing.T, changes map[int]byte, jumps int) (Module, api.Module) {
+	t.Helper()
+	m, err := Instrument(goShapedModule(goShapedBody, changes))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Jumps != 1 || m.Loops != 1 {
-		t.Fatalf("threaded %d jumps and instrumented %d loops, want 1 and 1", m.Jumps, m.Loops)
+	if m.Jumps != jumps {
+		t.Fatalf("threaded %d jumps, want %d", m.Jumps, jumps)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	mod, err := rt.Instantiate(ctx, m.Code)
+	if err != nil {
+		t.Fatalf("the rewritten module does not instantiate: %v", err)
+	}
+	return m, mod
+}
+
+// wantF checks f(x) of a Go-shaped module.
+func wantF(t *testing.T, mod api.Module, x, want uint64) {
+	t.Helper()
+	got, err := mod.ExportedFunction("f").Call(context.Background(), 0, x)
+	if err != nil || got[0] != want {
+		t.Errorf("f(%d) = %v, %v; want %d", x, got, err, want)
+	}
+}
+
+// The forward jump goes straight to BB1, the backward one still through
+// the loop and its check, and the function computes what it did.
+func TestGoForwardJumpsSkipTheLoopHead(t *testing.T) {
+	m, mod := instrumentGoShaped(t, nil, 1)
+	if m.Loops != 1 {
+		t.Fatalf("instrumented %d loops, want 1", m.Loops)
 	}
 	// BB1's block is the second label out from inside the if.
 	jump := []byte{0x41, 0x01, 0x21, 0x00, 0x0c}
@@ -87,57 +113,27 @@ func TestGoForwardJumpsSkipTheLoopHead(t *testing.T) {
 	if at < 0 || m.Code[at+len(jump)] != 0x01 {
 		t.Fatalf("the forward jump is not br 1 in %x", m.Code)
 	}
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	mod, err := rt.Instantiate(ctx, m.Code)
-	if err != nil {
-		t.Fatalf("the rewritten module does not instantiate: %v", err)
-	}
 	for x, want := range map[uint64]uint64{0: 7, 1: 101, 99: 149, 101: 101, 200: 200} {
-		got, err := mod.ExportedFunction("f").Call(ctx, 0, x)
-		if err != nil || got[0] != want {
-			t.Errorf("f(%d) = %v, %v; want %d", x, got, err, want)
-		}
+		wantF(t, mod, x, want)
 	}
 }
 
 // A jump whose local is not the one the loop dispatches on, or to a block
 // already closed, is left alone.
 func TestOtherJumpsStayAsTheyAre(t *testing.T) {
-	m, err := Instrument(goShapedModule(goShapedBody, map[int]byte{
+	_, mod := instrumentGoShaped(t, map[int]byte{
 		22: 0x01, // the forward jump sets local 1, not PC_B
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Jumps != 0 {
-		t.Fatalf("threaded %d jumps, want none", m.Jumps)
-	}
+	}, 0)
+	wantF(t, mod, 0, 7)
 }
 
 // A K past the table's end takes its default, as br_table would.
 func TestJumpPastTheTableTakesItsDefault(t *testing.T) {
-	m, err := Instrument(goShapedModule(goShapedBody, map[int]byte{
+	_, mod := instrumentGoShaped(t, map[int]byte{
 		13: 0x01, // br_table 0 1 1: the default is BB1
 		20: 0x05, // the forward jump sets PC_B to 5
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Jumps != 1 {
-		t.Fatalf("threaded %d jumps, want the one to the default", m.Jumps)
-	}
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	inst, err := rt.Instantiate(ctx, m.Code)
-	if err != nil {
-		t.Fatalf("the rewritten module does not instantiate: %v", err)
-	}
-	if got, err := inst.ExportedFunction("f").Call(ctx, 0, 99); err != nil || got[0] != 149 {
-		t.Errorf("f(99) = %v, %v; want 149", got, err)
-	}
+	}, 1)
+	wantF(t, mod, 99, 149)
 }
 
 func TestSignedLEB(t *testing.T) {
@@ -152,35 +148,14 @@ func TestSignedLEB(t *testing.T) {
 // A loop made of a threaded forward jump and a backward one still passes
 // the countdown, so the interrupt stops it.
 func TestThreadedLoopIsStillInterrupted(t *testing.T) {
-	m, err := Instrument(goShapedModule(goShapedBody, map[int]byte{
+	_, mod := instrumentGoShaped(t, map[int]byte{
 		45: 0x00, // x += 0: f(1) jumps between BB0 and BB1 forever
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Jumps != 1 {
-		t.Fatalf("threaded %d jumps, want 1", m.Jumps)
-	}
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	inst, err := rt.Instantiate(ctx, m.Code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := inst.ExportedFunction("f").Call(ctx, 0, 1)
+		_, err := mod.ExportedFunction("f").Call(context.Background(), 0, 1)
 		done <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
-	inst.ExportedGlobal(Export).(api.MutableGlobal).Set(1)
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "unreachable") {
-			t.Fatalf("f ended with %v, want the unreachable trap", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("f still running 10 s after the interrupt was set")
-	}
+	interruptAndAwaitTrap(t, mod, "f", done)
 }

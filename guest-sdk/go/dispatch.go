@@ -54,6 +54,7 @@ type host struct {
 	// delta; undo records what the open session's events change.
 	last  *View
 	undo  undoLog
+	lists taskLists
 	reply []byte
 	// out holds a hook's encoded result before it is copied into reply.
 	out     []byte
@@ -436,7 +437,7 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 		h.undo.reset(&h.session.View)
 		h.session.undo = &h.undo
 	}
-	h.session.index()
+	h.session.index(&h.lists)
 	if o := impl.sessionOpener; o != nil {
 		if err := o.OnSessionOpen(h.session); err != nil {
 			return int32(Error), err.Error(), nil

@@ -26,7 +26,7 @@ func NewSession(v View, args map[string]any) *Session {
 		args = map[string]any{}
 	}
 	s := &Session{View: v, Arguments: args}
-	s.index()
+	s.index(&taskLists{})
 	return s
 }
 
@@ -51,8 +51,11 @@ func (s *Session) SetCondition(job *Job, kind, status, reason, message string) {
 }
 
 // index sets every object's Handle and each job's Tasks once the view has
-// been decoded.
-func (s *Session) index() {
+// been decoded. The jobs' Tasks lists are windows of one array in l, which
+// the SDK keeps for the next session: indexing then allocates nothing, where
+// a list per job was a thousand allocations a session, and allocations are
+// what make a TinyGo module's collector mark the whole view.
+func (s *Session) index(l *taskLists) {
 	v := &s.View
 	for i := range v.Nodes {
 		v.Nodes[i].Handle = int32(i)
@@ -60,17 +63,23 @@ func (s *Session) index() {
 	for i := range v.Queues {
 		v.Queues[i].Handle = int32(i)
 	}
-	counts := make([]int32, len(v.Jobs))
+	l.counts = resize(l.counts, len(v.Jobs))
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
 		t.Handle = int32(i)
 		if t.Job >= 0 && int(t.Job) < len(v.Jobs) {
-			counts[t.Job]++
+			l.counts[t.Job]++
 		}
 	}
+	l.tasks = resize(l.tasks, len(v.Tasks))
+	start := 0
 	for i := range v.Jobs {
+		end := start + int(l.counts[i])
 		v.Jobs[i].Handle = int32(i)
-		v.Jobs[i].Tasks = make([]*Task, 0, counts[i])
+		// Capped at the job's own tasks: an append by the plugin copies
+		// rather than overwriting the next job's.
+		v.Jobs[i].Tasks = l.tasks[start:start:end]
+		start = end
 	}
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
@@ -78,6 +87,12 @@ func (s *Session) index() {
 			v.Jobs[t.Job].Tasks = append(v.Jobs[t.Job].Tasks, t)
 		}
 	}
+}
+
+// taskLists backs the jobs' Tasks lists (index).
+type taskLists struct {
+	counts []int32
+	tasks  []*Task
 }
 
 // Node returns the node with this handle.

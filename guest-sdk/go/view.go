@@ -147,7 +147,8 @@ type Job struct {
 
 	// Handle is the job's index in View.Jobs.
 	Handle int32 `msg:"-"`
-	// Tasks are the job's tasks, in handle order.
+	// Tasks are the job's tasks, in handle order, for this session: the
+	// next session's list reuses the array.
 	Tasks []*Task `msg:"-"`
 }
 

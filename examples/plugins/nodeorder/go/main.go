@@ -75,11 +75,14 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		}
 	}
 	v := &s.View
-	p.nodes = make([]nodeState, len(v.Nodes))
+	// The arrays of the previous session are reused, zeroed: a TinyGo
+	// module collects when its heap fills, so every byte allocated per
+	// session brings the next walk over the whole view closer.
+	p.nodes = reuse(p.nodes, len(v.Nodes))
 	for i := range v.Nodes {
 		p.nodes[i].init(&v.Nodes[i])
 	}
-	p.entries = make([]entry, len(v.Tasks))
+	p.entries = reuse(p.entries, len(v.Tasks))
 	var templates caldera.ByKey[*template]
 	tables := map[caldera.KubeRequest]*resourceScores{}
 	// The tasks of a job follow each other in the view and mostly share
@@ -222,6 +225,17 @@ func normalize(scores []int64, reverse bool) {
 		}
 		scores[i] = s
 	}
+}
+
+// reuse returns s with length n and every element zero, in its own array
+// when that is large enough.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // grow returns (*buf)[:n], reallocating when it is too small.

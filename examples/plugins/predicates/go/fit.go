@@ -1,10 +1,6 @@
 package main
 
-import (
-	"sort"
-
-	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
-)
+import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 
 // fit checks a task's request against a node's future idle resources
 // (idle + releasing - pipelined), as the scheduler's api.Fit does. The view
@@ -28,13 +24,36 @@ const (
 	reasonInsufficientMemory = insufficientPrefix + "memory"
 )
 
-func newFit(r *caldera.Resource) fit {
+// newFit makes a task's fit. Its scalars are a window of the session's
+// arena, which the next session reuses: no allocation per task once the
+// arena has grown, where each one counts towards a TinyGo module's next
+// collection. The SDK's Scalars are already sorted by name.
+func newFit(r *caldera.Resource, a *fitArena) fit {
 	f := fit{cpu: r.MilliCPU, memory: r.Memory}
+	start := len(a.scalars)
 	for _, sc := range r.Scalars {
-		f.scalars = append(f.scalars, scalarRequest{name: sc.Name, q: sc.Value, reason: insufficientPrefix + sc.Name})
+		a.scalars = append(a.scalars, scalarRequest{name: sc.Name, q: sc.Value, reason: a.reason(sc.Name)})
 	}
-	sort.Slice(f.scalars, func(i, j int) bool { return f.scalars[i].name < f.scalars[j].name })
+	f.scalars = a.scalars[start:len(a.scalars):len(a.scalars)]
 	return f
+}
+
+// fitArena backs the fits of a session's tasks.
+type fitArena struct {
+	scalars []scalarRequest
+	// reasons are "Insufficient <name>" by scalar name, made once each.
+	reasons []scalarRequest
+}
+
+func (a *fitArena) reason(name string) string {
+	for i := range a.reasons {
+		if a.reasons[i].name == name {
+			return a.reasons[i].reason
+		}
+	}
+	r := insufficientPrefix + name
+	a.reasons = append(a.reasons, scalarRequest{name: name, reason: r})
+	return r
 }
 
 // shortfall returns "Insufficient <dimension>" for the first dimension in

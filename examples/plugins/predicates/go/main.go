@@ -42,6 +42,13 @@ type plugin struct {
 	nodes []nodeState
 	// entries holds each task's template and request, by task handle.
 	entries []entry
+
+	// Kept from one session to the next so that opening one allocates
+	// little: the arrays above, the fits' scalars and the template key's
+	// buffers.
+	fits       fitArena
+	key        []byte
+	sortedKeys []string
 }
 
 var (
@@ -77,22 +84,22 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	}
 	p.args = a
 	v := &s.View
-	p.nodes = make([]nodeState, len(v.Nodes))
+	p.nodes = reuse(p.nodes, len(v.Nodes))
 	for i := range v.Nodes {
 		p.nodes[i].init(&v.Nodes[i])
 	}
-	p.entries = make([]entry, len(v.Tasks))
+	p.entries = reuse(p.entries, len(v.Tasks))
+	p.fits.scalars = p.fits.scalars[:0]
 	var templates caldera.ByKey[*template]
-	var key []byte
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
-		key = templateKey(key[:0], t)
-		tpl, ok := templates.Get(key)
+		p.key = templateKey(p.key[:0], &p.sortedKeys, t)
+		tpl, ok := templates.Get(p.key)
 		if !ok {
 			tpl = newTemplate(t, len(v.Nodes))
-			templates.Put(key, tpl)
+			templates.Put(p.key, tpl)
 		}
-		p.entries[i] = entry{tpl: tpl, fit: newFit(&t.InitRequest), placedOn: -1, evictedFrom: -1}
+		p.entries[i] = entry{tpl: tpl, fit: newFit(&t.InitRequest, &p.fits), placedOn: -1, evictedFrom: -1}
 		// A session reopened after a failure sees its own placements in the
 		// view; they count as placed here.
 		if (t.Status == caldera.Allocated || t.Status == caldera.Pipelined) && t.Node >= 0 {
@@ -100,6 +107,17 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		}
 	}
 	return nil
+}
+
+// reuse returns s with length n and every element zero, in its own array
+// when that is large enough.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // PrePredicate rejects a pod whose required node affinity can match no node.

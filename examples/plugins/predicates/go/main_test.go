@@ -232,3 +232,60 @@ func BenchmarkPredicateBatch(b *testing.B) {
 		p.PredicateBatch(s, &s.View.Tasks[0], ptrs, out)
 	}
 }
+
+// A plugin serves session after session: the second open starts from its
+// own view, not from what the first counted.
+func TestReopenedSessionForgetsThePrevious(t *testing.T) {
+	port := caldera.HostPort{IP: "0.0.0.0", Port: 8080, Protocol: "TCP"}
+	busy := node("n1", 2)
+	busy.Pods, busy.HostPorts = 2, []caldera.HostPort{port}
+	pending := task()
+	pending.HostPorts = []caldera.HostPort{port}
+	p, s := open(t, []caldera.Node{busy}, []caldera.Task{pending}, nil)
+	if got := verdicts(p, s, 0)[0].Reason; got != reasonTooManyAndPorts {
+		t.Fatalf("first session: got %q, want %q", got, reasonTooManyAndPorts)
+	}
+	s = &caldera.Session{View: caldera.View{Nodes: []caldera.Node{node("n1", 2)}, Tasks: []caldera.Task{pending}}}
+	if err := p.OnSessionOpen(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := verdicts(p, s, 0)[0]; got.Code != caldera.Success {
+		t.Errorf("second session, node free: got %+v", got)
+	}
+}
+
+// A request short in two scalars is refused for the first by name.
+func TestShortScalarsReportedByName(t *testing.T) {
+	n := node("n1", 110)
+	tk := task()
+	tk.InitRequest.Scalars = caldera.ScalarsOf(map[string]int64{"vendor.com/b": 1, "vendor.com/a": 1})
+	p, s := open(t, []caldera.Node{n}, []caldera.Task{tk}, nil)
+	if got, want := verdicts(p, s, 0)[0].Reason, insufficientPrefix+"vendor.com/a"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Opening a session costs a few allocations, not some per task: under
+// TinyGo each one brings the collector's next walk over the whole view
+// closer.
+func TestReopeningAllocatesNothingPerTask(t *testing.T) {
+	nodes := make([]caldera.Node, 100)
+	for i := range nodes {
+		nodes[i] = node(fmt.Sprintf("n%d", i), 110)
+	}
+	tasks := make([]caldera.Task, 1000)
+	for i := range tasks {
+		tasks[i] = task()
+		tasks[i].NodeSelector = map[string]string{"zone": "a", "num": "7"}
+		tasks[i].InitRequest.Scalars = caldera.ScalarsOf(map[string]int64{"vendor.com/gpu": 1})
+	}
+	p, s := open(t, nodes, tasks, nil)
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := p.OnSessionOpen(s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 20 {
+		t.Errorf("reopening a session of %d tasks allocated %.0f times", len(tasks), allocs)
+	}
+}

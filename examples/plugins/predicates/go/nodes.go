@@ -29,12 +29,17 @@ const (
 	reasonTooManyNodeAffinity  = tooManyPrefix + reasonNodeAffinity
 )
 
+// init makes ns the node's state at session open, keeping the arrays of
+// the state it held in the previous session.
 func (ns *nodeState) init(n *caldera.Node) {
-	ns.pods = n.Pods
-	ns.maxPods = int32(n.Allocatable.Scalar("pods"))
+	*ns = nodeState{
+		pods:                n.Pods,
+		maxPods:             int32(n.Allocatable.Scalar("pods")),
+		ports:               ns.ports[:0],
+		taintReasons:        reuse(ns.taintReasons, len(n.Taints)),
+		taintReasonsTooMany: reuse(ns.taintReasonsTooMany, len(n.Taints)),
+	}
 	ns.usePorts(n.HostPorts, 1)
-	ns.taintReasons = make([]string, len(n.Taints))
-	ns.taintReasonsTooMany = make([]string, len(n.Taints))
 	for i := range n.Taints {
 		if t := &n.Taints[i]; doNotSchedule(t) {
 			r := "node(s) had untolerated taint {" + t.Key + ": " + t.Value + "}"

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/binary"
 	"slices"
-	"sort"
 
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
@@ -155,14 +154,18 @@ func doNotSchedule(t *caldera.Taint) bool {
 // templateKey appends to buf a byte string that is equal for two tasks
 // exactly when their node selector, required node affinity, tolerations and
 // host ports are equal.
-func templateKey(buf []byte, t *caldera.Task) []byte {
-	keys := make([]string, 0, len(t.NodeSelector))
+//
+// keys holds the selector's sorted keys; the caller keeps it for the next
+// task (sort.Strings would box the slice in an interface, an allocation per
+// task under TinyGo).
+func templateKey(buf []byte, keys *[]string, t *caldera.Task) []byte {
+	*keys = (*keys)[:0]
 	for k := range t.NodeSelector {
-		keys = append(keys, k)
+		*keys = append(*keys, k)
 	}
-	sort.Strings(keys)
-	buf = binary.AppendUvarint(buf, uint64(len(keys)))
-	for _, k := range keys {
+	slices.Sort(*keys)
+	buf = binary.AppendUvarint(buf, uint64(len(*keys)))
+	for _, k := range *keys {
 		buf = caldera.AppendKeyString(buf, k)
 		buf = caldera.AppendKeyString(buf, t.NodeSelector[k])
 	}

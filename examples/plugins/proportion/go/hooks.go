@@ -101,8 +101,9 @@ func (p *proportion) JobEnqueueable(s *caldera.Session, j *caldera.Job) caldera.
 	if !isOpen(s.Queue(j.Queue)) {
 		return caldera.VoteReject
 	}
-	minReq := fromView(&j.MinResources)
-	need := minReq.clone().add(a.allocated).add(a.inqueue).sub(a.elastic)
+	minReq := p.minReq.setView(&j.MinResources)
+	p.need.copyFrom(minReq)
+	need := p.need.add(a.allocated).add(a.inqueue).sub(a.elastic)
 	if fitsRequested(need, minReq, a.realCapability) {
 		return caldera.VotePermit
 	}

@@ -44,11 +44,13 @@ type proportion struct {
 	queues []*queueAttr
 
 	// Scratch reused from call to call: the hot hooks allocate nothing.
-	keys    []float64
-	req     resource
-	held    resource
-	gen     uint32
-	victims []*caldera.Task
+	keys []float64
+	req  resource
+	held resource
+	// minReq and need are JobEnqueueable's.
+	minReq, need resource
+	gen          uint32
+	victims      []*caldera.Task
 }
 
 func (*proportion) Name() string { return "proportion" }

@@ -148,3 +148,24 @@ func TestEnqueue(t *testing.T) {
 		t.Errorf("no queue: %d", got)
 	}
 }
+
+// Admission is asked once per pending job per session: it allocates
+// nothing, scalars or not.
+func TestJobEnqueueableAllocatesNothing(t *testing.T) {
+	gpus := caldera.ScalarsOf(map[string]int64{"nvidia.com/gpu": 1000})
+	v := caldera.View{
+		Nodes:  []caldera.Node{node8},
+		Queues: []caldera.Queue{{Name: "q1", Weight: 1}},
+		Jobs: []caldera.Job{
+			{Name: "gpu", Queue: 0, Phase: caldera.PodGroupPending, MinResources: caldera.Resource{MilliCPU: 2000, Scalars: gpus}},
+			{Name: "cpu", Queue: 0, Phase: caldera.PodGroupPending, MinResources: caldera.Resource{MilliCPU: 2000}},
+		},
+		Tasks: tasks(0, 1, caldera.Pending, -1),
+	}
+	s, p := open(t, v)
+	for _, j := range []int32{0, 1} {
+		if allocs := testing.AllocsPerRun(10, func() { p.JobEnqueueable(s, s.Job(j)) }); allocs != 0 {
+			t.Errorf("job %s: JobEnqueueable allocated %.0f times", s.Job(j).Name, allocs)
+		}
+	}
+}

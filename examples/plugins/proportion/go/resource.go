@@ -86,6 +86,17 @@ func fromView(d *caldera.Resource) *resource {
 	return r
 }
 
+// setView makes r what fromView(d) returns, keeping r's list for reuse
+// when d has scalars (fromView's result has none, nil, when d has none).
+func (r *resource) setView(d *caldera.Resource) *resource {
+	list := r.scalars[:0]
+	*r = resource{}
+	if len(d.Scalars) > 0 {
+		r.scalars = list
+	}
+	return r.addView(d)
+}
+
 func (r *resource) clone() *resource {
 	c := &resource{milliCPU: r.milliCPU, memory: r.memory}
 	c.scalars = slices.Clone(r.scalars) // nil stays nil, empty stays empty

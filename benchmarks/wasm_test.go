@@ -68,6 +68,12 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 // deadline, whose loop checks stay); native plugins stay where
 // no port is built (Rust has ports of priority, gang and drf among these).
 func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
+	return loadPorts(b, context.Background(), build)
+}
+
+// loadPorts is allPorts loading the modules with ctx (wazero reads
+// compile-time options, such as function listeners, from it).
+func loadPorts(b testing.TB, ctx context.Context, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
 	limits := runtime.DefaultLimits()
 	if trimmed, ok := strings.CutSuffix(build, ",no-deadline"); ok {
@@ -83,7 +89,7 @@ func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionR
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		p, err := runtime.Load(context.Background(), path, runtime.Options{Name: impl, Limits: limits})
+		p, err := runtime.Load(ctx, path, runtime.Options{Name: impl, Limits: limits})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -470,12 +470,12 @@ func (h *host) promises() (int32, string, []byte) {
 }
 
 // resize returns s with length n and every element zero, reusing its
-// array when it is large enough.
+// array when it is large enough. The array is cleared beyond n as well: a
+// smaller session must not keep the previous one's objects alive.
 func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
-	s = s[:n]
-	clear(s)
-	return s
+	clear(s[:cap(s)])
+	return s[:n]
 }

@@ -38,13 +38,20 @@ func TestIndexListsEachJobsTasksAcrossSessions(t *testing.T) {
 	}
 
 	// The next session, indexed into the same arrays, has fewer jobs and
-	// more tasks.
+	// fewer tasks, grouped differently.
+	array := &lists.tasks[0]
 	next := &Session{View: View{
 		Jobs:  make([]Job, 2),
-		Tasks: []Task{{Name: "y0", Job: 1}, {Name: "x0", Job: 0}, {Name: "y1", Job: 1}, {Name: "y2", Job: 1}, {Name: "x1", Job: 0}, {Name: "x2", Job: 0}, {Name: "x3", Job: 0}},
+		Tasks: []Task{{Name: "y0", Job: 1}, {Name: "x0", Job: 0}, {Name: "y1", Job: 1}, {Name: "y2", Job: 1}, {Name: "x1", Job: 0}},
 	}}
 	next.index(&lists)
-	want = [][]string{{"x0", "x1", "x2", "x3"}, {"y0", "y1", "y2"}}
+	if &lists.tasks[0] != array {
+		t.Fatal("the next session's index did not reuse the task array")
+	}
+	if stale := lists.tasks[:cap(lists.tasks)][5]; stale != nil {
+		t.Errorf("the array still holds the previous session's task %s beyond the new length", stale.Name)
+	}
+	want = [][]string{{"x0", "x1"}, {"y0", "y1", "y2"}}
 	if got := jobTasks(&next.View); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("next session: jobs' tasks %v, want %v", got, want)
 	}

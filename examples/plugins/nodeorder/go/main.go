@@ -228,14 +228,14 @@ func normalize(scores []int64, reverse bool) {
 }
 
 // reuse returns s with length n and every element zero, in its own array
-// when that is large enough.
+// when that is large enough (cleared to its end, so that a smaller session
+// does not keep the previous one's objects alive).
 func reuse[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
-	s = s[:n]
-	clear(s)
-	return s
+	clear(s[:cap(s)])
+	return s[:n]
 }
 
 // grow returns (*buf)[:n], reallocating when it is too small.

@@ -84,7 +84,12 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	}
 	p.args = a
 	v := &s.View
-	p.nodes = reuse(p.nodes, len(v.Nodes))
+	// Not cleared: init sets every field and keeps the arrays.
+	if cap(p.nodes) < len(v.Nodes) {
+		p.nodes = make([]nodeState, len(v.Nodes))
+	}
+	clear(p.nodes[len(v.Nodes):cap(p.nodes)])
+	p.nodes = p.nodes[:len(v.Nodes)]
 	for i := range v.Nodes {
 		p.nodes[i].init(&v.Nodes[i])
 	}
@@ -110,14 +115,14 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 }
 
 // reuse returns s with length n and every element zero, in its own array
-// when that is large enough.
+// when that is large enough (cleared to its end, so that a smaller session
+// does not keep the previous one's objects alive).
 func reuse[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
-	s = s[:n]
-	clear(s)
-	return s
+	clear(s[:cap(s)])
+	return s[:n]
 }
 
 // PrePredicate rejects a pod whose required node affinity can match no node.

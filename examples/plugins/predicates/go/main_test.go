@@ -265,13 +265,19 @@ func TestShortScalarsReportedByName(t *testing.T) {
 	}
 }
 
-// Opening a session costs a few allocations, not some per task: under
-// TinyGo each one brings the collector's next walk over the whole view
-// closer.
+// Opening a session costs a few allocations, not some per task or per
+// node: under TinyGo each one brings the collector's next walk over the
+// whole view closer.
 func TestReopeningAllocatesNothingPerTask(t *testing.T) {
 	nodes := make([]caldera.Node, 100)
 	for i := range nodes {
 		nodes[i] = node(fmt.Sprintf("n%d", i), 110)
+		if i%3 == 0 {
+			nodes[i].Taints = []caldera.Taint{{Key: "spot", Value: "true", Effect: "NoSchedule"}, {Key: "soft", Effect: "PreferNoSchedule"}}
+		}
+		if i%4 == 0 {
+			nodes[i].HostPorts = []caldera.HostPort{{IP: "0.0.0.0", Port: 8080, Protocol: "TCP"}}
+		}
 	}
 	tasks := make([]caldera.Task, 1000)
 	for i := range tasks {
@@ -287,5 +293,26 @@ func TestReopeningAllocatesNothingPerTask(t *testing.T) {
 	})
 	if allocs > 20 {
 		t.Errorf("reopening a session of %d tasks allocated %.0f times", len(tasks), allocs)
+	}
+}
+
+// A taint's reason is kept from one session to the next only while the
+// taint stays the same.
+func TestReopenedTaintReasonFollowsTheTaint(t *testing.T) {
+	tainted := func(value string) caldera.Node {
+		n := node("n1", 110)
+		n.Taints = []caldera.Taint{{Key: "spot", Value: value, Effect: "NoSchedule"}}
+		return n
+	}
+	p, s := open(t, []caldera.Node{tainted("a")}, []caldera.Task{task()}, nil)
+	for _, value := range []string{"a", "b", "b"} {
+		s = &caldera.Session{View: caldera.View{Nodes: []caldera.Node{tainted(value)}, Tasks: []caldera.Task{task()}}}
+		if err := p.OnSessionOpen(s); err != nil {
+			t.Fatal(err)
+		}
+		want := "node(s) had untolerated taint {spot: " + value + "}"
+		if got := verdicts(p, s, 0)[0].Reason; got != want {
+			t.Errorf("taint value %s: got %q, want %q", value, got, want)
+		}
 	}
 }

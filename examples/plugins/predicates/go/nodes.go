@@ -11,9 +11,16 @@ type nodeState struct {
 	maxPods int32
 	// ports are the host ports in use by the pods counted in pods.
 	ports []portUse
-	// taintReasons holds, per taint, the rejection reason of an untolerated
+	// taints holds, per taint, the rejection reason of an untolerated
 	// NoSchedule or NoExecute taint, alone and after the pod-count reason.
-	taintReasons, taintReasonsTooMany []string
+	taints []taintReason
+}
+
+// taintReason is a taint's rejection reasons, with the key and value they
+// were made for: the next session's state keeps them while those stay.
+type taintReason struct {
+	key, value     string
+	alone, tooMany string
 }
 
 // portUse is a host port and how many counted pods use it.
@@ -29,22 +36,31 @@ const (
 	reasonTooManyNodeAffinity  = tooManyPrefix + reasonNodeAffinity
 )
 
-// init makes ns the node's state at session open, keeping the arrays of
-// the state it held in the previous session.
+// init makes ns the node's state at session open. It keeps the arrays of
+// the state it held in the previous session, and that state's taint
+// reasons where the taint is the same: opening a session then makes no
+// string and no array per node.
 func (ns *nodeState) init(n *caldera.Node) {
+	old := ns.taints
 	*ns = nodeState{
-		pods:                n.Pods,
-		maxPods:             int32(n.Allocatable.Scalar("pods")),
-		ports:               ns.ports[:0],
-		taintReasons:        reuse(ns.taintReasons, len(n.Taints)),
-		taintReasonsTooMany: reuse(ns.taintReasonsTooMany, len(n.Taints)),
+		pods:    n.Pods,
+		maxPods: int32(n.Allocatable.Scalar("pods")),
+		ports:   ns.ports[:0],
+		taints:  old[:0],
 	}
 	ns.usePorts(n.HostPorts, 1)
 	for i := range n.Taints {
-		if t := &n.Taints[i]; doNotSchedule(t) {
-			r := "node(s) had untolerated taint {" + t.Key + ": " + t.Value + "}"
-			ns.taintReasons[i], ns.taintReasonsTooMany[i] = r, tooManyPrefix+r
+		t := &n.Taints[i]
+		var r taintReason
+		switch {
+		case !doNotSchedule(t):
+		case i < len(old) && old[i].alone != "" && old[i].key == t.Key && old[i].value == t.Value:
+			r = old[i] // read before the append below overwrites slot i
+		default:
+			alone := "node(s) had untolerated taint {" + t.Key + ": " + t.Value + "}"
+			r = taintReason{key: t.Key, value: t.Value, alone: alone, tooMany: tooManyPrefix + alone}
 		}
+		ns.taints = append(ns.taints, r)
 	}
 }
 
@@ -60,9 +76,9 @@ func (ns *nodeState) reason(v verdict, tooMany bool) string {
 	case v == affinityMismatch:
 		return reasonNodeAffinity
 	case tooMany:
-		return ns.taintReasonsTooMany[v-taintBase]
+		return ns.taints[v-taintBase].tooMany
 	}
-	return ns.taintReasons[v-taintBase]
+	return ns.taints[v-taintBase].alone
 }
 
 // usePorts counts ports in (delta 1) or out (delta -1).

@@ -156,8 +156,7 @@ func doNotSchedule(t *caldera.Taint) bool {
 // host ports are equal.
 //
 // keys holds the selector's sorted keys; the caller keeps it for the next
-// task (sort.Strings would box the slice in an interface, an allocation per
-// task under TinyGo).
+// task rather than making a slice per task.
 func templateKey(buf []byte, keys *[]string, t *caldera.Task) []byte {
 	*keys = (*keys)[:0]
 	for k := range t.NodeSelector {

@@ -47,8 +47,9 @@ type proportion struct {
 	keys []float64
 	req  resource
 	held resource
-	// minReq and need are JobEnqueueable's.
+	// minReq and need are JobEnqueueable's, jobs OnSessionOpen's.
 	minReq, need resource
+	jobs         jobScratch
 	gen          uint32
 	victims      []*caldera.Task
 }
@@ -80,7 +81,7 @@ func (p *proportion) OnSessionOpen(s *caldera.Session) error {
 			a = newQueueAttr(&v.Queues[j.Queue], p.total, totalGuarantee)
 			p.queues[j.Queue] = a
 		}
-		a.addJob(j)
+		a.addJob(j, &p.jobs)
 	}
 	p.computeDeserved()
 	return nil
@@ -111,9 +112,18 @@ func newQueueAttr(q *caldera.Queue, total, totalGuarantee *resource) *queueAttr 
 	return a
 }
 
+// jobScratch holds addJob's intermediate resources, reused from job to job
+// and session to session: a session opened on a thousand jobs allocated
+// three thousand of them, and under TinyGo allocations are what bring the
+// collector's walk over the whole view.
+type jobScratch struct {
+	allocated, minimum, part resource
+}
+
 // addJob adds a job's holdings, requests and claims to its queue.
-func (a *queueAttr) addJob(j *caldera.Job) {
-	allocated := &resource{}
+func (a *queueAttr) addJob(j *caldera.Job, s *jobScratch) {
+	allocated := &s.allocated
+	allocated.reset()
 	for _, t := range j.Tasks {
 		switch {
 		case allocatedStatus(t.Status):
@@ -127,9 +137,9 @@ func (a *queueAttr) addJob(j *caldera.Job) {
 	// A job without minResources has them all zero in the view, and then
 	// claims nothing and holds nothing beyond them.
 	if claimsInqueue(j) {
-		a.inqueue.add(unmetMinResources(&j.MinResources, allocated))
+		a.inqueue.add(unmetMinResources(&s.part, &j.MinResources, allocated))
 	}
-	a.elastic.add(exceededPart(allocated, fromView(&j.MinResources)))
+	a.elastic.add(exceededPartInto(&s.part, allocated, s.minimum.setView(&j.MinResources)))
 }
 
 // claimsInqueue reports whether an admitted job still reserves room in its

@@ -150,7 +150,9 @@ func TestEnqueue(t *testing.T) {
 }
 
 // Admission is asked once per pending job per session: it allocates
-// nothing, scalars or not.
+// nothing whether or not the job's minResources has scalars, in a queue that
+// holds none. (A job without scalars in a queue that holds some still
+// allocates: need's list is nil then, as the scheduler's map would be.)
 func TestJobEnqueueableAllocatesNothing(t *testing.T) {
 	gpus := caldera.ScalarsOf(map[string]int64{"nvidia.com/gpu": 1000})
 	v := caldera.View{
@@ -167,5 +169,28 @@ func TestJobEnqueueableAllocatesNothing(t *testing.T) {
 		if allocs := testing.AllocsPerRun(10, func() { p.JobEnqueueable(s, s.Job(j)) }); allocs != 0 {
 			t.Errorf("job %s: JobEnqueueable allocated %.0f times", s.Job(j).Name, allocs)
 		}
+	}
+}
+
+// Opening a session costs allocations per queue, not per job.
+func TestReopeningAllocatesNothingPerJob(t *testing.T) {
+	gpus := caldera.ScalarsOf(map[string]int64{"nvidia.com/gpu": 1000})
+	v := caldera.View{Nodes: []caldera.Node{node8}, Queues: []caldera.Queue{{Name: "q1", Weight: 1}}}
+	for j := range 200 {
+		phase := caldera.PodGroupInqueue
+		if j%2 == 0 {
+			phase = caldera.PodGroupRunning
+		}
+		v.Jobs = append(v.Jobs, caldera.Job{Queue: 0, Phase: phase, MinAvailable: 1, MinResources: caldera.Resource{MilliCPU: 2000, Memory: gi, Scalars: gpus}})
+		v.Tasks = append(v.Tasks, task(int32(j), caldera.Running, 0, 1000, gi), task(int32(j), caldera.Pending, -1, 1000, gi))
+	}
+	s, p := open(t, v)
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := p.OnSessionOpen(s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 30 {
+		t.Errorf("reopening a session of %d jobs allocated %.0f times", len(v.Jobs), allocs)
 	}
 }

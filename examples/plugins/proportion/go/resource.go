@@ -244,8 +244,11 @@ func (r *resource) isEmpty() bool {
 }
 
 // exceededPart returns the part of l that exceeds r, per dimension.
-func exceededPart(l, r *resource) *resource {
-	out := &resource{}
+func exceededPart(l, r *resource) *resource { return exceededPartInto(&resource{}, l, r) }
+
+// exceededPartInto is exceededPart written into out, whose list is reused.
+func exceededPartInto(out, l, r *resource) *resource {
+	out.reset()
 	out.milliCPU = math.Max(0, l.milliCPU-r.milliCPU)
 	out.memory = math.Max(0, l.memory-r.memory)
 	for _, e := range l.scalars {
@@ -388,8 +391,9 @@ func (r *resource) reset() {
 // cover yet: what an admitted job still has a claim on. Quota-style
 // "count/..." names and ephemeral storage are skipped; a scalar dimension
 // that nothing allocated reserves all of its minimum.
-func unmetMinResources(need *caldera.Resource, allocated *resource) *resource {
-	out := &resource{}
+// It is written into out, whose list is reused.
+func unmetMinResources(out *resource, need *caldera.Resource, allocated *resource) *resource {
+	out.reset()
 	if d := float64(need.MilliCPU) - allocated.milliCPU; d > 0 {
 		out.milliCPU = d
 	}

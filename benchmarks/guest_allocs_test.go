@@ -1,0 +1,132 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/caldera-scheduler/caldera/scheduler"
+)
+
+// guestAllocs counts, with a wazero function listener, the calls a module
+// makes to TinyGo's allocator, by module and by the hook being served.
+type guestAllocs struct {
+	mu      sync.Mutex
+	serving map[string]uint64         // module → hook ID of the call under way
+	allocs  map[string]map[uint64]int // module → hook ID → allocations
+}
+
+func newGuestAllocs() *guestAllocs {
+	return &guestAllocs{serving: map[string]uint64{}, allocs: map[string]map[uint64]int{}}
+}
+
+func (g *guestAllocs) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+	switch {
+	case slices.Contains(def.ExportNames(), "caldera_call"):
+		return allocListener{g, true}
+	case def.Name() == "runtime.alloc":
+		return allocListener{g, false}
+	}
+	return nil
+}
+
+func (g *guestAllocs) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	clear(g.allocs)
+}
+
+type allocListener struct {
+	g    *guestAllocs
+	call bool // caldera_call, else runtime.alloc
+}
+
+func (l allocListener) Before(_ context.Context, m api.Module, _ api.FunctionDefinition, params []uint64, _ experimental.StackIterator) {
+	// Instances are named "<plugin>#<n>"; count them together.
+	module, _, _ := strings.Cut(m.Name(), "#")
+	g := l.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if l.call {
+		g.serving[module] = params[0]
+		return
+	}
+	if g.allocs[module] == nil {
+		g.allocs[module] = map[uint64]int{}
+	}
+	g.allocs[module][g.serving[module]]++
+}
+
+func (allocListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+
+func (allocListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
+// TestTinyGoSessionsAllocateLittle runs sessions with every default plugin
+// as its TinyGo port and counts what each module allocates once the first
+// session (the whole view) is done. A TinyGo module collects when its heap
+// is full, and a collection marks the whole view; at 5,000 nodes one cost
+// a port about a quarter of a second (docs/performance.md, session 17), so
+// a session's allocations must not grow with its tasks or nodes.
+func TestTinyGoSessionsAllocateLittle(t *testing.T) {
+	counts := newGuestAllocs()
+	ctx := experimental.WithFunctionListenerFactory(context.Background(), counts)
+	plugins, acts, cfg, ported := loadPorts(t, ctx, "tinygo")
+	if len(ported) < 8 {
+		if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+			t.Fatalf("TinyGo ports built: %v, want all eight (make plugins)", ported)
+		}
+		t.Skipf("TinyGo ports built: %v (make plugins)", ported)
+	}
+	w := Workload{Nodes: 1000, Gangs: 200, GangSize: 10}
+	c := &snapshotCache{base: w.Cluster()}
+	s := scheduler.New(c, plugins, acts, cfg)
+	if err := s.RunOnce(); err != nil {
+		t.Fatal(err)
+	}
+	counts.reset()
+	c.binds.Store(0)
+	const sessions = 3
+	for range sessions {
+		if err := s.RunOnce(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := c.binds.Load(), int64(sessions*w.Gangs*w.GangSize); got != want {
+		t.Fatalf("bound %d pods in %d sessions, want %d", got, sessions, want)
+	}
+	// 2,000 tasks and 1,000 nodes: a budget far below one allocation per
+	// object, above what the SDK and ports allocate per session now (9 to
+	// 48 a module, most of it in session_open).
+	const budget = 64
+	counts.mu.Lock()
+	defer counts.mu.Unlock()
+	if len(counts.allocs) == 0 {
+		t.Fatal("the listener saw no allocation at all: is runtime.alloc still TinyGo's allocator?")
+	}
+	for module, byHook := range counts.allocs {
+		total := 0
+		for _, n := range byHook {
+			total += n
+		}
+		t.Logf("%s: %d allocations a session (by hook ID: %s)", module, total/sessions, perHook(byHook, sessions))
+		if perSession := total / sessions; perSession > budget {
+			t.Errorf("%s allocated %d times a session (by hook ID: %s), want at most %d", module, perSession, perHook(byHook, sessions), budget)
+		}
+	}
+}
+
+func perHook(byHook map[uint64]int, sessions int) string {
+	var parts []string
+	for hook, n := range byHook {
+		parts = append(parts, fmt.Sprintf("%d: %d", hook, n/sessions))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}

@@ -99,7 +99,7 @@ func (l allocListener) ended(m api.Module) {
 func TestTinyGoSessionsAllocateLittle(t *testing.T) {
 	counts := newGuestAllocs()
 	ctx := experimental.WithFunctionListenerFactory(context.Background(), counts)
-	plugins, acts, cfg, ported := loadPorts(t, ctx, "tinygo")
+	plugins, acts, cfg, ported := allPorts(t, ctx, "tinygo")
 	if len(ported) < 8 {
 		if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
 			t.Fatalf("TinyGo ports built: %v, want all eight (make plugins)", ported)

@@ -67,13 +67,9 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 // or "rust", with ",no-deadline" for modules loaded without a call
 // deadline, whose loop checks stay); native plugins stay where
 // no port is built (Rust has ports of priority, gang and drf among these).
-func allPorts(b *testing.B, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
-	return loadPorts(b, context.Background(), build)
-}
-
-// loadPorts is allPorts loading the modules with ctx (wazero reads
-// compile-time options, such as function listeners, from it).
-func loadPorts(b testing.TB, ctx context.Context, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
+// The modules are loaded with ctx: wazero reads compile-time options, such
+// as function listeners, from it.
+func allPorts(b testing.TB, ctx context.Context, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
 	limits := runtime.DefaultLimits()
 	if trimmed, ok := strings.CutSuffix(build, ",no-deadline"); ok {
@@ -127,7 +123,7 @@ func BenchmarkSessionPorts(b *testing.B) {
 					benchSession(b, w)
 					return
 				}
-				plugins, acts, cfg, ported := allPorts(b, build)
+				plugins, acts, cfg, ported := allPorts(b, context.Background(), build)
 				if len(ported) == 0 {
 					b.Skip("no ports built (make plugins)")
 				}

@@ -42,8 +42,10 @@ func newFit(r *caldera.Resource, a *fitArena) fit {
 type fitArena struct {
 	scalars []scalarRequest
 	// reasons are "Insufficient <name>" by scalar name, made once each.
-	reasons []scalarRequest
+	reasons []namedReason
 }
+
+type namedReason struct{ name, reason string }
 
 func (a *fitArena) reason(name string) string {
 	for i := range a.reasons {
@@ -52,7 +54,7 @@ func (a *fitArena) reason(name string) string {
 		}
 	}
 	r := insufficientPrefix + name
-	a.reasons = append(a.reasons, scalarRequest{name: name, reason: r})
+	a.reasons = append(a.reasons, namedReason{name, r})
 	return r
 }
 

@@ -60,16 +60,42 @@ func (p *Plugin) CallEncoded(ctx context.Context, hook abi.Hook, body []byte, ou
 }
 
 // count records a call in the metrics and wraps a failure with the plugin
-// and hook.
+// and hook. A reply with a status other than OK is a failure too, though
+// the call itself worked: every hook answers its verdicts in its result,
+// so the status says the module could not answer (an argument it refuses,
+// a view it cannot apply), and the session fails safe on it.
 func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi.Code, string, error) {
-	p.metricsFor(hook).calls.Inc()
-	p.calls.Add(1)
-	if err != nil {
-		p.failures.Add(1)
-		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), causeOf(err)).Inc()
-		return code, msg, &CallError{Plugin: p.opts.Name, Hook: hook, Err: err}
+	metered := !p.unmetered.Load()
+	if metered {
+		p.metricsFor(hook).calls.Inc()
 	}
-	return code, msg, nil
+	p.calls.Add(1)
+	failure, cause := err, ""
+	switch {
+	case err != nil:
+		err = &CallError{Plugin: p.opts.Name, Hook: hook, Err: err}
+		failure, cause = err, causeOf(err)
+	case code != abi.OK:
+		failure, cause = &CallError{Plugin: p.opts.Name, Hook: hook, Err: &StatusError{Code: code, Message: msg}}, "status"
+	}
+	if failure != nil {
+		p.failures.Add(1)
+		p.firstFailure.CompareAndSwap(nil, &failure)
+		if metered {
+			metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), cause).Inc()
+		}
+	}
+	return code, msg, err
+}
+
+// StatusError is a reply whose status is not OK.
+type StatusError struct {
+	Code    abi.Code
+	Message string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("answered status %d: %s", e.Code, e.Message)
 }
 
 // errUndeclared is a call of a hook the module did not declare; the host
@@ -81,7 +107,11 @@ var errUndeclared = errors.New("the module does not declare this hook")
 func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []byte, out any) (abi.Code, string, error) {
 	m := p.hooks[hook]
 	start := time.Now()
-	defer func() { m.seconds.Observe(time.Since(start).Seconds()) }()
+	defer func() {
+		if !p.unmetered.Load() {
+			m.seconds.Observe(time.Since(start).Seconds())
+		}
+	}()
 	raw, err := in.request(ctx, p.timeoutFor(hook), body, uint32(hook), p.opts.Limits.MaxReplyBytes)
 	if err != nil {
 		err = p.blameMemory(in, err)

@@ -75,6 +75,12 @@ type Plugin struct {
 	seq  int
 
 	calls, failures atomic.Uint64
+	// firstFailure is the first failed call's error since the load: the
+	// cause, where later failures are often its consequences.
+	firstFailure atomic.Pointer[error]
+	// unmetered keeps the calls out of the scheduler's metrics: see
+	// SetMetered.
+	unmetered atomic.Bool
 }
 
 // Load reads, checks, compiles and instantiates a module, and asks it who
@@ -296,7 +302,22 @@ func (p *Plugin) Close(ctx context.Context) error {
 }
 
 // Calls and Failures count the calls made into the module and those that
-// failed (trap, deadline, memory, bad reply), since it was loaded.
+// failed (trap, deadline, memory, bad reply, a status other than OK),
+// since it was loaded; FirstFailure is the first of those failures, or
+// nil.
 func (p *Plugin) Calls() uint64 { return p.calls.Load() }
 
 func (p *Plugin) Failures() uint64 { return p.failures.Load() }
+
+func (p *Plugin) FirstFailure() error {
+	if err := p.firstFailure.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// SetMetered says whether calls into the module count in the scheduler's
+// plugin metrics (they do from the load on). A self-test turns them off
+// while it tries a module that is not serving yet, and may never serve:
+// its calls are not the calls of the plugin in service.
+func (p *Plugin) SetMetered(on bool) { p.unmetered.Store(!on) }

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/runtime/interrupt"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // buildGuest compiles a test module from testdata/guests with the standard
@@ -243,4 +246,41 @@ func moduleWithCallParams(n int) []byte {
 	m = append(m, section(5, 1, 0, 1)...)
 	m = append(m, section(7, exports...)...)
 	return append(m, section(10, code...)...)
+}
+
+// A reply whose status is not OK is a failed call although the call itself
+// worked: it counts in Failures and in caldera_plugin_call_failures_total
+// (cause "status"), and FirstFailure names it. With the metrics off (a
+// self-test), it counts in Failures alone.
+func TestStatusReplyCountsAsFailure(t *testing.T) {
+	path := buildGuest(t, "rawabi", "-X main.hooks=predicate_batch,node_order_batch")
+	p, err := Load(context.Background(), path, Options{Name: "status-reply", Limits: DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	failures := func() float64 {
+		return testutil.ToFloat64(metrics.PluginCallFailures.WithLabelValues("status-reply", "node_order_batch", "status"))
+	}
+	code, _, err := p.Call(context.Background(), abi.HookNodeOrderBatch, abi.Request{}, nil)
+	if err != nil || code != abi.UnknownHook {
+		t.Fatalf("node_order_batch, which the module declares and does not serve: code %d, err %v; want status 64 and no error", code, err)
+	}
+	var status *StatusError
+	if p.Failures() != 1 || !errors.As(p.FirstFailure(), &status) || status.Code != abi.UnknownHook || !strings.Contains(status.Message, "unknown hook") {
+		t.Fatalf("after a status reply: %d failures, first %v; want 1 naming status 64", p.Failures(), p.FirstFailure())
+	}
+	if got := failures(); got != 1 {
+		t.Errorf("caldera_plugin_call_failures_total{cause=status} is %v, want 1", got)
+	}
+	p.SetMetered(false)
+	_, _, _ = p.Call(context.Background(), abi.HookNodeOrderBatch, abi.Request{}, nil)
+	p.SetMetered(true)
+	if p.Failures() != 2 || failures() != 1 {
+		t.Errorf("unmetered status reply: %d failures, metric %v; want 2 and still 1", p.Failures(), failures())
+	}
+	predicate(t, p, 1, 2)
+	if p.Failures() != 2 {
+		t.Errorf("an OK reply counted as a failure: %d", p.Failures())
+	}
 }

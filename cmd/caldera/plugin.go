@@ -96,6 +96,9 @@ func validatePlugin(ctx context.Context, w io.Writer, path string, cache wazero.
 	if err := printDescriptor(w, path, p); err != nil {
 		return err
 	}
+	if err := reload.CheckHooks(p); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	name := strings.TrimSuffix(filepath.Base(path), ".wasm")
 	calls := p.Calls()
 	bound, err := reload.SelfTest(name, p, nil, hostplugins.Registry(), actions.Registry())

@@ -133,9 +133,12 @@ func (c *candidate) path(name string) string {
 }
 
 // resolve picks the module serving plugin name: the one in service when
-// its file and sandbox limits are unchanged, or when its file is gone while
-// the configuration still names it; otherwise the file, loaded, checked and
-// self-tested with the tier entry's arguments.
+// its file, sandbox limits and arguments are unchanged, or when its file
+// is gone while the configuration still names it with the same limits and
+// arguments; otherwise the file, loaded, checked and self-tested with the
+// tier entry's arguments. New arguments are tried on a fresh instance of
+// the module rather than given to the one in service, which is only known
+// to work with its own.
 func (c *candidate) resolve(name string, opts runtime.Options, args framework.Arguments) (*module, error) {
 	opts.Cache = c.r.opts.Cache
 	cur := c.r.modules[name]
@@ -147,6 +150,9 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 		if opts.SHA256 != "" && opts.SHA256 != cur.digest {
 			return nil, fmt.Errorf("%s is gone, and the module in service, sha256:%s, is not the one the configuration pins, sha256:%s", cur.path, cur.digest, opts.SHA256)
 		}
+		if !cur.takes(opts.Limits, args) {
+			return nil, fmt.Errorf("%s is gone: the module in service, sha256:%s, cannot be tried with the configuration's new arguments without its file; put the file back or leave the arguments as they were", cur.path, cur.digest)
+		}
 		klog.InfoS("Warning: the module file is gone but the configuration still names the plugin; the last good version keeps serving",
 			"plugin", name, "file", cur.path, "sha256", cur.digest)
 		c.use(cur)
@@ -155,7 +161,7 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 		return nil, fmt.Errorf("%s: %w", f.path, f.err)
 	case opts.SHA256 != "" && opts.SHA256 != f.digest:
 		return nil, fmt.Errorf("%s: module digest is sha256:%s, the configuration pins sha256:%s", f.path, f.digest, opts.SHA256)
-	case cur != nil && cur.digest == f.digest && cur.limits == opts.Limits:
+	case cur != nil && cur.digest == f.digest && cur.takes(opts.Limits, args):
 		c.use(cur)
 		return cur, nil
 	}
@@ -165,12 +171,12 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
-	m := &module{name: name, path: f.path, digest: p.SHA256(), plugin: p, limits: opts.Limits}
+	m := &module{name: name, path: f.path, digest: p.SHA256(), plugin: p, limits: opts.Limits, args: args}
 	c.r.mu.Lock()
 	c.r.live++
 	c.r.mu.Unlock()
 	c.use(m) // from here on, discard closes it
-	if err := checkHooks(p); err != nil {
+	if err := CheckHooks(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
 	if c.selfTest {

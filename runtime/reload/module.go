@@ -3,6 +3,7 @@ package reload
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -28,6 +29,9 @@ type module struct {
 	name, path, digest string
 	plugin             *runtime.Plugin
 	limits             runtime.Limits
+	// args are the tier entry's arguments the module was self-tested with:
+	// a module is only tried with the arguments it serves with.
+	args framework.Arguments
 	// refs counts the policies and candidates holding the module; guarded
 	// by Reloader.mu.
 	refs int
@@ -70,10 +74,24 @@ func sandbox(name string, args framework.Arguments) (runtime.Options, runtime.Po
 	return opts, policy, nil
 }
 
-// checkHooks refuses a module that declares no hook this scheduler would
-// call besides opening and closing the session: most likely a module built
+// takes reports whether the module, as loaded and self-tested, serves a
+// tier entry with these limits and arguments.
+func (m *module) takes(limits runtime.Limits, args framework.Arguments) bool {
+	sameArgs := len(m.args) == 0 && len(args) == 0 || reflect.DeepEqual(m.args, args)
+	return m.limits == limits && sameArgs
+}
+
+// CheckHooks refuses a module that does not declare session_open, which
+// carries each session's view and without which every session would fail
+// to open it; and a module that declares no hook this scheduler would call
+// besides opening and closing the session: most likely a module built
 // without its policy registered, which would silently change nothing.
-func checkHooks(p *runtime.Plugin) error {
+// Every reload checks its new modules so, and so does `caldera plugin
+// validate`.
+func CheckHooks(p *runtime.Plugin) error {
+	if !p.Implements(abi.HookSessionOpen) {
+		return fmt.Errorf("the module does not declare session_open, which opens every session with its view (declared: %q)", p.Descriptor().Hooks)
+	}
 	for _, name := range p.Descriptor().Hooks {
 		h, ok := abi.HookByName(name)
 		if ok && h != abi.HookSessionOpen && h != abi.HookSessionClose {

@@ -2,6 +2,7 @@ package reload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -74,8 +75,13 @@ type Reloader struct {
 	// config is the digest of the published configuration's text.
 	config [32]byte
 	// tried is the fingerprint of the last snapshot built, published or
-	// refused: the same files are not tried twice.
+	// refused: the same files are not tried twice, unless retry is set.
 	tried string
+	// retry is set when the files of tried were refused for a cause that
+	// may pass (a call that missed its deadline on a busy machine): the
+	// next look at them, an event's or the periodic re-read's, tries them
+	// once more.
+	retry bool
 
 	// warm compiles changed modules while Watch waits out the debounce;
 	// nil without a plugin directory or a compilation cache.
@@ -172,11 +178,18 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 	start := time.Now()
 	snap := r.readSnapshot()
 	defer func() { r.warm.readBy(r.readDigests(snap)) }()
-	if snap.fingerprint == r.tried {
+	retrying := snap.fingerprint == r.tried
+	if retrying && !r.retry {
 		return Outcome{}
 	}
+	r.retry = false
 	out := r.apply(ctx, snap)
 	out.Took = time.Since(start)
+	if out.Err != nil && ctx.Err() != nil {
+		// Stopping: a load cut short says nothing about the files.
+		klog.V(2).InfoS("Policy reload cut short by shutdown", "cause", out.Err)
+		return Outcome{}
+	}
 	if out.Err != nil && r.readSnapshot().fingerprint != snap.fingerprint {
 		// The files changed while this version was checked: a module still
 		// being copied, the second half of a save. Judge the newer files
@@ -186,8 +199,16 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 		return out
 	}
 	r.tried = snap.fingerprint
+	r.retry = out.Err != nil && mayPass(out.Err) && !retrying
 	r.record(out, since)
 	return out
+}
+
+// mayPass reports whether a refusal's cause may not recur with the same
+// files: a self-test call or instantiation that missed its deadline while
+// the machine was busy.
+func mayPass(err error) bool {
+	return errors.Is(err, runtime.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // apply builds a candidate from the snapshot and publishes it if it

@@ -19,14 +19,20 @@ const SelfTestPods = 3
 // tainted and with GPUs; a gang of two; a GPU pod) with the module as
 // plugin name after the native priority, gang and predicates plugins, and
 // with args as its arguments. It fails if any call into the module fails:
-// a trap, a missed deadline, exhausted memory or a malformed reply.
+// a trap, a missed deadline, exhausted memory, a malformed reply, or a
+// status other than OK (an argument the module refuses, say), and the
+// error names the first such failure since p was loaded: a self-test
+// runs on a module just loaded, whose first failure is the cause of the
+// others (a session reopened on a module that cannot be, say).
 // `caldera plugin validate` runs it, and so does every module before a
 // reload puts it into service. It returns how many of the SelfTestPods
 // pods the session bound.
 //
 // The session runs on a snapshot made in memory, not through informers:
 // the module sees the same hooks and view, and a reload is not slowed by
-// an informer sync nor counted in the scheduler's binding metrics.
+// an informer sync nor counted in the scheduler's binding metrics; its
+// calls are kept out of the plugin metrics too, so p must not be serving
+// sessions meanwhile.
 //
 // native must be a registry of the native plugins that SelfTest may add
 // to.
@@ -51,12 +57,14 @@ func SelfTest(name string, p *runtime.Plugin, args map[string]any, native framew
 		return 0, err
 	}
 	calls, failed := p.Calls(), p.Failures()
+	p.SetMetered(false)
+	defer p.SetMetered(true)
 	cluster := &selfTestCluster{snapshot: newSelfTestSnapshot()}
 	if err := selfTestSession(cluster, native, actions, cfg); err != nil {
 		return 0, fmt.Errorf("self-test session: %w", err)
 	}
 	if n := p.Failures() - failed; n > 0 {
-		return 0, fmt.Errorf("self-test session: %d of %d calls into the module failed (the log names each)", n, p.Calls()-calls)
+		return 0, fmt.Errorf("self-test session: %d of %d calls into the module failed, the first: %w", n, p.Calls()-calls, p.FirstFailure())
 	}
 	return int(cluster.binds.Load()), nil
 }

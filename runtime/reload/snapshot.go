@@ -52,20 +52,32 @@ func contentDigest(code []byte) string {
 
 // readSnapshot reads the configuration file and every module of the plugin
 // directory. Hidden files are skipped: editors' temporary copies, and the
-// ..data folders of a Kubernetes ConfigMap volume, whose files are also
-// reachable through the top-level links.
+// ..data folders of a Kubernetes ConfigMap volume. A ConfigMap volume's
+// files are read from the version folder its ..data link names when the
+// snapshot starts, not through each key's link: the kubelet may swap
+// ..data between two reads, and a configuration of one version with a
+// module of the next is a policy nobody wrote. Files keep their top-level
+// paths in what is reported.
 func (r *Reloader) readSnapshot() *snapshot {
 	s := &snapshot{modules: map[string]moduleFile{}}
 	h := sha256.New()
+	versions := map[string]string{} // by directory, resolved once
+	from := func(dir string) string {
+		if _, ok := versions[dir]; !ok {
+			versions[dir] = versionDir(dir)
+		}
+		return versions[dir]
+	}
 	if path := r.opts.ConfigPath; path != "" {
-		s.config, s.err = os.ReadFile(path)
+		s.config, s.err = os.ReadFile(filepath.Join(from(filepath.Dir(path)), filepath.Base(path)))
 		if s.err != nil {
 			s.err, s.errPath = fmt.Errorf("scheduler configuration: %w", s.err), path
 		}
 		fmt.Fprintf(h, "config %x %v\n", sha256.Sum256(s.config), s.err)
 	}
 	if dir := r.opts.PluginDir; dir != "" && s.err == nil {
-		entries, err := os.ReadDir(dir)
+		version := from(dir)
+		entries, err := os.ReadDir(version)
 		if err != nil {
 			s.err, s.errPath = fmt.Errorf("plugin directory: %w", err), dir
 		}
@@ -75,7 +87,7 @@ func (r *Reloader) readSnapshot() *snapshot {
 				continue
 			}
 			f := moduleFile{path: filepath.Join(dir, base)}
-			f.code, f.err = os.ReadFile(f.path)
+			f.code, f.err = os.ReadFile(filepath.Join(version, base))
 			if errors.Is(f.err, fs.ErrNotExist) {
 				// A dangling link, in the middle of a ConfigMap update: the
 				// module is going away.
@@ -91,4 +103,14 @@ func (r *Reloader) readSnapshot() *snapshot {
 	fmt.Fprintf(h, "error %v\n", s.err)
 	s.fingerprint = hex.EncodeToString(h.Sum(nil))
 	return s
+}
+
+// versionDir is the folder to read dir's files from: the version folder
+// that dir's ..data link names now when dir is a ConfigMap volume, dir
+// itself otherwise.
+func versionDir(dir string) string {
+	if v, err := filepath.EvalSymlinks(filepath.Join(dir, "..data")); err == nil {
+		return v
+	}
+	return dir
 }

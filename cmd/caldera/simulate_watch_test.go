@@ -41,7 +41,9 @@ tiers:
 // and keeps two pods pending; a broken module is dropped in and refused
 // while draining keeps serving; then binpack's module lands, and the next
 // sessions place the pending pods on the draining node. Every line is one
-// session, naming the module that served it.
+// session, naming the module that served it. The compilation cache is
+// kept within --wasm-cache-max-size: a stale entry three times the bound's
+// size is gone at the end, and what is left fits.
 func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 	requirePorts(t, "draining.tinygo", "binpack.tinygo")
 	draining, _ := os.ReadFile(filepath.Join(pluginDir, "draining.tinygo.wasm"))
@@ -55,6 +57,15 @@ func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "cluster.yaml"), []byte(cluster))
 	mustWrite(t, filepath.Join(dir, "scheduler.yaml"), []byte(watchConf))
 	mustWrite(t, module, draining)
+	cacheDir := t.TempDir()
+	stale := filepath.Join(cacheDir, "wazero-v0.0.0-amd64-linux", "0123abcd")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, stale, make([]byte, 3<<20))
+	if err := os.Chtimes(stale, time.Now().Add(-48*time.Hour), time.Now().Add(-48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -63,7 +74,7 @@ func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 	cmd.SetOut(out)
 	cmd.SetArgs([]string{"simulate", "--watch", "--output=json", "--schedule-period=50ms", "--watch-debounce=100ms",
 		"--cluster=" + filepath.Join(dir, "cluster.yaml"), "--scheduler-conf=" + filepath.Join(dir, "scheduler.yaml"),
-		"--wasm-cache-dir=" + t.TempDir()})
+		"--wasm-cache-dir=" + cacheDir, "--wasm-cache-max-size=3Mi"})
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.ExecuteContext(ctx) }()
 
@@ -116,6 +127,26 @@ func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 		if l.Session != i+1 || l.Cycles != i+1 {
 			t.Fatalf("line %d is session %d (cycles %d): want one line per session, in order", i+1, l.Session, l.Cycles)
 		}
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale cache entry is still there (%v): the cache was not kept within 3Mi", err)
+	}
+	var files, size int64
+	_ = filepath.WalkDir(cacheDir, func(_ string, d os.DirEntry, err error) error {
+		if info, ierr := d.Info(); err == nil && ierr == nil && d.Type().IsRegular() {
+			files, size = files+1, size+info.Size()
+		}
+		return nil
+	})
+	if files == 0 || size > 3<<20 {
+		t.Errorf("the cache holds %d files, %d bytes; want the newest compiled modules within 3Mi", files, size)
+	}
+}
+
+func TestMalformedCacheSizeIsRefused(t *testing.T) {
+	_, err := runCaldera("simulate", "--wasm-cache-max-size=lots", "--cluster=../../examples/clusters/training-cluster.yaml")
+	if err == nil || !strings.Contains(err.Error(), `--wasm-cache-max-size "lots"`) {
+		t.Fatalf("simulate with --wasm-cache-max-size=lots: %v, want an error naming the flag and the value", err)
 	}
 }
 

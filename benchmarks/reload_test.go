@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,7 +61,10 @@ func benchReload(b *testing.B, module string, cached bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var loadTimes []time.Duration
+	var (
+		mu        sync.Mutex // Report runs on the watch's goroutine
+		loadTimes []time.Duration
+	)
 	r, err := reload.New(context.Background(), reload.Options{
 		ConfigPath: filepath.Join(dir, "scheduler.yaml"),
 		PluginDir:  dir,
@@ -68,6 +72,8 @@ func benchReload(b *testing.B, module string, cached bool) {
 		Actions:    actions.Registry(),
 		Cache:      cache,
 		Report: func(o reload.Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
 			for _, c := range o.Changes {
 				loadTimes = append(loadTimes, c.LoadTime)
 			}
@@ -86,7 +92,11 @@ func benchReload(b *testing.B, module string, cached bool) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = r.Watch(ctx) }()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		_ = r.Watch(ctx)
+	}()
 	time.Sleep(100 * time.Millisecond) // the watch is set up
 
 	w := Workload{Nodes: 100, Gangs: 20, GangSize: 5}
@@ -125,6 +135,7 @@ func benchReload(b *testing.B, module string, cached bool) {
 	b.StopTimer()
 	cancel()
 	<-done
+	<-watched // the last swap's report has been made
 	slices.Sort(serving)
 	slices.Sort(loadTimes)
 	b.ReportMetric(ms(quantile(serving, 0.5)), "p50-ms")

@@ -115,7 +115,8 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 	if v.GetBool("watch") {
 		// Standbys reload too, so that a takeover starts with the current
 		// policy.
-		go watchPolicy(ctx, policy)
+		stopWatch := watchPolicy(ctx, policy)
+		defer stopWatch() // before the policy closes
 	}
 
 	handlers, err := newEventHandlers(ctx, v, policy.CompilationCache())

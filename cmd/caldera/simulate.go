@@ -34,7 +34,7 @@ between sessions as caldera run reloads them; each session prints a line
 	}
 	f := cmd.Flags()
 	f.String("cluster", "", "manifest file describing the cluster (required)")
-	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100)")
+	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100); ignored with --watch")
 	f.String("output", "table", "output format: table or json")
 	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable)")
 	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
@@ -89,7 +89,8 @@ between sessions as caldera run reloads them; each session prints a line
 			EventHandlerConfig: handlers.config,
 		}
 		if watch {
-			go watchPolicy(ctx, policy)
+			stopWatch := watchPolicy(ctx, policy)
+			defer stopWatch() // before the policy closes
 			opts.Watch, opts.Period = true, v.GetDuration("schedule-period")
 			opts.OnSession = sessionWriter(cmd.OutOrStdout(), output)
 		}

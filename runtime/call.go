@@ -116,12 +116,12 @@ func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []b
 	if err != nil {
 		err = p.blameMemory(in, err)
 		// Never reuse an instance whose state is unknown.
-		_ = in.mod.Close(context.Background())
+		p.discard(in)
 		return 0, "", err
 	}
 	code, msg, err := DecodeReply(raw, out)
 	if err != nil {
-		_ = in.mod.Close(context.Background())
+		p.discard(in)
 		return 0, "", err
 	}
 	return code, msg, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -79,8 +80,39 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("%s: %w", abi.ExportInitialize, err)
 		}
 	}
+	p.mu.Lock()
+	if p.closed { // closed meanwhile
+		p.mu.Unlock()
+		_ = mod.Close(ctx)
+		return nil, errPluginClosed
+	}
+	p.open++
+	p.mu.Unlock()
+	liveInstances.Add(1)
 	return in, nil
 }
+
+// errPluginClosed: an instance was asked of a plugin already closed.
+var errPluginClosed = errors.New("the module has been unloaded")
+
+// discard closes an instance whose state is unknown after a failed call.
+func (p *Plugin) discard(in *instance) {
+	_ = in.mod.Close(context.Background())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed { // else Close counted it
+		p.open--
+		liveInstances.Add(-1)
+	}
+}
+
+// liveInstances counts the module instances open in the process.
+var liveInstances atomic.Int64
+
+// LiveInstances returns how many module instances are open in the process,
+// across every plugin and event handler: idle in a pool, or leased to a
+// session. A leak check compares it before and after.
+func LiveInstances() int64 { return liveInstances.Load() }
 
 // minOpenTimeout is the least time session_open gets: it carries the whole
 // session view, which grows with the cluster (a TinyGo module decodes 1,000

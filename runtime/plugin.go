@@ -73,6 +73,10 @@ type Plugin struct {
 	mu   sync.Mutex
 	idle []*instance
 	seq  int
+	// open counts the instances made and not yet closed; closed is set by
+	// Close, which closes them all at once.
+	open   int
+	closed bool
 
 	calls, failures atomic.Uint64
 	// firstFailure is the first failed call's error since the load: the
@@ -290,6 +294,11 @@ func (p *Plugin) Implements(h abi.Hook) bool {
 func (p *Plugin) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.idle = nil
+	if !p.closed {
+		p.closed = true
+		liveInstances.Add(-int64(p.open))
+		p.open = 0
+	}
 	p.mu.Unlock()
 	err := p.rt.Close(ctx)
 	// With a shared compilation cache the engine outlives the runtime, and

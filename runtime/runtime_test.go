@@ -284,3 +284,29 @@ func TestStatusReplyCountsAsFailure(t *testing.T) {
 		t.Errorf("an OK reply counted as a failure: %d", p.Failures())
 	}
 }
+
+// LiveInstances follows every instance: made for the descriptor and kept
+// in the pool, closed after a failed call, made again for the next call,
+// and all closed with the plugin, once.
+func TestLiveInstancesFollowTheirPlugin(t *testing.T) {
+	before := LiveInstances()
+	p := loadRaw(t, DefaultLimits(), nil)
+	if got := LiveInstances() - before; got != 1 {
+		t.Fatalf("%d instances open after loading, want 1 (the describing one, pooled)", got)
+	}
+	if _, _, err := p.Call(context.Background(), abi.HookJobReady, abi.Request{}, nil); err == nil {
+		t.Fatal("job_ready, which traps, did not fail")
+	}
+	if got := LiveInstances() - before; got != 0 {
+		t.Fatalf("%d instances open after a trap, want 0: the trapped one is closed", got)
+	}
+	predicate(t, p, 1, 2)
+	if got := LiveInstances() - before; got != 1 {
+		t.Fatalf("%d instances open after a call on a fresh instance, want 1", got)
+	}
+	_ = p.Close(context.Background())
+	_ = p.Close(context.Background())
+	if got := LiveInstances() - before; got != 0 {
+		t.Fatalf("%d instances open after Close (twice), want 0", got)
+	}
+}

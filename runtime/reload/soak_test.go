@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	wasmruntime "github.com/caldera-scheduler/caldera/runtime"
 	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
@@ -63,14 +64,15 @@ func uleb(v uint64) []byte {
 }
 
 // TestSoakSwapsWhileSessionsRun changes the module serving plugin "policy",
-// the configuration (naming the plugin or not) and, now and then, writes a
-// broken module or configuration, hundreds of times through Watch, while
+// the configuration (naming the plugin or not) and, now and then, removes
+// the module file for a while or writes a broken module or configuration,
+// hundreds of times through Watch, while
 // sessions run back to back on a cluster that every session sees afresh.
 // Every module written is a new version (a new digest) of draining's or
 // binpack's policy. It checks that no session fails, that every session
 // decides exactly as the other sessions with the same configuration and
-// policy, so that none mixed two versions, and that neither modules nor
-// memory pile up.
+// policy, so that none mixed two versions, and that neither modules,
+// instances nor memory pile up.
 func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 	modules := map[string][]byte{"draining": moduleBytes(t, "draining.tinygo"), "binpack": moduleBytes(t, "binpack.tinygo")}
 	swaps := soakSwaps(t)
@@ -91,6 +93,7 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 	}
 	current := version("draining", 0)
 	writeFile(t, modulePath, current)
+	instancesAtStart := wasmruntime.LiveInstances()
 	var failures atomic.Int64
 	r := newTestReloader(t, dir, func(o Outcome) {
 		if o.Err != nil {
@@ -175,7 +178,7 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 	settle(0, "start")
 	callFailures := sumCounter(t, metrics.PluginCallFailures)
 	var before usage
-	refused := 0
+	refused, removed := 0, 0
 	for step := 1; step <= swaps; step++ {
 		if step == 10 {
 			before = measure(r) // pools and caches warm
@@ -190,7 +193,7 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 			current = version(module, step)
 			save(modulePath, current)
 			settle(step, "module "+module)
-		case k < 80:
+		case k < 75:
 			if conf == "named" {
 				conf = "unnamed"
 			} else {
@@ -198,6 +201,18 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 			}
 			save(confPath, []byte(confs[conf]))
 			settle(step, "configuration "+conf)
+		case k < 82 && conf == "named":
+			failed := failures.Load()
+			if err := os.Remove(modulePath); err != nil {
+				t.Fatal(err)
+			}
+			settle(step, "module removed") // the last good version keeps serving
+			save(modulePath, current)
+			settle(step, "module back")
+			if failures.Load() != failed {
+				t.Fatalf("step %d: removing a module the configuration names was reported as a failure", step)
+			}
+			removed++
 		case k < 90 && conf == "named":
 			failed := failures.Load()
 			save(modulePath, bytes.Repeat([]byte("broken"), 1000))
@@ -246,11 +261,16 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 	if len(decisions) != 3 || len(count) != 3 {
 		t.Fatalf("sessions ran with %d versions (%v), want 3", len(decisions), count)
 	}
-	t.Logf("%d changes (%d refused), %d sessions, none failed; sessions per version %v", swaps, refused, sessions, count)
+	t.Logf("%d changes (%d refused, %d module removals), %d sessions, none failed; sessions per version %v", swaps, refused, removed, sessions, count)
 	t.Logf("before: %s", before)
 	t.Logf("after:  %s", after)
 	if after.modules > 1 {
 		t.Errorf("%d modules open after the soak, want at most the one in service", after.modules)
+	}
+	// One instance serves the sessions; another may be pooled from a load.
+	if after.instances > instancesAtStart+2*int64(after.modules) {
+		t.Errorf("%d instances open after the soak (%d before the reloader started, %d modules open), want at most two per module",
+			after.instances, instancesAtStart, after.modules)
 	}
 	// Bounds well above the noise: when Plugin.Close left compiled code in
 	// the shared engine, 100 changes grew the heap by 8 MiB and RSS by 39.
@@ -266,6 +286,9 @@ func TestSoakSwapsWhileSessionsRun(t *testing.T) {
 	r.Close()
 	if n := r.LiveModules(); n != 0 {
 		t.Errorf("%d modules open after Close, want 0", n)
+	}
+	if n := wasmruntime.LiveInstances(); n != instancesAtStart {
+		t.Errorf("%d instances open after Close, want %d as before the reloader started", n, instancesAtStart)
 	}
 }
 
@@ -294,11 +317,12 @@ func (r *Reloader) settled() bool {
 type usage struct {
 	heap, rss           uint64
 	goroutines, modules int
+	instances           int64
 }
 
 func (u usage) String() string {
-	return fmt.Sprintf("heap %.1f MiB, RSS %.1f MiB, %d goroutines, %d modules open",
-		float64(u.heap)/(1<<20), float64(u.rss)/(1<<20), u.goroutines, u.modules)
+	return fmt.Sprintf("heap %.1f MiB, RSS %.1f MiB, %d goroutines, %d modules and %d instances open",
+		float64(u.heap)/(1<<20), float64(u.rss)/(1<<20), u.goroutines, u.modules, u.instances)
 }
 
 // measure returns the process's memory after a full collection.
@@ -312,7 +336,7 @@ func measure(r *Reloader) usage {
 	debug.FreeOSMemory()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
-	return usage{heap: ms.HeapAlloc, rss: rss(), goroutines: goruntime.NumGoroutine(), modules: r.LiveModules()}
+	return usage{heap: ms.HeapAlloc, rss: rss(), goroutines: goruntime.NumGoroutine(), modules: r.LiveModules(), instances: wasmruntime.LiveInstances()}
 }
 
 // rss reads the resident set size from /proc (0 elsewhere).

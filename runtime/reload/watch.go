@@ -56,23 +56,24 @@ func (r *Reloader) Watch(ctx context.Context) error {
 	// since is when the first change of the pending burst was seen; zero
 	// when none is pending.
 	var since time.Time
-	changed := func() {
-		if since.IsZero() {
-			since = time.Now()
+	changed := func(at time.Time) {
+		if since.IsZero() || at.Before(since) {
+			since = at
 		}
 		quiet.Reset(r.opts.Debounce)
 	}
+	events := stampEvents(ctx, w.Events)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return nil
 			}
 			if r.relevant(ev.Name) {
 				klog.V(4).InfoS("Policy file event", "event", ev.String())
-				changed()
+				changed(ev.at)
 				r.warm.changed()
 			}
 		case err, ok := <-w.Errors:
@@ -81,7 +82,7 @@ func (r *Reloader) Watch(ctx context.Context) error {
 			}
 			klog.ErrorS(err, "Watching the policy files", "dirs", dirs)
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				changed() // events were lost: read everything again
+				changed(time.Now()) // events were lost: read everything again
 				r.warm.changed()
 			}
 		case <-quiet.C:
@@ -103,6 +104,31 @@ func (r *Reloader) Watch(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// stampedEvent is a file event and when it arrived.
+type stampedEvent struct {
+	fsnotify.Event
+	at time.Time
+}
+
+// stampEvents timestamps events as they arrive, while Watch may be busy
+// with a reload: a change that lands during a reload of several seconds is
+// timed from its arrival (the reload latency metric), not from when the
+// reload ended.
+func stampEvents(ctx context.Context, in <-chan fsnotify.Event) <-chan stampedEvent {
+	out := make(chan stampedEvent, 64)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			select {
+			case out <- stampedEvent{ev, time.Now()}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // dirs lists the directories holding the policy's files.

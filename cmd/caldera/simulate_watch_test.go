@@ -58,7 +58,7 @@ func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "scheduler.yaml"), []byte(watchConf))
 	mustWrite(t, module, draining)
 	cacheDir := t.TempDir()
-	stale := filepath.Join(cacheDir, "wazero-v0.0.0-amd64-linux", "0123abcd")
+	stale := filepath.Join(cacheDir, "wazero-v0.0.0-amd64-linux", strings.Repeat("0a", 32))
 	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 package cachedir
 
 import (
-	"io/fs"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,43 +27,22 @@ type Pruned struct {
 	Freed, Kept int64 // bytes removed and left
 }
 
-// Prune keeps the newest files under dir (by modification time, that is by
-// when the module was compiled) that take at most maxBytes together, and
-// removes the first that would not fit and every older one.
-// Removing a file costs at most one compile later: wazero reads a cached
-// module once, when it is loaded, and compiles it again when the file is
-// gone. A temporary file being written is left alone until it is stale.
-// maxBytes <= 0 removes nothing. A missing dir is an empty cache.
+// Prune keeps the newest compiled modules under dir (by modification time,
+// that is by when each was compiled) that take at most maxBytes together,
+// and removes the first that would not fit and every older one. Only
+// wazero's entries are counted and removed: the files directly inside
+// dir's wazero-* folders (one per wazero version) named by a hex digest,
+// or temporary files of theirs (<digest>.*.tmp) once stale; anything else
+// in dir is left alone, so a cache directory shared with other files
+// loses none of them. Removing an entry costs at most one compile later:
+// wazero reads a cached module once, when it is loaded, and compiles it
+// again when the entry is gone. A folder that cannot be read is skipped
+// and reported in the error, after the rest has been pruned. maxBytes <= 0
+// removes nothing. A missing dir is an empty cache.
 func Prune(dir string, maxBytes int64, now time.Time) (Pruned, error) {
-	type entry struct {
-		path string
-		size int64
-		mod  time.Time
-	}
-	var entries []entry
 	var out Pruned
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == dir && os.IsNotExist(err) {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // removed meanwhile
-		}
-		if strings.HasSuffix(path, ".tmp") && now.Sub(info.ModTime()) < staleTemp {
-			out.Kept += info.Size()
-			return nil
-		}
-		entries = append(entries, entry{path, info.Size(), info.ModTime()})
-		return nil
-	})
-	if err != nil || maxBytes <= 0 {
+	entries, err := wazeroEntries(dir, now, &out)
+	if maxBytes <= 0 {
 		for _, e := range entries {
 			out.Kept += e.size
 		}
@@ -76,12 +55,79 @@ func Prune(dir string, maxBytes int64, now time.Time) (Pruned, error) {
 			out.Kept += e.size
 			continue
 		}
-		if err := os.Remove(e.path); err != nil && !os.IsNotExist(err) {
+		if rerr := os.Remove(e.path); rerr != nil && !os.IsNotExist(rerr) {
 			out.Kept += e.size
+			err = errors.Join(err, rerr)
 			continue
 		}
 		out.Files++
 		out.Freed += e.size
 	}
-	return out, nil
+	return out, err
+}
+
+type entry struct {
+	path string
+	size int64
+	mod  time.Time
+}
+
+// wazeroEntries lists the removable entries of dir's wazero-* folders; a
+// temporary file still being written is added to out.Kept instead.
+func wazeroEntries(dir string, now time.Time, out *Pruned) ([]entry, error) {
+	versions, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	var entries []entry
+	for _, v := range versions {
+		if !v.IsDir() || !strings.HasPrefix(v.Name(), "wazero-") {
+			continue
+		}
+		folder := filepath.Join(dir, v.Name())
+		files, rerr := os.ReadDir(folder)
+		if rerr != nil {
+			err = errors.Join(err, rerr)
+			continue
+		}
+		for _, f := range files {
+			if !f.Type().IsRegular() {
+				continue
+			}
+			key, temp := f.Name(), false
+			if i := strings.IndexByte(key, '.'); i >= 0 {
+				key, temp = key[:i], strings.HasSuffix(f.Name(), ".tmp")
+				if !temp {
+					continue
+				}
+			}
+			if !isDigest(key) {
+				continue
+			}
+			info, ierr := f.Info()
+			if ierr != nil {
+				continue // removed meanwhile
+			}
+			if temp && now.Sub(info.ModTime()) < staleTemp {
+				out.Kept += info.Size()
+				continue
+			}
+			entries = append(entries, entry{filepath.Join(folder, f.Name()), info.Size(), info.ModTime()})
+		}
+	}
+	return entries, err
+}
+
+// isDigest reports whether name is a sha256 in hex, as wazero names its
+// entries.
+func isDigest(name string) bool {
+	if len(name) != 64 {
+		return false
+	}
+	for _, c := range name {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

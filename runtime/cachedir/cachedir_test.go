@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,20 +38,29 @@ func remaining(t *testing.T, dir string) []string {
 	return out
 }
 
+// key is a wazero entry's name: a sha256 in hex, here made of c.
+func key(c byte) string { return strings.Repeat(string(c), 64) }
+
 func TestPruneKeepsTheNewestThatFit(t *testing.T) {
 	dir, now := t.TempDir(), time.Now()
-	cacheFile(t, dir, "wazero-v1/newest", 400, now, time.Minute)
-	cacheFile(t, dir, "wazero-v1/newer", 400, now, time.Hour)
-	cacheFile(t, dir, "wazero-v1/old", 400, now, 24*time.Hour)
-	cacheFile(t, dir, "wazero-v0/oldest-small", 10, now, 48*time.Hour) // an older wazero's
-	cacheFile(t, dir, "wazero-v1/abc.123.tmp", 300, now, time.Second)  // being written
-	cacheFile(t, dir, "wazero-v1/def.456.tmp", 300, now, 2*time.Hour)  // left by a crash
+	v1, v0 := "wazero-v1.12.0-amd64-linux/", "wazero-v1.11.0-amd64-linux/"
+	cacheFile(t, dir, v1+key('a'), 400, now, time.Minute)            // newest
+	cacheFile(t, dir, v1+key('b'), 400, now, time.Hour)              // newer
+	cacheFile(t, dir, v1+key('c'), 400, now, 24*time.Hour)           // old
+	cacheFile(t, dir, v0+key('d'), 10, now, 48*time.Hour)            // an older wazero's
+	cacheFile(t, dir, v1+key('e')+".123.tmp", 300, now, time.Second) // being written
+	cacheFile(t, dir, v1+key('f')+".456.tmp", 300, now, 2*time.Hour) // left by a crash
+	// Not wazero's: left alone, however old.
+	cacheFile(t, dir, "notes.txt", 5000, now, 72*time.Hour)
+	cacheFile(t, dir, v1+"README", 5000, now, 72*time.Hour)
+	cacheFile(t, dir, "other/"+key('g'), 5000, now, 72*time.Hour)
 
 	got, err := Prune(dir, 1100, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"wazero-v1/abc.123.tmp", "wazero-v1/newer", "wazero-v1/newest"}
+	want := []string{"notes.txt", "other/" + key('g'), v1 + "README", v1 + key('a'), v1 + key('b'), v1 + key('e') + ".123.tmp"}
+	slices.Sort(want)
 	if left := remaining(t, dir); !slices.Equal(left, want) {
 		t.Errorf("left %v, want %v", left, want)
 	}
@@ -64,7 +74,7 @@ func TestPruneKeepsTheNewestThatFit(t *testing.T) {
 
 func TestPruneWithoutBoundOrCache(t *testing.T) {
 	dir, now := t.TempDir(), time.Now()
-	cacheFile(t, dir, "wazero-v1/a", 500, now, time.Hour)
+	cacheFile(t, dir, "wazero-v1/"+key('a'), 500, now, time.Hour)
 	if got, err := Prune(dir, 0, now); err != nil || got != (Pruned{Kept: 500}) {
 		t.Errorf("no bound: %+v, %v; want everything kept", got, err)
 	}

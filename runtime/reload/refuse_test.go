@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
@@ -196,5 +197,28 @@ func TestSnapshotReadsOneConfigMapVersion(t *testing.T) {
 	}
 	if f.path != filepath.Join(dir, "policy.wasm") {
 		t.Errorf("module reported at %s, want its path in the volume, %s", f.path, filepath.Join(dir, "policy.wasm"))
+	}
+}
+
+// The kubelet removes the previous ConfigMap version folder right after the
+// swap: a read from it is recognised as made from a removed version (and
+// readSnapshot then reads again), and a read after the swap takes the new
+// version's files.
+func TestSnapshotSeesARemovedVersion(t *testing.T) {
+	dir := t.TempDir()
+	cm := reloadtest.NewConfigMapVolume(t, dir)
+	cm.Update(map[string][]byte{"scheduler.yaml": []byte("one"), "policy.wasm": []byte("module one")})
+	old, err := filepath.EvalSymlinks(filepath.Join(dir, "..data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Update(map[string][]byte{"scheduler.yaml": []byte("two"), "policy.wasm": []byte("module two")})
+	r := &Reloader{opts: Options{ConfigPath: filepath.Join(dir, "scheduler.yaml"), PluginDir: dir}}
+	if !removedDuring(map[string]string{dir: old}) {
+		t.Fatalf("the removed version %s is not seen as removed", old)
+	}
+	snap := r.readSnapshot()
+	if snap.err != nil || string(snap.config) != "two" || string(snap.modules["policy"].code) != "module two" {
+		t.Fatalf("snapshot %q, %q, %v; want version two's files", snap.config, snap.modules["policy"].code, snap.err)
 	}
 }

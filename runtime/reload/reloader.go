@@ -182,13 +182,13 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 	if retrying && !r.retry {
 		return Outcome{}
 	}
-	r.retry = false
 	out := r.apply(ctx, snap)
 	out.Took = time.Since(start)
 	if out.Err != nil && ctx.Err() != nil {
-		// Stopping: a load cut short says nothing about the files.
-		klog.V(2).InfoS("Policy reload cut short by shutdown", "cause", out.Err)
-		return Outcome{}
+		// Stopping, or the caller gave up: a load cut short says nothing
+		// about the files, which the next reload judges.
+		klog.V(2).InfoS("Policy reload cut short", "cause", out.Err)
+		return Outcome{Err: fmt.Errorf("reload cut short, the files are not judged: %w", ctx.Err()), Took: out.Took}
 	}
 	if out.Err != nil && r.readSnapshot().fingerprint != snap.fingerprint {
 		// The files changed while this version was checked: a module still
@@ -199,7 +199,7 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 		return out
 	}
 	r.tried = snap.fingerprint
-	r.retry = out.Err != nil && mayPass(out.Err) && !retrying
+	r.retry = out.Err != nil && mayPass(out.Err) && !(retrying && r.retry)
 	r.record(out, since)
 	return out
 }

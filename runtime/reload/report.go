@@ -76,7 +76,7 @@ func short(digest string) string {
 func (r *Reloader) record(out Outcome, since time.Time) {
 	switch {
 	case out.Err != nil:
-		klog.ErrorS(out.Err, "Reload refused; the previous version keeps serving", "file", out.File, "plugin", out.Plugin, "triedAgain", r.retry)
+		klog.ErrorS(out.Err, "Reload refused; the previous version keeps serving", "file", out.File, "plugin", out.Plugin, "willRetry", r.retry)
 		metrics.ConfigReloads.WithLabelValues("failed").Inc()
 		if out.Plugin != "" {
 			metrics.PluginReloads.WithLabelValues(out.Plugin, "failed").Inc()

@@ -58,7 +58,31 @@ func contentDigest(code []byte) string {
 // ..data between two reads, and a configuration of one version with a
 // module of the next is a policy nobody wrote. Files keep their top-level
 // paths in what is reported.
+//
+// The kubelet removes the previous version folder right after the swap: a
+// read that started in it before is made again, from the new one.
 func (r *Reloader) readSnapshot() *snapshot {
+	for attempt := 1; ; attempt++ {
+		s, versions := r.readSnapshotOnce()
+		if attempt == 3 || !removedDuring(versions) {
+			return s
+		}
+	}
+}
+
+// removedDuring reports whether a version folder read from is gone.
+func removedDuring(versions map[string]string) bool {
+	for dir, v := range versions {
+		if _, err := os.Stat(v); v != dir && err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readSnapshotOnce reads the files once; it returns the folders it read
+// them from, by directory.
+func (r *Reloader) readSnapshotOnce() (*snapshot, map[string]string) {
 	s := &snapshot{modules: map[string]moduleFile{}}
 	h := sha256.New()
 	versions := map[string]string{} // by directory, resolved once
@@ -102,7 +126,7 @@ func (r *Reloader) readSnapshot() *snapshot {
 	}
 	fmt.Fprintf(h, "error %v\n", s.err)
 	s.fingerprint = hex.EncodeToString(h.Sum(nil))
-	return s
+	return s, versions
 }
 
 // versionDir is the folder to read dir's files from: the version folder

@@ -15,10 +15,10 @@ func TestEventsAreStampedOnArrival(t *testing.T) {
 	out := stampEvents(context.Background(), in)
 	sent := time.Now()
 	in <- fsnotify.Event{Name: "policy.wasm", Op: fsnotify.Create}
-	time.Sleep(50 * time.Millisecond) // a reload under way
+	time.Sleep(time.Second) // a reload under way
 	ev := <-out
-	if ev.Name != "policy.wasm" || ev.at.Before(sent) || ev.at.Sub(sent) >= 50*time.Millisecond {
-		t.Fatalf("event %v stamped %v after it was sent, want its name and under 50ms", ev.Event, ev.at.Sub(sent))
+	if ev.Name != "policy.wasm" || ev.at.Before(sent) || ev.at.Sub(sent) >= time.Second {
+		t.Fatalf("event %v stamped %v after it was sent, want its name and a stamp from before the reload ended", ev.Event, ev.at.Sub(sent))
 	}
 	close(in)
 	if _, ok := <-out; ok {

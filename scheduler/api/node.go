@@ -82,6 +82,14 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.refreshReady()
 }
 
+// ClearNode makes the node a placeholder again: the Node object is gone but
+// the tasks on it are kept, to count again if it comes back.
+func (n *NodeInfo) ClearNode() {
+	n.changed()
+	n.Node = nil
+	n.refreshReady()
+}
+
 // SetExternal records what is held on the node outside Kubernetes (nil:
 // nothing) and takes it off the allocatable.
 func (n *NodeInfo) SetExternal(r *Resource) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -111,6 +112,8 @@ type Cache struct {
 	// writes, so that Flush can wait for them.
 	inflight     sync.WaitGroup
 	statusWrites statusWrites
+	// fenced is set by Fence: nothing more is sent to the API server.
+	fenced atomic.Bool
 }
 
 // New builds a cache and registers its informers; Run starts them.
@@ -291,16 +294,29 @@ func (c *Cache) worker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case f := <-c.work:
-			f(ctx)
+			if !c.fenced.Load() {
+				f(ctx)
+			}
 			c.inflight.Done()
 		}
 	}
 }
 
 func (c *Cache) submit(f func(context.Context)) {
+	if c.fenced.Load() {
+		return
+	}
 	c.inflight.Add(1)
 	c.work <- f
 }
+
+// Fence stops the cache from sending anything more to the API server:
+// binds, evictions and status writes queued and not yet started are
+// dropped, and later ones are not queued (the few already under way
+// finish). A replica that lost its leader Lease calls it: another replica
+// may be scheduling already, and this one's last decisions, made on a view
+// the new leader does not share, must not land. The informers go on.
+func (c *Cache) Fence() { c.fenced.Store(true) }
 
 // PendingReasons returns, per "namespace/name", why the last session left a
 // pod pending.

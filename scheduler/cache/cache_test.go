@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -112,10 +113,12 @@ func TestSnapshotCountsForeignPodsAndWrapsPlainPods(t *testing.T) {
 type failingBinder struct {
 	failures atomic.Int32
 	bound    atomic.Int32
+	entered  atomic.Int32 // binds started, before the gate
 	gate     chan struct{}
 }
 
 func (b *failingBinder) Bind(context.Context, *v1.Pod, string) error {
+	b.entered.Add(1)
 	if b.gate != nil {
 		<-b.gate
 	}
@@ -133,7 +136,8 @@ func TestFailedBindIsUndone(t *testing.T) {
 	// cache right after Bind: a refusal undone first would fail that look.
 	binder := &failingBinder{gate: make(chan struct{})}
 	binder.failures.Store(1)
-	c := startCache(t, Options{Binder: binder}, []runtime.Object{testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1")})
+	events := record.NewFakeRecorder(10)
+	c := startCache(t, Options{Binder: binder, Recorder: events}, []runtime.Object{testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1")})
 	var task *api.TaskInfo
 	eventually(t, "the pod is in the snapshot", func() bool {
 		for _, j := range c.Snapshot().Jobs {
@@ -151,6 +155,14 @@ func TestFailedBindIsUndone(t *testing.T) {
 	}
 	close(binder.gate)
 	c.Flush()
+	select {
+	case ev := <-events.Events:
+		if want := "Warning FailedScheduling failed to bind to node n1: conflict: node is gone"; ev != want {
+			t.Errorf("event %q, want %q", ev, want)
+		}
+	default:
+		t.Error("a refused bind left no Event on the pod")
+	}
 	snap := c.Snapshot()
 	if n := snap.Nodes["n1"]; n.Idle.MilliCPU != 4000 || len(n.Tasks) != 0 {
 		t.Errorf("after the refused bind n1 has idle %v and %d tasks; want 4000 and 0", n.Idle.MilliCPU, len(n.Tasks))
@@ -428,4 +440,149 @@ func TestResyncKeepsNewerBindInFlight(t *testing.T) {
 	}
 	close(binder.release)
 	c.Flush()
+}
+
+// failingStatus fails PodGroup writes while failing is set.
+type failingStatus struct {
+	APIStatusUpdater
+	failing atomic.Bool
+}
+
+func (f *failingStatus) UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.PodGroup) error {
+	if f.failing.Load() {
+		return apierrors.NewServiceUnavailable("the API server is restarting")
+	}
+	return f.APIStatusUpdater.UpdatePodGroupStatus(ctx, pg)
+}
+
+// A PodGroup status write the API server refuses is not assumed done: the
+// next snapshot shows the status the API server has, so the next session,
+// finding it still to change, writes it again. (Assumed done, a PodGroup
+// moved to Inqueue during an API server restart stayed Pending for good,
+// and Volcano's job controller never created the job's pods.)
+func TestFailedPodGroupStatusWriteIsWrittenAgain(t *testing.T) {
+	status := &failingStatus{}
+	c, job := startOneJob(t, Options{StatusUpdater: status}, true)
+	status.APIStatusUpdater = APIStatusUpdater{Client: c.opts.Client, VCClient: c.opts.VCClient}
+	status.failing.Store(true)
+	job.PodGroup.Status.Phase = v1beta1.PodGroupInqueue
+	c.UpdateJobStatus(job, true)
+	c.Flush()
+	for _, j := range c.Snapshot().Jobs {
+		if j.PodGroup.Status.Phase != v1beta1.PodGroupPending {
+			t.Fatalf("after a refused write the snapshot sees phase %q, want the API server's Pending", j.PodGroup.Status.Phase)
+		}
+	}
+
+	status.failing.Store(false)
+	for _, j := range c.Snapshot().Jobs {
+		j.PodGroup.Status.Phase = v1beta1.PodGroupInqueue
+		c.UpdateJobStatus(j, true) // as the next session's close does
+	}
+	c.Flush()
+	got, err := c.opts.VCClient.SchedulingV1beta1().PodGroups("ns").Get(context.Background(), "pg", metav1.GetOptions{})
+	if err != nil || got.Status.Phase != v1beta1.PodGroupInqueue {
+		t.Fatalf("API PodGroup after the next session: %v, phase %q; want Inqueue", err, got.Status.Phase)
+	}
+}
+
+// A Queue status write the API server refuses puts the cache back to the
+// queue it has, for the next session to write again; the write runs off
+// the session's goroutine.
+func TestFailedQueueStatusWriteIsWrittenAgain(t *testing.T) {
+	c, _ := startOneJob(t, Options{}, true)
+	fake := c.opts.VCClient.(*vcfake.Clientset)
+	var refuse atomic.Bool
+	refuse.Store(true)
+	fake.PrependReactor("update", "queues", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() == "status" && refuse.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("the API server is restarting")
+		}
+		return false, nil, nil
+	})
+	queue := func() *v1beta1.Queue { return c.Snapshot().Queues[api.QueueID(DefaultQueue)].Queue }
+	updated := queue().DeepCopy()
+	updated.Status.Allocated = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}
+	c.UpdateQueueStatus(updated)
+	c.Flush()
+	if got := queue().Status.Allocated; len(got) != 0 {
+		t.Fatalf("after a refused write the snapshot's queue has allocated %v, want the API server's none", got)
+	}
+
+	refuse.Store(false)
+	again := queue().DeepCopy()
+	again.Status.Allocated = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}
+	c.UpdateQueueStatus(again)
+	c.Flush()
+	got, err := c.opts.VCClient.SchedulingV1beta1().Queues().Get(context.Background(), DefaultQueue, metav1.GetOptions{})
+	if err != nil || got.Status.Allocated.Cpu().String() != "1" {
+		t.Fatalf("API queue after the next session: %v, allocated %v; want 1 CPU", err, got.Status.Allocated)
+	}
+}
+
+// A node forgotten while pods still run on it (an event handler dropped an
+// update of it, which the cache sees as a delete; or the node object went
+// before its pods) comes back with those pods counted: running pods get no
+// event of their own to bring them back. Once its pods go, nothing of the
+// node is left.
+func TestNodeBackKeepsItsPods(t *testing.T) {
+	node, foreign := testNode("n1", "4"), testPod("foreign", "default-scheduler", "n1", "3")
+	c := startCache(t, Options{}, []runtime.Object{node, foreign})
+	eventually(t, "n1 with its pod is in the snapshot", func() bool {
+		n := c.Snapshot().Nodes["n1"]
+		return n != nil && len(n.Tasks) == 1
+	})
+	c.onNodeDelete(node)
+	if _, ok := c.Snapshot().Nodes["n1"]; ok {
+		t.Fatal("a deleted node is still in the snapshot")
+	}
+	c.onNode(node)
+	n := c.Snapshot().Nodes["n1"]
+	if n == nil || len(n.Tasks) != 1 || n.Idle.MilliCPU != 1000 {
+		t.Fatalf("n1 back: %+v; want its pod counted, 1000m idle of 4", n)
+	}
+
+	c.onNodeDelete(node)
+	c.onPodDelete(foreign)
+	c.mu.Lock()
+	_, left := c.nodes["n1"]
+	c.mu.Unlock()
+	if left {
+		t.Error("the node's placeholder outlived its last pod")
+	}
+}
+
+// A fenced cache (its replica lost the leader Lease) sends nothing more:
+// the bind under way finishes, the ones queued behind it and those made
+// afterwards never reach the API server, and Flush does not wait for them.
+func TestFencedCacheSendsNothingMore(t *testing.T) {
+	binder := &failingBinder{gate: make(chan struct{})}
+	c := startCache(t, Options{Binder: binder, BindWorkers: 1}, []runtime.Object{
+		testNode("n1", "4"), testPod("a", DefaultSchedulerName, "", "1"), testPod("b", DefaultSchedulerName, "", "1"), testPod("c", DefaultSchedulerName, "", "1"),
+	})
+	var tasks []*api.TaskInfo
+	eventually(t, "the three pods are in the snapshot", func() bool {
+		tasks = tasks[:0]
+		for _, j := range c.Snapshot().Jobs {
+			for _, tk := range j.Tasks {
+				tasks = append(tasks, tk)
+			}
+		}
+		return len(tasks) == 3
+	})
+	for _, tk := range tasks[:2] { // the first runs and waits at the gate, the second is queued
+		if err := c.Bind(tk, "n1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the first bind is under way", func() bool { return binder.entered.Load() == 1 })
+	c.Fence()
+	if err := c.Bind(tasks[2], "n1"); err != nil {
+		t.Fatal(err)
+	}
+	close(binder.gate)
+	c.Flush()
+	if n := binder.bound.Load(); n != 1 {
+		t.Errorf("%d binds sent after the fence, want 1 (the one already under way)", n)
+	}
 }

@@ -46,6 +46,11 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 		if err := c.opts.Binder.Bind(ctx, pod, node); err != nil {
 			metrics.BindFailures.Inc()
 			logErr(err, "bind failed; will resync the pod", "pod", task.Key(), "node", node)
+			if c.opts.Recorder != nil {
+				// The pod's only trace otherwise: it is pending again, with
+				// no Unschedulable condition (it was schedulable).
+				c.opts.Recorder.Eventf(pod, v1.EventTypeWarning, "FailedScheduling", "failed to bind to node %s: %v", node, err)
+			}
 			c.undoAssumption(t.UID)
 			c.resync.AddRateLimited(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
 		}
@@ -172,12 +177,14 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	c.mu.Lock()
 	cj, known := c.jobs[job.UID]
 	synthetic := c.synthetic[job.UID]
+	var before, assumed *v1beta1.PodGroup
 	if known && cj.PodGroup != nil && podGroupChanged {
 		// The next session must see the new phase even before the informer
 		// reports the write back.
-		pg := cj.PodGroup.DeepCopy()
-		pg.Status = *job.PodGroup.Status.DeepCopy()
-		cj.PodGroup = pg
+		before = cj.PodGroup
+		assumed = cj.PodGroup.DeepCopy()
+		assumed.Status = *job.PodGroup.Status.DeepCopy()
+		cj.PodGroup = assumed
 	}
 	type pending struct {
 		task   *api.TaskInfo
@@ -211,10 +218,22 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 
 	if podGroupChanged && !synthetic {
 		pg := job.PodGroup.DeepCopy() // the session's copy is not ours to keep
-		c.writeStatus("podgroup/"+job.Key(), func(ctx context.Context) {
-			if err := c.opts.StatusUpdater.UpdatePodGroupStatus(ctx, pg); err != nil && !apierrors.IsNotFound(err) {
-				logErr(err, "updating PodGroup status", "podgroup", job.Key())
+		uid, key := job.UID, job.Key()
+		c.writeStatus("podgroup/"+key, func(ctx context.Context) {
+			err := c.opts.StatusUpdater.UpdatePodGroupStatus(ctx, pg)
+			if err == nil || apierrors.IsNotFound(err) {
+				return
 			}
+			// The cache assumed the write; the API server does not have
+			// it. Back to what it has, so that the next session, finding
+			// the status still to change, writes it again: a Volcano Job
+			// whose PodGroup never leaves Pending never gets its pods.
+			c.mu.Lock()
+			if cj := c.jobs[uid]; cj != nil && assumed != nil && cj.PodGroup == assumed {
+				cj.PodGroup = before
+			}
+			c.mu.Unlock()
+			logErr(err, "updating PodGroup status; the next session writes it again", "podgroup", key)
 		})
 		c.recordPodGroupEvent(pg)
 	}
@@ -270,15 +289,28 @@ func (c *Cache) recordPodGroupEvent(pg *v1beta1.PodGroup) {
 // UpdateQueueStatus records a queue's new status in the cache at once (the
 // next session compares against it, so an unchanged queue is not written
 // again before the informer reports the write) and writes it through the
-// status subresource, which the Queue CRD has.
+// status subresource, which the Queue CRD has, on the bind workers like
+// PodGroup status: a hung request must not hold up the session. A write
+// that fails puts the cache back to the queue the API server has, so that
+// the next session writes it again.
 func (c *Cache) UpdateQueueStatus(q *v1beta1.Queue) {
 	c.mu.Lock()
+	var before *v1beta1.Queue
 	if qi, ok := c.queues[api.QueueID(q.Name)]; ok {
+		before = qi.Queue
 		qi.Queue = q
 	}
 	c.mu.Unlock()
-	_, err := c.opts.VCClient.SchedulingV1beta1().Queues().UpdateStatus(context.Background(), q, metav1.UpdateOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		logErr(err, "updating Queue status", "queue", q.Name)
-	}
+	c.writeStatus("queue/"+q.Name, func(ctx context.Context) {
+		_, err := c.opts.VCClient.SchedulingV1beta1().Queues().UpdateStatus(ctx, q, metav1.UpdateOptions{})
+		if err == nil || apierrors.IsNotFound(err) {
+			return
+		}
+		c.mu.Lock()
+		if qi, ok := c.queues[api.QueueID(q.Name)]; ok && before != nil && qi.Queue == q {
+			qi.Queue = before
+		}
+		c.mu.Unlock()
+		logErr(err, "updating Queue status; the next session writes it again", "queue", q.Name)
+	})
 }

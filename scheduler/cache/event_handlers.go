@@ -103,6 +103,7 @@ func (c *Cache) removePod(pod *v1.Pod, drop bool) {
 		if t, ok := j.Tasks[id]; ok {
 			if n, ok := c.nodes[t.NodeName]; ok {
 				n.RemoveTask(t)
+				c.forgetPlaceholder(t.NodeName)
 			}
 			j.DeleteTaskInfo(t)
 		}
@@ -117,6 +118,7 @@ func (c *Cache) removePod(pod *v1.Pod, drop bool) {
 			if t, ok := n.Tasks[id]; ok {
 				n.RemoveTask(t)
 			}
+			c.forgetPlaceholder(pod.Spec.NodeName)
 		}
 	}
 	if node, ok := c.assumed[id]; ok {
@@ -177,14 +179,32 @@ func (c *Cache) onNode(node *v1.Node) {
 	c.node(node.Name).SetNode(node)
 }
 
+// onNodeDelete forgets a node. Pods still on it (their own deletes not
+// yet seen, or a node update an event handler dropped, which arrives as a
+// delete) stay on a placeholder, which snapshots leave out: pods of a
+// running node get no event of their own, so a node that came back
+// without them would look empty and be filled past its capacity.
 func (c *Cache) onNodeDelete(node *v1.Node) {
 	if node == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n, ok := c.nodes[node.Name]
+	if ok && len(n.Tasks) > 0 {
+		n.ClearNode()
+		return
+	}
 	delete(c.nodes, node.Name)
 	c.nodeNames = nil
+}
+
+// forgetPlaceholder drops a placeholder node that has no pods left.
+func (c *Cache) forgetPlaceholder(name string) {
+	if n, ok := c.nodes[name]; ok && n.Node == nil && len(n.Tasks) == 0 {
+		delete(c.nodes, name)
+		c.nodeNames = nil
+	}
 }
 
 func (c *Cache) onPodGroup(pg *v1beta1.PodGroup, deleted bool) {

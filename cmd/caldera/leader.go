@@ -67,12 +67,14 @@ func readLeaderElection(v *viper.Viper) (leaderElection, error) {
 
 // runAsLeader runs schedule while this replica holds the Lease, and returns
 // once schedule has returned. Cancelling ctx stops scheduling between
-// sessions; only then is the Lease released, so that a standby never starts
-// while this replica's last session is still deciding. Losing the Lease
-// while still running is an error: another replica may already be
-// scheduling, so this one must stop at once and let its supervisor restart it
-// as a standby.
-func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElection, schedule func(context.Context)) error {
+// sessions; the Lease is released only once schedule has returned (run's
+// schedule first waits for the binds its last session sent), so that a
+// standby never starts while this replica's last session is still deciding
+// or its binds are still on their way. Losing the Lease while still running
+// is an error: another replica may already be scheduling, so lost is called
+// at once (run fences its cache: nothing more it decided is sent), and the
+// process exits for its supervisor to restart it as a standby.
+func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElection, schedule func(context.Context), lost func()) error {
 	host, _ := os.Hostname()
 	id := host + "_" + string(uuid.NewUUID())
 	lock := &resourcelock.LeaseLock{
@@ -86,7 +88,7 @@ func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElecti
 	defer stopElector()
 	var started atomic.Bool
 	finished := make(chan struct{})
-	lost := make(chan struct{})
+	wasLost := make(chan struct{})
 	go func() {
 		<-ctx.Done()
 		if !started.Load() {
@@ -119,8 +121,9 @@ func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElecti
 				schedule(loopCtx)
 			},
 			OnStoppedLeading: func() {
-				if ctx.Err() == nil {
-					close(lost)
+				if started.Load() && ctx.Err() == nil {
+					lost()
+					close(wasLost)
 				}
 			},
 			OnNewLeader: func(identity string) {
@@ -138,7 +141,7 @@ func runAsLeader(ctx context.Context, kube kubernetes.Interface, le leaderElecti
 		<-finished
 	}
 	select {
-	case <-lost:
+	case <-wasLost:
 		return fmt.Errorf("lost the leader Lease %s/%s", le.namespace, le.name)
 	default:
 		return nil

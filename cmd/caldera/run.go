@@ -153,21 +153,36 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", policy.Policies().Current().Config.Actions)
 
 	sched := scheduler.NewWithPolicies(schedCache, actions.Registry(), policy.Policies())
-	schedule := func(ctx context.Context) { sched.Run(ctx, v.GetDuration("schedule-period")) }
-	if le.enabled {
-		err = runAsLeader(ctx, kube, le, schedule)
-	} else {
-		schedule(ctx)
+	// Stopping, the last session's binds, evictions and status writes are
+	// sent before the Lease is released: a standby that took over earlier
+	// would see those pods pending and their nodes' room free.
+	schedule := func(loopCtx context.Context) {
+		sched.Run(loopCtx, v.GetDuration("schedule-period"))
+		if ctx.Err() != nil {
+			flushDecisions(schedCache)
+		}
 	}
+	if le.enabled {
+		return runAsLeader(ctx, kube, le, schedule, func() {
+			klog.InfoS("Lost the leader Lease: nothing more this replica decided is sent")
+			schedCache.Fence()
+		})
+	}
+	schedule(ctx)
+	return nil
+}
+
+// flushDecisions waits, up to shutdownGrace, for the binds, evictions and
+// status writes already queued.
+func flushDecisions(c *cache.Cache) {
 	klog.InfoS("Stopping: waiting for binds in flight")
 	flushed := make(chan struct{})
-	go func() { schedCache.Flush(); close(flushed) }()
+	go func() { c.Flush(); close(flushed) }()
 	select {
 	case <-flushed:
 	case <-time.After(shutdownGrace):
 		klog.InfoS("Binds still in flight at exit; the next scheduler resyncs them", "waited", shutdownGrace)
 	}
-	return err
 }
 
 // restConfigFrom builds the API client configuration from --kubeconfig and

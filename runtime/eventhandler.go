@@ -34,8 +34,9 @@ type HandlerConfig struct {
 	// Arguments are sent with every cache_event call.
 	Arguments map[string]any `json:"arguments,omitempty"`
 	// CallTimeout bounds one call ("1s" when unset); "0s" turns the
-	// deadline off: for trusted modules only, since one that never returns
-	// then stalls the informer it serves.
+	// deadline off: for trusted modules only, since the events of a shard
+	// whose call never returns then never reach the cache, and queue up
+	// without bound behind it (the informers themselves go on).
 	CallTimeout string `json:"callTimeout,omitempty"`
 }
 

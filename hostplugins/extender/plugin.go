@@ -54,8 +54,10 @@ var (
 
 // NewFactory returns the plugin's factory. The plugins one factory makes
 // share an HTTP client per extender address, timeout and concurrency limit,
-// so that connections are reused from session to session; build the
-// factory once per process (hostplugins.Registry does).
+// so that connections are reused from session to session. A registry is
+// built per policy (hostplugins.Registry makes a new factory each time, and
+// the reloader asks for a registry per reload), so the connections last as
+// long as the policy in service.
 func NewFactory() framework.Factory {
 	registerDefault()
 	p := &pool{}

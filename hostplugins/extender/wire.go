@@ -19,7 +19,8 @@ import (
 // extender that indexes a key (in any language) finds it. Fields for
 // features Caldera does not have (DRA, NUMA, hypernodes, sub-jobs,
 // oversubscription) carry their zero value, which is what Volcano sends
-// when those features are off. Objects shared with the snapshot (pods,
+// when those features are off, but for sub-jobs: Volcano v1.15 puts every
+// task in a default sub-job, where these are null (docs/extender.md). Objects shared with the snapshot (pods,
 // nodes, PodGroups, queues) are referenced, not copied.
 
 // wireResource is Volcano's Resource.

@@ -27,6 +27,22 @@ func newRootCommand() *cobra.Command {
 	return root
 }
 
+// schedulerNames reads --scheduler-name, repeatable and comma-separated on
+// the command line; CALDERA_SCHEDULER_NAME, which viper splits at spaces
+// only, may separate names with commas as well. A schedulerName never holds
+// a comma or a space.
+func schedulerNames(v *viper.Viper) []string {
+	var out []string
+	for _, item := range v.GetStringSlice("scheduler-name") {
+		for _, name := range strings.Split(item, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
 // settings layers a command's flags over CALDERA_* environment variables
 // (CALDERA_SCHEDULER_CONF for --scheduler-conf) and defaults, with viper.
 func settings(flags *pflag.FlagSet) *viper.Viper {

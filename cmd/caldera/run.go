@@ -56,7 +56,7 @@ releases the leader lease and exits.`,
 	f := cmd.Flags()
 	f.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
 	f.String("master", "", "API server address, overriding the kubeconfig's")
-	f.StringArray("scheduler-name", []string{cache.DefaultSchedulerName}, "schedulerName values this scheduler is responsible for (repeatable)")
+	f.StringSlice("scheduler-name", []string{cache.DefaultSchedulerName}, "schedulerName values this scheduler is responsible for (repeatable, or comma-separated)")
 	f.Duration("schedule-period", defaultSchedulePeriod, "time between the end of one session and the start of the next")
 	f.String("default-queue", cache.DefaultQueue, "queue for jobs that name none; created if missing")
 	f.Float32("kube-api-qps", defaultQPS, "queries per second to the API server")
@@ -127,7 +127,7 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 	schedCache, err := cache.New(cache.Options{
 		Client:             kube,
 		VCClient:           vc,
-		SchedulerNames:     v.GetStringSlice("scheduler-name"),
+		SchedulerNames:     schedulerNames(v),
 		DefaultQueue:       v.GetString("default-queue"),
 		Recorder:           recorder,
 		Registry:           handlers.registry,
@@ -150,7 +150,7 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 		return fmt.Errorf("informers did not sync before shutdown")
 	}
 	health.setReady()
-	klog.InfoS("Informers synced", "schedulerNames", v.GetStringSlice("scheduler-name"), "actions", policy.Policies().Current().Config.Actions)
+	klog.InfoS("Informers synced", "schedulerNames", schedulerNames(v), "actions", policy.Policies().Current().Config.Actions)
 
 	sched := scheduler.NewWithPolicies(schedCache, actions.Registry(), policy.Policies())
 	// Stopping, the last session's binds, evictions and status writes are

@@ -36,7 +36,7 @@ between sessions as caldera run reloads them; each session prints a line
 	f.String("cluster", "", "manifest file describing the cluster (required)")
 	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100); ignored with --watch")
 	f.String("output", "table", "output format: table or json")
-	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable)")
+	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable, or comma-separated)")
 	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
 	addPolicyFlags(f, false)
 	addEventHandlerFlags(f)
@@ -82,7 +82,7 @@ between sessions as caldera run reloads them; each session prints a line
 			Policies:       policy.Policies(),
 			Actions:        actions.Registry(),
 			Cycles:         v.GetInt("cycles"),
-			SchedulerNames: v.GetStringSlice("scheduler-name"),
+			SchedulerNames: schedulerNames(v),
 
 			EventHandlers:      handlers.registry,
 			EventHandler:       handlers.name,

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	goruntime "runtime"
@@ -219,9 +220,22 @@ func (s *eventShard) drain() {
 	}
 }
 
+// handleBatch asks the module about a batch and hands each event on as
+// its verdict says. A batch whose call fails quickly (a trap, exhausted
+// memory, a bad reply) is asked again in halves, down to single events: one
+// event the module cannot take, or a batch too large for its memory, must
+// not cost the others their verdicts (under failurePolicy Fail, their
+// place in the cache until their object changes again). A call that missed
+// its deadline is not split: every retry would cost the deadline again.
 func (s *eventShard) handleBatch(batch []cache.Event) {
 	h := s.h
 	verdicts, err := h.ask(batch, &s.body)
+	if err != nil && len(batch) > 1 && !errors.Is(err, ErrTimeout) {
+		half := len(batch) / 2
+		s.handleBatch(batch[:half:half])
+		s.handleBatch(batch[half:])
+		return
+	}
 	if err != nil {
 		for _, ev := range batch {
 			h.fail(ev, err)

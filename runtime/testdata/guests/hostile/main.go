@@ -4,6 +4,8 @@
 //	hostile.hook: a hook name (session_open, job_order_keys, ...) or "all"
 //	hostile.mode: trap | loop | grow | huge | escape
 //	hostile.dial:     the address escape tries to connect to
+//	hostile.object:   as an event handler, misbehave only on the events of
+//	                  objects of this name
 //	hostile.minNodes: misbehave only in sessions with at least this many
 //	                  nodes (so that the scheduler's two-node self-test at
 //	                  load passes and the misbehaviour meets a real session)
@@ -230,14 +232,21 @@ func (h *hostile) TargetJob(*caldera.Session, []*caldera.Job) *caldera.Job {
 }
 
 // OnCacheEvent misbehaves as the handler's arguments say (hostile.hook
-// cache_event or all); mode "drop" drops every event and "badadjust"
+// cache_event or all; hostile.object, if set, limits it to the events of
+// objects of that name); mode "drop" drops every event and "badadjust"
 // answers an adjustment the kind does not take. Otherwise it passes.
 func (h *hostile) OnCacheEvent(ev *caldera.CacheEvent) caldera.EventVerdict {
 	h.hook, _ = ev.Arguments["hostile.hook"].(string)
 	h.mode, _ = ev.Arguments["hostile.mode"].(string)
+	only, _ := ev.Arguments["hostile.object"].(string)
+	obj := ev.New
+	if obj == nil {
+		obj = ev.Old
+	}
 	h.active = true
 	switch {
 	case h.hook != "cache_event" && h.hook != "all":
+	case only != "" && (obj == nil || obj.Name != only):
 	case h.mode == "drop":
 		return caldera.DropEvent()
 	case h.mode == "badadjust":

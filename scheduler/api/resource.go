@@ -390,7 +390,13 @@ func isScalarResourceName(name v1.ResourceName) bool {
 		strings.HasPrefix(s, v1.ResourceAttachableVolumesPrefix),
 		strings.HasPrefix(s, v1.ResourceDefaultNamespacePrefix):
 		return true
-	case strings.HasPrefix(s, v1.DefaultResourceRequestsPrefix):
+	case strings.HasPrefix(s, v1.DefaultResourceRequestsPrefix),
+		// Object-count quota names (count/pods), which Volcano's
+		// controllers copy from quota usage into a PodGroup's
+		// minResources: no node or queue has such a dimension, and as one
+		// it would refuse every such PodGroup admission. Volcano skips
+		// them too.
+		strings.HasPrefix(s, "count/"):
 		return false
 	}
 	// An extended resource is fully qualified and outside kubernetes.io.

@@ -302,7 +302,7 @@ func (a *adapter) dropPromises() {
 // promises (nil, from a module that makes none) promises nothing.
 func openPromises(raw msgpack.RawMessage) abi.OpenResult {
 	var res abi.OpenResult
-	if len(raw) > 0 && msgpack.Unmarshal(raw, &res) != nil {
+	if len(raw) > 0 && (checkGuestMsgpack(raw) != nil || msgpack.Unmarshal(raw, &res) != nil) {
 		return abi.OpenResult{}
 	}
 	return res

@@ -147,6 +147,9 @@ func decodeReplyReflect(raw []byte, out any) (abi.Code, string, error) {
 		Message  string
 		Result   msgpack.RawMessage
 	}
+	if err := checkGuestMsgpack(raw); err != nil {
+		return 0, "", fmt.Errorf("%w: %v", ErrReply, err)
+	}
 	if err := msgpack.Unmarshal(raw, &reply); err != nil {
 		return 0, "", fmt.Errorf("%w: %v", ErrReply, err)
 	}

@@ -157,7 +157,7 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 		switch {
 		case err == nil:
 			code, instrumented = m.Code, true
-		case errors.Is(err, interrupt.ErrReserved):
+		case errors.Is(err, interrupt.ErrRefused):
 			return nil, err
 		case deadline:
 			opts.Log(1, fmt.Sprintf("module not instrumented (%v): wazero's slower termination checks enforce its deadline", err))
@@ -215,6 +215,9 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 		err = werr
 	}
 	if err != nil {
+		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
+	}
+	if err := checkGuestMsgpack(reply); err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
 	}
 	if err := msgpack.Unmarshal(reply, &p.descriptor); err != nil {

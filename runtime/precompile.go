@@ -59,7 +59,7 @@ func Precompile(ctx context.Context, code []byte, opts Options) (release func(),
 	switch {
 	case err == nil:
 		code, instrumented = m.Code, true
-	case errors.Is(err, interrupt.ErrReserved), opts.Limits.CallTimeout == 0:
+	case errors.Is(err, interrupt.ErrRefused), opts.Limits.CallTimeout == 0:
 		return none, err
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(opts, instrumented))

@@ -56,8 +56,11 @@ const (
 
 // instrumentBody copies one function body (locals and code) with the check
 // after every loop instruction and Go's forward jumps threaded (thread.go),
-// and counts the loops.
-func instrumentBody(body []byte, chk []byte) ([]byte, int, int, error) {
+// and counts the loops. A global.get or global.set of an index past the
+// module's own globals is refused: in the rewritten module it would be the
+// interrupt or the countdown, and an invalid module made valid by the
+// rewrite could reset the countdown and never leave native code.
+func instrumentBody(body []byte, chk []byte, globals uint32) ([]byte, int, int, error) {
 	r := &reader{b: body}
 	groups, err := r.u32()
 	if err != nil {
@@ -83,6 +86,11 @@ func instrumentBody(body []byte, chk []byte) ([]byte, int, int, error) {
 		start := r.pos
 		if err := skipImmediates(r, op); err != nil {
 			return nil, 0, 0, fmt.Errorf("instruction 0x%02x at offset %d: %w", op, r.pos, err)
+		}
+		if op == opGlobalGet || op == opGlobalSet {
+			if index, _ := (&reader{b: body[start:r.pos]}).u32(); index >= globals {
+				return nil, 0, 0, refused("instruction 0x%02x at offset %d uses global %d; the module has %d", op, start-1, index, globals)
+			}
 		}
 		if depth, ok := jumps.step(op, body[start:r.pos]); ok {
 			out = append(out, body[copied:start]...)

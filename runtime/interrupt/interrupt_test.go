@@ -1,6 +1,7 @@
 package interrupt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -157,5 +158,65 @@ func TestInstrumentBuiltPlugins(t *testing.T) {
 			continue
 		}
 		_ = compiled.Close(ctx)
+	}
+}
+
+// section returns the content of the first section with the given id.
+func section(t *testing.T, code []byte, id byte) []byte {
+	t.Helper()
+	r := &reader{b: code, pos: 8}
+	for !r.done() {
+		got, err := r.byte()
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, err := r.vec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == id {
+			return content
+		}
+	}
+	t.Fatalf("no section %d", id)
+	return nil
+}
+
+// What wazero's own checks would not cover either is refused outright
+// (ErrRefused), not left to them: code that sets a global the module does
+// not have (after the rewrite, the countdown: the guest would never leave
+// native code), a start function (it runs before a deadline can be set),
+// a table larger than MaxTableEntries. A table without a maximum gets
+// MaxTableEntries as its maximum, so that table.grow cannot allocate 2^32
+// entries in the host.
+func TestInstrumentRefusesWhatEscapesTheChecks(t *testing.T) {
+	// loop: i32.const 0; global.set 1; br 0
+	resetsCountdown := join(spinnerHead, spinnerExports, []byte{0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x03, 0x40, 0x41, 0x00, 0x24, 0x01, 0x0c, 0x00, 0x0b, 0x0b})
+	withStart := join(spinnerHead, spinnerExports, []byte{0x08, 0x01, 0x00}, spinnerCode)
+	table := func(limits ...byte) []byte {
+		content := append([]byte{0x01, 0x70}, limits...)
+		return join(spinnerHead[:18], append([]byte{0x04, byte(len(content))}, content...), spinnerHead[18:], spinnerExports, spinnerCode)
+	}
+	for name, code := range map[string][]byte{
+		"global.set of a global it lacks": resetsCountdown,
+		"start function":                  withStart,
+		"table of 2^21 entries":           table(0x00, 0x80, 0x80, 0x80, 0x01),
+	} {
+		if _, err := Instrument(code); !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: %v, want it refused", name, err)
+		}
+	}
+	m, err := Instrument(table(0x00, 0x01)) // one entry, no maximum
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := section(t, m.Code, secTable), []byte{0x01, 0x70, 0x01, 0x01, 0x80, 0x80, 0x40}; !bytes.Equal(got, want) {
+		t.Errorf("table section % x, want % x (maximum 2^20)", got, want)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	if _, err := rt.Instantiate(ctx, m.Code); err != nil {
+		t.Errorf("the module with its table capped does not instantiate: %v", err)
 	}
 }

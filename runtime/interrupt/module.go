@@ -27,18 +27,38 @@ import (
 // interrupt global (an i32, 0 until the host stops the call).
 const Export = "caldera_interrupt"
 
+// ErrRefused is what every error Is that a host must refuse outright
+// rather than load without instrumentation: wazero's own checks would not
+// cover it either.
+var ErrRefused = errors.New("refused")
+
+// refusal is an error that Is ErrRefused, in its own words.
+type refusal struct{ msg string }
+
+func (e refusal) Error() string             { return e.msg }
+func (e refusal) Is(target error) bool      { return target == ErrRefused }
+func refused(format string, a ...any) error { return refusal{fmt.Sprintf(format, a...)} }
+
 // ErrReserved: the module exports Export itself. A host must refuse it:
 // it could be instrumented code posing as a module that needs wazero's
 // checks, and the two share a compilation cache.
-var ErrReserved = errors.New("the module exports " + Export + ", a name the host reserves")
+var ErrReserved error = refusal{"the module exports " + Export + ", a name the host reserves"}
+
+// MaxTableEntries bounds every table: wazero bounds linear memory by the
+// host's limit but a table only by its own maximum, up to 2^32 entries of
+// 8 bytes, which one table.grow would allocate in the host's memory. The
+// Go toolchain's function table, the largest seen, has a few thousand.
+const MaxTableEntries = 1 << 20
 
 // Section ids, and the order in which sections must appear.
 const (
 	secCustom = 0
 	secImport = 2
+	secTable  = 4
 	secMemory = 5
 	secGlobal = 6
 	secExport = 7
+	secStart  = 8
 	secCode   = 10
 )
 
@@ -124,6 +144,14 @@ func Instrument(code []byte) (Module, error) {
 			hasMemory = hasMemory || memories > 0
 		case secMemory:
 			hasMemory = true
+		case secTable:
+			if content, err = capTables(content); err != nil {
+				return Module{}, fmt.Errorf("table section: %w", err)
+			}
+		case secStart:
+			// It would run at instantiation, before an instance exists
+			// whose interrupt a deadline could set.
+			return Module{}, refused("the module has a start function, which would run without a deadline; export _initialize instead (a reactor)")
 		case secGlobal:
 			cr := &reader{b: content}
 			if definedGlobals, err = cr.u32(); err != nil {
@@ -133,7 +161,7 @@ func Instrument(code []byte) (Module, error) {
 			content = appendGlobals(appendU32(nil, definedGlobals+2), content[cr.pos:]...)
 			wroteGlobal = true
 		case secExport:
-			rest, n, err := checkExports(content)
+			rest, n, err := checkExports(content, global)
 			if errors.Is(err, ErrReserved) {
 				return Module{}, err
 			}
@@ -146,7 +174,7 @@ func Instrument(code []byte) (Module, error) {
 			if !hasMemory {
 				return Module{}, fmt.Errorf("the module has no memory (the checks call memory.grow)")
 			}
-			if content, loops, jumps, err = instrumentCode(content, check(global, global+1)); err != nil {
+			if content, loops, jumps, err = instrumentCode(content, check(global, global+1), global); err != nil {
 				return Module{}, fmt.Errorf("code section: %w", err)
 			}
 		}
@@ -174,8 +202,9 @@ func appendInterruptExport(b []byte, global uint32) []byte {
 }
 
 // checkExports returns the export entries and their count, refusing a
-// module that already exports the interrupt's name.
-func checkExports(content []byte) ([]byte, uint32, error) {
+// module that already exports the interrupt's name, or exports a global
+// it does not have (globals is how many it has, before the two added).
+func checkExports(content []byte, globals uint32) ([]byte, uint32, error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
@@ -190,11 +219,16 @@ func checkExports(content []byte) ([]byte, uint32, error) {
 		if string(name) == Export {
 			return nil, 0, ErrReserved
 		}
-		if _, err := r.byte(); err != nil {
+		kind, err := r.byte()
+		if err != nil {
 			return nil, 0, err
 		}
-		if _, err := r.u32(); err != nil {
+		index, err := r.u32()
+		if err != nil {
 			return nil, 0, err
+		}
+		if kind == 0x03 && index >= globals {
+			return nil, 0, fmt.Errorf("export %q names global %d; the module has %d", name, index, globals)
 		}
 	}
 	return content[start:], n, nil
@@ -259,8 +293,9 @@ func skipLimits(r *reader) error {
 	return nil
 }
 
-// instrumentCode rewrites the code section, body by body.
-func instrumentCode(content []byte, chk []byte) ([]byte, int, int, error) {
+// instrumentCode rewrites the code section, body by body; globals is how
+// many globals the module has before the two added.
+func instrumentCode(content []byte, chk []byte, globals uint32) ([]byte, int, int, error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
@@ -273,7 +308,7 @@ func instrumentCode(content []byte, chk []byte) ([]byte, int, int, error) {
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}
-		body, k, j, err := instrumentBody(body, chk)
+		body, k, j, err := instrumentBody(body, chk, globals)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}
@@ -286,4 +321,55 @@ func instrumentCode(content []byte, chk []byte) ([]byte, int, int, error) {
 		return nil, 0, 0, fmt.Errorf("%d bytes after the last function body", len(content)-r.pos)
 	}
 	return out, loops, jumps, nil
+}
+
+// capTables gives every table a maximum of at most MaxTableEntries, and
+// refuses a table whose minimum is larger.
+func capTables(content []byte) ([]byte, error) {
+	r := &reader{b: content}
+	n, err := r.u32()
+	if err != nil {
+		return nil, err
+	}
+	out := appendU32(nil, n)
+	for i := uint32(0); i < n; i++ {
+		ref, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		flags, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		min, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		max := uint32(MaxTableEntries)
+		if flags&1 != 0 {
+			if max, err = r.u32(); err != nil {
+				return nil, err
+			}
+			max = min32(max, MaxTableEntries)
+		} else if flags != 0 {
+			return nil, fmt.Errorf("table %d: limits flags 0x%02x", i, flags)
+		}
+		if min > MaxTableEntries {
+			return nil, refused("table %d starts with %d entries; the host allows at most %d", i, min, MaxTableEntries)
+		}
+		out = append(out, ref, 0x01)
+		out = appendU32(out, min)
+		out = appendU32(out, max)
+	}
+	if !r.done() {
+		return nil, fmt.Errorf("%d bytes after the last table", len(content)-r.pos)
+	}
+	return out, nil
+}
+
+func min32(a, b uint32) uint32 {
+	if a < b {
+		return a
+	}
+	return b
 }

@@ -40,18 +40,20 @@ func check(interrupt, countdown uint32) []byte {
 const checkEvery = 1024
 
 const (
-	opUnreachable = 0x00
-	opLoop        = 0x03
-	opIf          = 0x04
-	opEnd         = 0x0b
-	opDrop        = 0x1a
-	opGlobalGet   = 0x23
-	opGlobalSet   = 0x24
-	opMemoryGrow  = 0x40
-	opI32Const    = 0x41
-	opI32Eqz      = 0x45
-	opI32Sub      = 0x6b
-	blockEmpty    = 0x40
+	opUnreachable  = 0x00
+	opLoop         = 0x03
+	opIf           = 0x04
+	opEnd          = 0x0b
+	opDrop         = 0x1a
+	opCall         = 0x10
+	opCallIndirect = 0x11
+	opGlobalGet    = 0x23
+	opGlobalSet    = 0x24
+	opMemoryGrow   = 0x40
+	opI32Const     = 0x41
+	opI32Eqz       = 0x45
+	opI32Sub       = 0x6b
+	blockEmpty     = 0x40
 )
 
 // instrumentBody copies one function body (locals and code) with the check
@@ -60,7 +62,7 @@ const (
 // module's own globals is refused: in the rewritten module it would be the
 // interrupt or the countdown, and an invalid module made valid by the
 // rewrite could reset the countdown and never leave native code.
-func instrumentBody(body []byte, chk []byte, globals uint32) ([]byte, int, int, error) {
+func instrumentBody(body []byte, chk []byte, globals uint32, atEntry bool) ([]byte, int, int, error) {
 	r := &reader{b: body}
 	groups, err := r.u32()
 	if err != nil {
@@ -76,6 +78,10 @@ func instrumentBody(body []byte, chk []byte, globals uint32) ([]byte, int, int, 
 	}
 	out := make([]byte, 0, len(body)+16)
 	copied := 0
+	if atEntry {
+		out = append(append(out, body[:r.pos]...), chk...)
+		copied = r.pos
+	}
 	loops := 0
 	jumps, threaded := newThreader(), 0
 	for !r.done() {

@@ -220,3 +220,60 @@ func TestInstrumentRefusesWhatEscapesTheChecks(t *testing.T) {
 		t.Errorf("the module with its table capped does not instantiate: %v", err)
 	}
 }
+
+// recurser is a module whose "spin" makes a wide recursion with no loop:
+// tree(60) calls tree(59) twice, and so on, 2^60 calls on a stack 60 deep.
+var recurser = join(
+	[]byte{0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00},
+	[]byte{0x01, 0x08, 0x02, 0x60, 0x00, 0x00, 0x60, 0x01, 0x7f, 0x00}, // types: () -> (), (i32) -> ()
+	[]byte{0x03, 0x03, 0x02, 0x00, 0x01},                               // spin: type 0, tree: type 1
+	[]byte{0x05, 0x03, 0x01, 0x00, 0x01},                               // memory
+	spinnerExports,
+	[]byte{0x0a, 0x1e, 0x02,
+		0x06, 0x00, 0x41, 0x3c, 0x10, 0x01, 0x0b, // spin: tree(60)
+		0x15, 0x00, 0x20, 0x00, 0x04, 0x40, // tree: if n
+		0x20, 0x00, 0x41, 0x01, 0x6b, 0x10, 0x01, // tree(n-1)
+		0x20, 0x00, 0x41, 0x01, 0x6b, 0x10, 0x01, // tree(n-1)
+		0x0b, 0x0b},
+)
+
+// A wide recursion has no loop head to check, so the function on the call
+// cycle gets the check at its entry: the collector can still stop the
+// guest, and the interrupt traps it. The function off the cycle does not.
+func TestInterruptStopsAWideRecursion(t *testing.T) {
+	entries, err := callCycles(section(t, recurser, secCode), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[0] || !entries[1] {
+		t.Fatalf("entry checks %v, want tree's only", entries)
+	}
+	m, err := Instrument(recurser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	mod, err := rt.Instantiate(ctx, m.Code)
+	if err != nil {
+		t.Fatalf("the instrumented module does not instantiate: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := mod.ExportedFunction("spin").Call(ctx)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	collected := make(chan struct{})
+	go func() {
+		runtime.GC()
+		close(collected)
+	}()
+	select {
+	case <-collected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a garbage collection waited 10 s for the recursing guest")
+	}
+	interruptAndAwaitTrap(t, mod, "spin", done)
+}

@@ -10,12 +10,11 @@
 // checkEvery iterations) the guest traps if the flag is set and otherwise
 // leaves native code for Go once, so that Go's scheduler and garbage
 // collector can stop it. The host sets the flag from another goroutine when
-// a call's deadline passes. Like wazero's checks, these are at loop heads
-// only. A deep recursion ends in a stack overflow, but a wide one (each
-// call making two, sixty levels deep) runs for years without a loop head:
-// it is not stopped, neither by these checks nor by wazero's. Checks at
-// function entries would stop it, at a cost to every call not yet
-// measured (docs/abi.md). The same walk sends the Go toolchain's forward jumps
+// a call's deadline passes. Like wazero's checks, these are at loop heads;
+// unlike them, they are also at the entry of every function on a cycle of
+// calls (calls.go): a deep recursion ends in a stack overflow, but a wide
+// one (each call making two, sixty levels deep) runs for years without a
+// loop head. The same walk sends the Go toolchain's forward jumps
 // straight to their blocks rather than through their function's dispatch
 // loop and its check (thread.go).
 package interrupt
@@ -90,6 +89,7 @@ func Instrument(code []byte) (Module, error) {
 	r := &reader{b: code, pos: 8}
 	out := append(make([]byte, 0, len(code)+len(code)/16), code[:8]...)
 	var (
+		importedFuncs                   uint32
 		importedGlobals, definedGlobals uint32
 		global                          uint32 // index of the interrupt global
 		wroteGlobal, wroteExport        bool
@@ -141,7 +141,7 @@ func Instrument(code []byte) (Module, error) {
 			}
 		case secImport:
 			var memories int
-			if importedGlobals, memories, err = countImports(content); err != nil {
+			if importedFuncs, importedGlobals, memories, err = countImports(content); err != nil {
 				return Module{}, fmt.Errorf("import section: %w", err)
 			}
 			hasMemory = hasMemory || memories > 0
@@ -177,7 +177,11 @@ func Instrument(code []byte) (Module, error) {
 			if !hasMemory {
 				return Module{}, fmt.Errorf("the module has no memory (the checks call memory.grow)")
 			}
-			if content, loops, jumps, err = instrumentCode(content, check(global, global+1), global); err != nil {
+			entries, err := callCycles(content, importedFuncs)
+			if err != nil {
+				return Module{}, fmt.Errorf("code section: %w", err)
+			}
+			if content, loops, jumps, err = instrumentCode(content, check(global, global+1), global, entries); err != nil {
 				return Module{}, fmt.Errorf("code section: %w", err)
 			}
 		}
@@ -239,25 +243,26 @@ func checkExports(content []byte, globals uint32) ([]byte, uint32, error) {
 
 // countImports counts the global imports, which come first in the global
 // index space, and the memory imports.
-func countImports(content []byte) (globals uint32, memories int, err error) {
+func countImports(content []byte) (funcs, globals uint32, memories int, err error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for i := uint32(0); i < n; i++ {
 		if _, err := r.vec(); err != nil { // module
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if _, err := r.vec(); err != nil { // field
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		kind, err := r.byte()
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		switch kind {
 		case 0x00: // function: type index
+			funcs++
 			err = r.skipLEB()
 		case 0x01: // table: reference type, limits
 			if _, err = r.byte(); err == nil {
@@ -273,10 +278,10 @@ func countImports(content []byte) (globals uint32, memories int, err error) {
 			err = fmt.Errorf("unknown import kind %d", kind)
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
-	return globals, memories, nil
+	return funcs, globals, memories, nil
 }
 
 func skipLimits(r *reader) error {
@@ -297,8 +302,9 @@ func skipLimits(r *reader) error {
 }
 
 // instrumentCode rewrites the code section, body by body; globals is how
-// many globals the module has before the two added.
-func instrumentCode(content []byte, chk []byte, globals uint32) ([]byte, int, int, error) {
+// many globals the module has before the two added, and entries says which
+// functions get a check at their entry too.
+func instrumentCode(content []byte, chk []byte, globals uint32, entries []bool) ([]byte, int, int, error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
@@ -311,7 +317,7 @@ func instrumentCode(content []byte, chk []byte, globals uint32) ([]byte, int, in
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}
-		body, k, j, err := instrumentBody(body, chk, globals)
+		body, k, j, err := instrumentBody(body, chk, globals, entries[i])
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}

@@ -70,8 +70,16 @@ func TestInterruptStopsAnEndlessLoop(t *testing.T) {
 		t.Fatalf("spin returned before it was interrupted: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	// Native code cannot be preempted: without the checks' exits to Go, a
-	// collection would wait for the loop forever, and so would everything.
+	awaitCollection(t)
+	interruptAndAwaitTrap(t, mod, "spin", done)
+}
+
+// awaitCollection runs a garbage collection while a guest runs. Native
+// code cannot be preempted: without the checks' exits to Go, the
+// collection would wait for the guest forever, and so would everything
+// else (the test's own timer included, so a failure is a hung test).
+func awaitCollection(t *testing.T) {
+	t.Helper()
 	collected := make(chan struct{})
 	go func() {
 		runtime.GC()
@@ -80,9 +88,8 @@ func TestInterruptStopsAnEndlessLoop(t *testing.T) {
 	select {
 	case <-collected:
 	case <-time.After(10 * time.Second):
-		t.Fatal("a garbage collection waited 10 s for the spinning guest")
+		t.Fatal("a garbage collection waited 10 s for the running guest")
 	}
-	interruptAndAwaitTrap(t, mod, "spin", done)
 }
 
 // interruptAndAwaitTrap sets mod's interrupt flag and waits for the call
@@ -265,15 +272,6 @@ func TestInterruptStopsAWideRecursion(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(50 * time.Millisecond)
-	collected := make(chan struct{})
-	go func() {
-		runtime.GC()
-		close(collected)
-	}()
-	select {
-	case <-collected:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a garbage collection waited 10 s for the recursing guest")
-	}
+	awaitCollection(t)
 	interruptAndAwaitTrap(t, mod, "spin", done)
 }

@@ -51,6 +51,11 @@ type adapter struct {
 	// reopens counts the sessions reopened on a fresh instance after a
 	// failure destroyed the one holding the view.
 	reopens int
+	// refused is the module's answer when its session_open answered a
+	// status other than OK (an argument it refuses): the instance is sound
+	// but holds no session it accepted, so no hook is asked this session
+	// and each fails safe (or, ignorable, abstains).
+	refused error
 	nodes   []int32
 	scores  []float64
 	// scoresLocal says this session's module promised node-local scores
@@ -179,6 +184,7 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.ssn = ssn
 	a.events = a.events[:0]
 	a.skipped = false
+	a.refused = nil
 	a.reported = map[abi.Hook]bool{}
 	a.reopens = 0
 	a.keys.reset()
@@ -194,6 +200,9 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.lease = lease
 	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
+		if !lease.Lost() {
+			a.refused = err
+		}
 	}
 }
 
@@ -275,6 +284,9 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 		}
 		a.ssn = nil
 	}()
+	if a.refused != nil {
+		return // the module holds no session to close; its refusal is logged
+	}
 	var res abi.CloseResult
 	if err := a.call(abi.HookSessionClose, nil, &res); err != nil {
 		a.failed(abi.HookSessionClose, err)
@@ -329,6 +341,9 @@ func (a *adapter) call(hook abi.Hook, args any, out any) error {
 func (a *adapter) ready() error {
 	if a.skipped {
 		return fmt.Errorf("plugin %s is skipped for the rest of the session after a failure", a.name)
+	}
+	if a.refused != nil {
+		return fmt.Errorf("plugin %s refused this session at its opening: %w", a.name, a.refused)
 	}
 	if a.lease == nil {
 		return fmt.Errorf("plugin %s has no instance this session", a.name)

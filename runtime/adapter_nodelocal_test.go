@@ -356,3 +356,37 @@ func TestPrePredicateVerdictsAreKeptPerShape(t *testing.T) {
 		t.Errorf("next session without the affinity check: c0 %q after %d calls, want pass after 4", got, asked())
 	}
 }
+
+// A module whose session_open refuses the session (here, an argument it
+// cannot read) is not asked anything else that session: its hooks fail
+// safe without a call, rather than answering from a session it never
+// accepted. The next session asks it again.
+func TestRefusedSessionAsksNothingMore(t *testing.T) {
+	const name = "binpack.tinygo"
+	p := builtPort(t, name)
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledNodeOrder: &enabled,
+		Arguments: framework.Arguments{"binpack.weight": "ten"}}}}}}
+	calls := func(h abi.Hook) float64 {
+		return testutil.ToFloat64(metrics.PluginCalls.WithLabelValues(name, h.String()))
+	}
+	for session := 1; session <= 2; session++ {
+		opens, scores := calls(abi.HookSessionOpen), calls(abi.HookNodeOrderBatch)
+		ssn, err := framework.OpenSession(cloningCache{gangOnSmallNodes()}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float64, len(ssn.NodeList))
+		err = ssn.BatchNodeOrderFn(ssn.Jobs["ns/pg"].Tasks["uid-p0"], ssn.NodeList, out)
+		ssn.Close()
+		if err == nil || !strings.Contains(err.Error(), "refused this session") || !strings.Contains(err.Error(), "binpack.weight") {
+			t.Errorf("session %d: scoring after a refused open: %v, want the refusal", session, err)
+		}
+		if n := calls(abi.HookSessionOpen) - opens; n != 1 {
+			t.Errorf("session %d: %v session_open calls, want 1", session, n)
+		}
+		if n := calls(abi.HookNodeOrderBatch) - scores; n != 0 {
+			t.Errorf("session %d: %v node_order_batch calls after the refused open, want 0", session, n)
+		}
+	}
+}

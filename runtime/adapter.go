@@ -425,7 +425,7 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 			return a.scoringFailed(err)
 		}
 		if len(a.scores) != len(a.nodes) {
-			return fmt.Errorf("plugin %s, hook %s: %d scores for %d nodes", a.name, abi.HookNodeOrderBatch, len(a.scores), len(a.nodes))
+			return a.scoringFailed(a.unusable(abi.HookNodeOrderBatch, fmt.Sprintf("%d scores for %d nodes", len(a.scores), len(a.nodes))))
 		}
 	}
 	if !keep { // every node was asked, in order
@@ -445,6 +445,18 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 
 // scoringFailed reports a failed node_order_batch: an ignorable plugin then
 // scores nothing.
+// unusable handles a reply that decoded but cannot be used: a failed
+// call, counted, its instance discarded, and an ignorable plugin skipped
+// for the rest of the session.
+func (a *adapter) unusable(hook abi.Hook, problem string) error {
+	err := a.mod.badReply(hook, problem)
+	a.lease.Discard()
+	if a.policy.Ignorable {
+		a.skipped = true
+	}
+	return err
+}
+
 func (a *adapter) scoringFailed(err error) error {
 	a.failed(abi.HookNodeOrderBatch, err)
 	if a.policy.Ignorable {
@@ -620,7 +632,9 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 		return err
 	}
 	if len(c.got) != len(c.window) {
-		return fmt.Errorf("plugin %s, hook %s: %d verdicts for %d nodes", a.name, abi.HookPredicateBatch, len(c.got), len(c.window))
+		err := a.unusable(abi.HookPredicateBatch, fmt.Sprintf("%d verdicts for %d nodes", len(c.got), len(c.window)))
+		a.failed(abi.HookPredicateBatch, err)
+		return err
 	}
 	for i, h := range c.window {
 		c.verdicts[h], c.known[h] = c.got[i], true

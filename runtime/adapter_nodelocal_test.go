@@ -390,3 +390,37 @@ func TestRefusedSessionAsksNothingMore(t *testing.T) {
 		}
 	}
 }
+
+// A reply that decodes but cannot be used, fewer verdicts than nodes
+// asked, is a failed call: counted with cause "reply", its instance
+// discarded (the next call reopens the session on a fresh one), and the
+// node fails safe.
+func TestShortVerdictsAreAFailedCall(t *testing.T) {
+	const name = "short-verdicts"
+	p, err := Load(context.Background(), buildGuest(t, "rawabi", "-X main.hooks=session_open,session_close,predicate_batch -X main.short=1"), Options{Name: name, Limits: DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
+	ssn, err := framework.OpenSession(cloningCache{gangOnSmallNodes()}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	failures := func() float64 {
+		return testutil.ToFloat64(metrics.PluginCallFailures.WithLabelValues(name, abi.HookPredicateBatch.String(), "reply"))
+	}
+	before, instances := failures(), LiveInstances()
+	status := ssn.PredicateFn(ssn.Jobs["ns/pg"].Tasks["uid-p0"], ssn.NodeList[0])
+	if status == nil || !strings.Contains(status.Message(), "verdicts for") {
+		t.Errorf("predicate with short verdicts: %v, want the node failed with the reply named", status)
+	}
+	if n := failures() - before; n != 1 {
+		t.Errorf("%v failures with cause reply, want 1", n)
+	}
+	if got := LiveInstances() - instances; got != -1 {
+		t.Errorf("instances changed by %d, want -1: the instance that answered is discarded", got)
+	}
+}

@@ -88,6 +88,19 @@ func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi
 	return code, msg, err
 }
 
+// badReply records a reply the host cannot use although the call itself
+// worked (as many scores or verdicts as nodes asked, say): a failed call
+// with cause "reply", counted like one; it returns the error to report.
+func (p *Plugin) badReply(hook abi.Hook, problem string) error {
+	var err error = &CallError{Plugin: p.opts.Name, Hook: hook, Err: fmt.Errorf("%w: %s", ErrReply, problem)}
+	p.failures.Add(1)
+	p.firstFailure.CompareAndSwap(nil, &err)
+	if !p.unmetered.Load() {
+		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), "reply").Inc()
+	}
+	return err
+}
+
 // StatusError is a reply whose status is not OK.
 type StatusError struct {
 	Code    abi.Code

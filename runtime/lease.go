@@ -89,6 +89,17 @@ const maxKeptBody = 64 << 10
 // which knows nothing of the session until it is opened again.
 func (l *Lease) Lost() bool { return l.lost }
 
+// Discard closes the leased instance after a reply the host could not
+// use: its state is unknown, as after a failed call, and the next call
+// reopens the session on a fresh one.
+func (l *Lease) Discard() {
+	if l.in != nil {
+		l.p.discard(l.in)
+		l.in = nil
+	}
+	l.lost = true
+}
+
 // Renew clears Lost, once the holder has reopened the session.
 func (l *Lease) Renew() { l.lost = false }
 

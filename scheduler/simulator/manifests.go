@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -36,6 +37,10 @@ type Cluster struct {
 // documents get later times, so that file order breaks ties as a user
 // expects.
 var creationBase = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// defaultMaxPods is the kubelet's default --max-pods, the pod count of a
+// node manifest that gives none.
+const defaultMaxPods = "110"
 
 // LoadCluster reads a multi-document manifest file.
 func LoadCluster(path string) (*Cluster, error) {
@@ -130,6 +135,13 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		}
 		if len(o.Status.Allocatable) == 0 {
 			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+		}
+		// A kubelet always reports a pod count (110 unless --max-pods says
+		// otherwise); a hand-written node without one would take no pod.
+		for _, rl := range []v1.ResourceList{o.Status.Capacity, o.Status.Allocatable} {
+			if _, ok := rl[v1.ResourcePods]; !ok && rl != nil {
+				rl[v1.ResourcePods] = resource.MustParse(defaultMaxPods)
+			}
 		}
 		c.Nodes = append(c.Nodes, o)
 	case *v1.Pod:

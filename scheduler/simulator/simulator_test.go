@@ -166,3 +166,22 @@ func TestParseClusterNamesBadDocument(t *testing.T) {
 		})
 	}
 }
+
+// A hand-written node without a pod count gets the kubelet's default, 110,
+// in capacity and allocatable alike; one that gives a count keeps it.
+func TestNodeWithoutPodCountTakesPods(t *testing.T) {
+	c, err := ParseCluster([]byte("apiVersion: v1\nkind: Node\nmetadata: {name: bare}\nstatus: {allocatable: {cpu: \"4\"}}\n---\n"+
+		"apiVersion: v1\nkind: Node\nmetadata: {name: small}\nstatus: {allocatable: {cpu: \"4\", pods: \"3\"}}\n"), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{110, 3} {
+		n := c.Nodes[i]
+		if got := n.Status.Allocatable.Pods().Value(); got != want {
+			t.Errorf("%s: allocatable pods %d, want %d", n.Name, got, want)
+		}
+		if got := n.Status.Capacity.Pods().Value(); got != want {
+			t.Errorf("%s: capacity pods %d, want %d", n.Name, got, want)
+		}
+	}
+}

@@ -253,10 +253,14 @@ func (a *adapter) open(reopen bool) error {
 	// The result is read leniently: session_open had none before 1.3's
 	// promises, and a result that is not one promises nothing.
 	var res msgpack.RawMessage
+	skipped := a.skipped
 	code, err := a.send(abi.HookSessionOpen, req, &res)
-	if err != nil && held != nil && code == abi.DecodeFailed && !a.skipped {
+	if err != nil && held != nil && code == abi.DecodeFailed && !skipped {
 		// The guest could not apply the delta (it lost its earlier view, or
-		// disagrees about it): send the whole view instead.
+		// disagrees about it): send the whole view instead. The refusal of
+		// the delta does not skip an ignorable plugin; the whole view's
+		// answer decides.
+		a.skipped = false
 		a.failed(abi.HookSessionOpen, err)
 		req, next, full, delta, kept = ev.openArgs(nil, args, undoes)
 		_, err = a.send(abi.HookSessionOpen, req, &res)

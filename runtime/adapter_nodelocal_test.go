@@ -424,3 +424,31 @@ func TestShortVerdictsAreAFailedCall(t *testing.T) {
 		t.Errorf("instances changed by %d, want -1: the instance that answered is discarded", got)
 	}
 }
+
+// A guest that cannot apply a session_open delta (EDECODE) is sent the
+// whole view, ignorable or not: the refused delta does not skip an
+// ignorable plugin for the session.
+func TestRefusedDeltaGetsTheWholeViewWhenIgnorable(t *testing.T) {
+	const name = "forgetful"
+	p, err := Load(context.Background(), buildGuest(t, "rawabi", "-X main.hooks=session_open,session_close,overused -X main.forgetful=1"), Options{Name: name, Limits: DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name}}}}}
+	opens := func() float64 {
+		return testutil.ToFloat64(metrics.PluginCalls.WithLabelValues(name, abi.HookSessionOpen.String()))
+	}
+	registry := framework.Registry{name: Factory(name, p, Policy{Ignorable: true})}
+	for session, want := range []float64{1, 2} { // the whole view; then a delta, refused, and the whole view
+		before := opens()
+		ssn, err := framework.OpenSession(cloningCache{gangOnSmallNodes()}, registry, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ssn.Close()
+		if got := opens() - before; got != want {
+			t.Errorf("session %d: %v session_open calls, want %v", session+1, got, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -27,6 +28,11 @@ var hooks = "predicate_batch,job_ready,overused,allocatable,job_starving,job_val
 // [code, reason] verdicts as a session's adapter reads them, one verdict
 // fewer than the nodes it was asked about.
 var short = ""
+
+// forgetful, when set (-X main.forgetful=1), declares deltas and then
+// cannot apply one: a session_open carrying a delta is answered EDECODE,
+// as from a guest that lost its earlier view; a whole view is accepted.
+var forgetful = ""
 
 func main() {}
 
@@ -63,10 +69,11 @@ func pack(b []byte) uint64 {
 //go:wasmexport caldera_describe
 func describe() uint64 {
 	b, _ := msgpack.Marshal(map[string]any{
-		"name":  "rawabi",
-		"abi":   []int{1, 0},
-		"hooks": strings.Split(hooks, ","),
-		"sdk":   "none",
+		"name":   "rawabi",
+		"abi":    []int{1, 0},
+		"hooks":  strings.Split(hooks, ","),
+		"sdk":    "none",
+		"deltas": forgetful != "",
 	})
 	return pack(b)
 }
@@ -81,7 +88,12 @@ var hoard [][]byte
 //go:wasmexport caldera_call
 func call(hook, n uint32) uint64 {
 	switch hook {
-	case 1, 2: // session_open, session_close, when declared: nothing kept.
+	case 1: // session_open, when declared: nothing kept.
+		if forgetful != "" && bytes.Contains(input[:n], []byte("delta")) {
+			return reply(65, "holds no earlier view", nil)
+		}
+		return reply(0, "", nil)
+	case 2: // session_close
 		return reply(0, "", nil)
 	case 8: // predicate_batch: odd nodes pass, even nodes are unschedulable.
 		var req struct {

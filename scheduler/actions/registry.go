@@ -14,9 +14,8 @@ import (
 )
 
 // Registry returns a registry of the five actions. The actions it makes share
-// one state for the scheduler's life (where the next node search starts,
-// whether enqueue ran in the current session), as Volcano's share process
-// globals; build one registry per scheduler.
+// one state for the scheduler's life (where the next node search starts),
+// as Volcano's share process globals; build one registry per scheduler.
 func Registry() framework.ActionRegistry {
 	state := shared.New()
 	r := framework.ActionRegistry{}

@@ -40,6 +40,8 @@ type Session struct {
 
 	Tiers          []conf.Tier
 	Configurations []conf.Configuration
+	// Actions are the configured actions' names, in order.
+	Actions []string
 
 	cache     Cache
 	fits      *api.FitCache
@@ -64,6 +66,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 		TotalResource:  api.EmptyResource(),
 		Tiers:          cfg.Tiers,
 		Configurations: cfg.Configurations,
+		Actions:        cfg.Actions,
 		cache:          cache,
 		podGroupStatus: make(map[api.JobID]v1beta1.PodGroupStatus, len(snap.Jobs)),
 	}

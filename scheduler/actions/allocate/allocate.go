@@ -2,6 +2,7 @@ package allocate
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -70,10 +71,13 @@ func (r *run) worklist() *worklist {
 		jobs:   map[api.QueueID]*pqueue.Queue[*api.JobInfo]{},
 		tasks:  map[api.JobID]*pqueue.Queue[*api.TaskInfo]{},
 	}
-	enqueueRan := r.state.EnqueueRan(ssn.UID)
+	// As Volcano: with enqueue configured, in any place, admitting is its
+	// job alone; a configuration that runs allocate first must not let
+	// allocate admit what enqueue's plugins would refuse.
+	enqueueConfigured := slices.Contains(ssn.Actions, "enqueue")
 	for _, job := range ssn.JobList {
 		if job.IsPending() {
-			if enqueueRan || job.PodGroup == nil {
+			if enqueueConfigured || job.PodGroup == nil {
 				continue
 			}
 			// Without an enqueue action nothing else would admit the job.

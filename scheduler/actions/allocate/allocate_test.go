@@ -167,6 +167,20 @@ func TestAllocate(t *testing.T) {
 			binds:  map[string]string{},
 		},
 		{
+			// As Volcano (conf.EnabledActionMap): enqueue configured anywhere
+			// is the only admission, so allocate run before it does not
+			// admit what enqueue's plugins refuse.
+			name: "pending job waits for enqueue configured after allocate",
+			build: func(c *actiontest.Cluster) {
+				c.Node("n1", "2", "8Gi", 110).Queue("q1", 1)
+				j := c.Job("j1", "q1", 1, v1beta1.PodGroupPending, 0)
+				c.Pod(j, "j1-t-0", "1", "1Gi", "", 0)
+				j.PodGroup.Spec.MinResources = &j.Tasks[api.TaskID("ns/j1-t-0")].Pod.Spec.Containers[0].Resources.Requests
+			},
+			config: config("allocate, enqueue", "rejectEnqueue: [j1]"),
+			binds:  map[string]string{},
+		},
+		{
 			name: "pending job is admitted by allocate when no enqueue runs",
 			build: func(c *actiontest.Cluster) {
 				c.Node("n1", "2", "8Gi", 110).Queue("q1", 1)

@@ -6,9 +6,10 @@
 //     (Overused) sits out; each turn serves the queue's first job in
 //     JobOrderFn order, then the queue goes back into the order with its new
 //     share.
-//   - Jobs still Pending are skipped when an enqueue action runs in the
-//     session, and admitted on the spot (Inqueue) when none does; jobs that
-//     fail JobValid or whose queue is unknown are skipped.
+//   - Jobs still Pending are skipped when an enqueue action is configured
+//     (before or after allocate, as Volcano's EnabledActionMap), and
+//     admitted on the spot (Inqueue) when none is; jobs that fail JobValid
+//     or whose queue is unknown are skipped.
 //   - A job's pending tasks, best-effort ones excepted (backfill places
 //     those), are tried in TaskOrderFn order. For each: the queue must take it
 //     (Allocatable); a role that already failed to fit is not tried again;

@@ -12,23 +12,22 @@ import (
 // Name is the action's name in the configuration.
 const Name = "enqueue"
 
-// Factory returns the action's factory; state is shared with the other
-// actions of the registry.
-func Factory(state *shared.State) framework.ActionFactory {
+// Factory returns the action's factory. It takes the registry's shared
+// state like the other actions' factories; enqueue needs none of it.
+func Factory(*shared.State) framework.ActionFactory {
 	return func(args framework.Arguments) (framework.Action, error) {
 		if err := args.RejectUnknown(); err != nil {
 			return nil, err
 		}
-		return &action{state: state}, nil
+		return &action{}, nil
 	}
 }
 
-type action struct{ state *shared.State }
+type action struct{}
 
 func (*action) Name() string { return Name }
 
 func (a *action) Execute(ssn *framework.Session) {
-	a.state.MarkEnqueueRan(ssn.UID)
 
 	queues := pqueue.New(ssn.QueueOrderFn)
 	seen := map[api.QueueID]bool{}

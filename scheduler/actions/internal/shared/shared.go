@@ -3,23 +3,13 @@
 // registry makes one value and hands it to every action factory it builds.
 package shared
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"k8s.io/apimachinery/pkg/types"
-)
+import "sync/atomic"
 
 // State is shared by every action made from one registry.
 type State struct {
 	// nextNode is where the next feasible-node search starts in the session's
 	// node list, so that every node gets its turn across tasks and sessions.
 	nextNode atomic.Int64
-
-	mu sync.Mutex
-	// enqueuedIn is the session in which enqueue last ran: allocate admits
-	// pending jobs itself only when no enqueue runs.
-	enqueuedIn types.UID
 }
 
 // New returns a fresh state.
@@ -35,17 +25,3 @@ func (s *State) NextNode(n int) int {
 
 // SetNextNode records where the following search starts.
 func (s *State) SetNextNode(i int) { s.nextNode.Store(int64(i)) }
-
-// MarkEnqueueRan records that enqueue ran in the session.
-func (s *State) MarkEnqueueRan(session types.UID) {
-	s.mu.Lock()
-	s.enqueuedIn = session
-	s.mu.Unlock()
-}
-
-// EnqueueRan reports whether enqueue ran in the session.
-func (s *State) EnqueueRan(session types.UID) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.enqueuedIn == session
-}

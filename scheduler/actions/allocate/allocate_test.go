@@ -30,6 +30,15 @@ tiers:
 
 const inqueue = v1beta1.PodGroupInqueue
 
+// pendingJob is one node with room and a Pending job of one pod whose
+// minResources is that pod's request.
+func pendingJob(c *actiontest.Cluster) {
+	c.Node("n1", "2", "8Gi", 110).Queue("q1", 1)
+	j := c.Job("j1", "q1", 1, v1beta1.PodGroupPending, 0)
+	c.Pod(j, "j1-t-0", "1", "1Gi", "", 0)
+	j.PodGroup.Spec.MinResources = &j.Tasks[api.TaskID("ns/j1-t-0")].Pod.Spec.Containers[0].Resources.Requests
+}
+
 func TestAllocate(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -156,13 +165,8 @@ func TestAllocate(t *testing.T) {
 			},
 		},
 		{
-			name: "pending job waits for enqueue when enqueue runs",
-			build: func(c *actiontest.Cluster) {
-				c.Node("n1", "2", "8Gi", 110).Queue("q1", 1)
-				j := c.Job("j1", "q1", 1, v1beta1.PodGroupPending, 0)
-				c.Pod(j, "j1-t-0", "1", "1Gi", "", 0)
-				j.PodGroup.Spec.MinResources = &j.Tasks[api.TaskID("ns/j1-t-0")].Pod.Spec.Containers[0].Resources.Requests
-			},
+			name:   "pending job waits for enqueue when enqueue runs",
+			build:  pendingJob,
 			config: config("enqueue, allocate", "rejectEnqueue: [j1]"),
 			binds:  map[string]string{},
 		},
@@ -170,13 +174,8 @@ func TestAllocate(t *testing.T) {
 			// As Volcano (conf.EnabledActionMap): enqueue configured anywhere
 			// is the only admission, so allocate run before it does not
 			// admit what enqueue's plugins refuse.
-			name: "pending job waits for enqueue configured after allocate",
-			build: func(c *actiontest.Cluster) {
-				c.Node("n1", "2", "8Gi", 110).Queue("q1", 1)
-				j := c.Job("j1", "q1", 1, v1beta1.PodGroupPending, 0)
-				c.Pod(j, "j1-t-0", "1", "1Gi", "", 0)
-				j.PodGroup.Spec.MinResources = &j.Tasks[api.TaskID("ns/j1-t-0")].Pod.Spec.Containers[0].Resources.Requests
-			},
+			name:   "pending job waits for enqueue configured after allocate",
+			build:  pendingJob,
 			config: config("allocate, enqueue", "rejectEnqueue: [j1]"),
 			binds:  map[string]string{},
 		},

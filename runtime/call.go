@@ -65,39 +65,36 @@ func (p *Plugin) CallEncoded(ctx context.Context, hook abi.Hook, body []byte, ou
 // so the status says the module could not answer (an argument it refuses,
 // a view it cannot apply), and the session fails safe on it.
 func (p *Plugin) count(hook abi.Hook, code abi.Code, msg string, err error) (abi.Code, string, error) {
-	metered := !p.unmetered.Load()
-	if metered {
+	if !p.unmetered.Load() {
 		p.metricsFor(hook).calls.Inc()
 	}
 	p.calls.Add(1)
-	failure, cause := err, ""
 	switch {
 	case err != nil:
 		err = &CallError{Plugin: p.opts.Name, Hook: hook, Err: err}
-		failure, cause = err, causeOf(err)
+		p.failed(hook, causeOf(err), err)
 	case code != abi.OK:
-		failure, cause = &CallError{Plugin: p.opts.Name, Hook: hook, Err: &StatusError{Code: code, Message: msg}}, "status"
-	}
-	if failure != nil {
-		p.failures.Add(1)
-		p.firstFailure.CompareAndSwap(nil, &failure)
-		if metered {
-			metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), cause).Inc()
-		}
+		p.failed(hook, "status", &CallError{Plugin: p.opts.Name, Hook: hook, Err: &StatusError{Code: code, Message: msg}})
 	}
 	return code, msg, err
+}
+
+// failed records one failed call: in Failures, as the first failure if it
+// is, and in the failure metric with its cause.
+func (p *Plugin) failed(hook abi.Hook, cause string, err error) {
+	p.failures.Add(1)
+	p.firstFailure.CompareAndSwap(nil, &err)
+	if !p.unmetered.Load() {
+		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), cause).Inc()
+	}
 }
 
 // badReply records a reply the host cannot use although the call itself
 // worked (as many scores or verdicts as nodes asked, say): a failed call
 // with cause "reply", counted like one; it returns the error to report.
 func (p *Plugin) badReply(hook abi.Hook, problem string) error {
-	var err error = &CallError{Plugin: p.opts.Name, Hook: hook, Err: fmt.Errorf("%w: %s", ErrReply, problem)}
-	p.failures.Add(1)
-	p.firstFailure.CompareAndSwap(nil, &err)
-	if !p.unmetered.Load() {
-		metrics.PluginCallFailures.WithLabelValues(p.opts.Name, hook.String(), "reply").Inc()
-	}
+	err := &CallError{Plugin: p.opts.Name, Hook: hook, Err: fmt.Errorf("%w: %s", ErrReply, problem)}
+	p.failed(hook, "reply", err)
 	return err
 }
 

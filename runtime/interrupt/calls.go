@@ -1,6 +1,9 @@
 package interrupt
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // callCycles says, per function of the code section, whether it gets a
 // check at its entry as well as at its loop heads: a call without a loop
@@ -40,17 +43,8 @@ func callCycles(content []byte, importedFuncs uint32) ([]bool, error) {
 // back), and whether it calls indirectly.
 func callsOf(body []byte, importedFuncs, defined uint32) ([]uint32, bool, error) {
 	r := &reader{b: body}
-	groups, err := r.u32()
-	if err != nil {
+	if err := skipLocals(r); err != nil {
 		return nil, false, err
-	}
-	for i := uint32(0); i < groups; i++ {
-		if _, err := r.u32(); err != nil {
-			return nil, false, err
-		}
-		if _, err := r.byte(); err != nil {
-			return nil, false, err
-		}
 	}
 	var out []uint32
 	indirect := false
@@ -142,19 +136,10 @@ func cycles(calls [][]uint32) [][]uint32 {
 					break
 				}
 			}
-			if len(scc) > 1 || callsItself(calls[f], f) {
+			if len(scc) > 1 || slices.Contains(calls[f], f) {
 				out = append(out, scc)
 			}
 		}
 	}
 	return out
-}
-
-func callsItself(calls []uint32, f uint32) bool {
-	for _, g := range calls {
-		if g == f {
-			return true
-		}
-	}
-	return false
 }

@@ -64,17 +64,8 @@ const (
 // rewrite could reset the countdown and never leave native code.
 func instrumentBody(body []byte, chk []byte, globals uint32, atEntry bool) ([]byte, int, int, error) {
 	r := &reader{b: body}
-	groups, err := r.u32()
-	if err != nil {
+	if err := skipLocals(r); err != nil {
 		return nil, 0, 0, err
-	}
-	for i := uint32(0); i < groups; i++ {
-		if _, err := r.u32(); err != nil {
-			return nil, 0, 0, err
-		}
-		if _, err := r.byte(); err != nil {
-			return nil, 0, 0, err
-		}
 	}
 	out := make([]byte, 0, len(body)+16)
 	copied := 0
@@ -112,6 +103,24 @@ func instrumentBody(body []byte, chk []byte, globals uint32, atEntry bool) ([]by
 		}
 	}
 	return append(out, body[copied:]...), loops, threaded, nil
+}
+
+// skipLocals moves past a function body's local declarations, to its
+// first instruction.
+func skipLocals(r *reader) error {
+	groups, err := r.u32()
+	if err != nil {
+		return err
+	}
+	for i := uint32(0); i < groups; i++ {
+		if _, err := r.u32(); err != nil {
+			return err
+		}
+		if _, err := r.byte(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // skipImmediates moves past an instruction's immediates. It knows the

@@ -49,7 +49,8 @@ var ErrReserved error = refusal{"the module exports " + Export + ", a name the h
 // MaxTableEntries bounds every table: wazero bounds linear memory by the
 // host's limit but a table only by its own maximum, up to 2^32 entries of
 // 8 bytes, which one table.grow would allocate in the host's memory. The
-// Go toolchain's function table, the largest seen, has a few thousand.
+// largest table of the example modules is binpack.go's, 5,592 entries
+// (TinyGo's 31, Rust's 233).
 const MaxTableEntries = 1 << 20
 
 // Section ids, and the order in which sections must appear.
@@ -350,35 +351,29 @@ func capTables(content []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		min, err := r.u32()
+		initial, err := r.u32()
 		if err != nil {
 			return nil, err
 		}
-		max := uint32(MaxTableEntries)
+		limit := uint32(MaxTableEntries)
 		if flags&1 != 0 {
-			if max, err = r.u32(); err != nil {
+			declared, err := r.u32()
+			if err != nil {
 				return nil, err
 			}
-			max = min32(max, MaxTableEntries)
+			limit = min(declared, MaxTableEntries)
 		} else if flags != 0 {
 			return nil, fmt.Errorf("table %d: limits flags 0x%02x", i, flags)
 		}
-		if min > MaxTableEntries {
-			return nil, refused("table %d starts with %d entries; the host allows at most %d", i, min, MaxTableEntries)
+		if initial > MaxTableEntries {
+			return nil, refused("table %d starts with %d entries; the host allows at most %d", i, initial, MaxTableEntries)
 		}
 		out = append(out, ref, 0x01)
-		out = appendU32(out, min)
-		out = appendU32(out, max)
+		out = appendU32(out, initial)
+		out = appendU32(out, limit)
 	}
 	if !r.done() {
 		return nil, fmt.Errorf("%d bytes after the last table", len(content)-r.pos)
 	}
 	return out, nil
-}
-
-func min32(a, b uint32) uint32 {
-	if a < b {
-		return a
-	}
-	return b
 }

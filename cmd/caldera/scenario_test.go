@@ -23,7 +23,10 @@ type expectation struct {
 	Evictions      *[]string          `json:"evictions"`
 	EvictCount     *int               `json:"evictCount"`
 	PodGroupPhases map[string]string  `json:"podGroupPhases"`
-	Source         string             `json:"source"`
+	// Unschedulable maps a pod that must stay pending to a text its
+	// unschedulable reason must contain.
+	Unschedulable map[string]string `json:"unschedulable"`
+	Source        string            `json:"source"`
 }
 
 // scenarioDirs finds every folder under testdata/scenarios holding a
@@ -103,6 +106,11 @@ func checkScenario(t *testing.T, want *expectation, got *simulator.Result) {
 	}
 	if want.EvictCount != nil && len(got.Evictions) != *want.EvictCount {
 		t.Errorf("evict count = %d, want %d", len(got.Evictions), *want.EvictCount)
+	}
+	for pod, text := range want.Unschedulable {
+		if reason, ok := got.Unschedulable[pod]; !ok || !strings.Contains(reason, text) {
+			t.Errorf("pod %s unschedulable reason = %q, want it to contain %q (%s)", pod, reason, text, want.Source)
+		}
 	}
 	for pg, phase := range want.PodGroupPhases {
 		if got.PodGroups[pg].Phase != phase {

@@ -1,10 +1,12 @@
 package nodeorder
 
 import (
+	"fmt"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -22,6 +24,9 @@ const (
 	PodAffinityWeightKey       = "podaffinity.weight"
 	PodTopologySpreadWeightKey = "podtopologyspread.weight"
 	ImageLocalityWeightKey     = "imagelocality.weight"
+	// HardPodAffinityWeightKey is Caldera's own: kube-scheduler's
+	// InterPodAffinityArgs.hardPodAffinityWeight.
+	HardPodAffinityWeightKey = "podaffinity.hardPodAffinityWeight"
 )
 
 // maxNodeScore is kube-scheduler's framework.MaxNodeScore.
@@ -55,12 +60,15 @@ type Weights struct {
 	PodAffinity       int
 	PodTopologySpread int
 	ImageLocality     int
+	// HardPodAffinity is what an existing pod's required affinity term
+	// that selects the pod adds to its score (0..100).
+	HardPodAffinity int
 }
 
 // ParseWeights reads the arguments with Volcano's defaults.
 func ParseWeights(args framework.Arguments) (Weights, error) {
 	w := Weights{LeastRequested: 1, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3,
-		PodAffinity: 2, PodTopologySpread: 2, ImageLocality: 1}
+		PodAffinity: 2, PodTopologySpread: 2, ImageLocality: 1, HardPodAffinity: 1}
 	for _, f := range []struct {
 		key string
 		dst *int
@@ -73,10 +81,14 @@ func ParseWeights(args framework.Arguments) (Weights, error) {
 		{PodAffinityWeightKey, &w.PodAffinity},
 		{PodTopologySpreadWeightKey, &w.PodTopologySpread},
 		{ImageLocalityWeightKey, &w.ImageLocality},
+		{HardPodAffinityWeightKey, &w.HardPodAffinity},
 	} {
 		if err := args.Int(f.key, f.dst); err != nil {
 			return w, err
 		}
+	}
+	if w.HardPodAffinity < 0 || w.HardPodAffinity > 100 {
+		return w, fmt.Errorf("argument %s: %d is not in the range 0-100", HardPodAffinityWeightKey, w.HardPodAffinity)
 	}
 	return w, nil
 }
@@ -100,6 +112,13 @@ type Plugin struct {
 	templates map[string]*template
 	// scoreTables holds the resource strategies' scores per request shape.
 	scoreTables map[podRequests]*resourceScores
+
+	// rules scores inter-pod affinity and topology spread; nil when no pod
+	// of the session has such rules or both weights are 0.
+	rules *podRules
+	// images are the nodes' images, for ImageLocality.
+	images       *imageStates
+	sessionNodes []*api.NodeInfo
 
 	// states and the score slices are scratch space reused across
 	// BatchNodeOrder calls.
@@ -147,12 +166,19 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.pods = map[*v1.Pod]*podEntry{}
 	p.templates = map[string]*template{}
 	p.scoreTables = map[podRequests]*resourceScores{}
+	p.rules = nil
+	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && podrules.Needed(ssn) {
+		p.rules = newPodRules(ssn, int32(p.w.HardPodAffinity))
+	}
+	p.images = &imageStates{}
+	p.sessionNodes = ssn.NodeList
 }
 
 // OnSessionClose drops the session's state.
 func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.nodes, p.nodeByInfo, p.nodeByName, p.placedOn, p.pods, p.templates = nil, nil, nil, nil, nil, nil
 	p.scoreTables = nil
+	p.rules, p.images, p.sessionNodes = nil, nil, nil
 }
 
 // stateOf returns a node's state, summing its usage on first use. A node that
@@ -224,6 +250,18 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 		normalize(raw, true)
 		add(raw, w)
 	}
+	if w := p.w.ImageLocality; w != 0 {
+		p.images.build(p.sessionNodes)
+		if !p.images.none {
+			for i, ns := range states {
+				raw[i] = p.images.score(task.Pod, ns.index, p.nodeCount)
+			}
+			add(raw, w)
+		}
+	}
+	if p.rules != nil {
+		return p.rules.add(task, nodes, &p.w, raw, add)
+	}
 	return nil
 }
 
@@ -254,6 +292,9 @@ func normalize(scores []int64, reverse bool) {
 // Placements are remembered even when usage does not follow them, so that a
 // node first scored later does not count them as present at session open.
 func (p *Plugin) OnAllocate(task *api.TaskInfo) {
+	if p.live && p.rules != nil {
+		p.rules.idx.Add(task)
+	}
 	if task.Status == api.Allocated || task.Status == api.Pipelined {
 		if ns := p.nodeByName[task.NodeName]; ns != nil {
 			p.placedOn[task.UID] = ns
@@ -271,6 +312,9 @@ func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 
 // OnDeallocate removes an evicted or unplaced task's requests from its node.
 func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
+	if p.live && p.rules != nil {
+		p.rules.idx.Remove(task)
+	}
 	if !p.live {
 		return
 	}

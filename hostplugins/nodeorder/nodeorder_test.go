@@ -222,7 +222,7 @@ func (portedPredicates) PolicyName() string { return "predicates" }
 
 func TestArguments(t *testing.T) {
 	w, err := ParseWeights(nil)
-	if err != nil || w != (Weights{LeastRequested: 1, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3, PodAffinity: 2, PodTopologySpread: 2, ImageLocality: 1}) {
+	if err != nil || w != (Weights{LeastRequested: 1, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3, PodAffinity: 2, PodTopologySpread: 2, ImageLocality: 1, HardPodAffinity: 1}) {
 		t.Fatalf("defaults %+v %v", w, err)
 	}
 	if _, err := New(framework.Arguments{"podaffinity.weight": 5, "imagelocality.weight": 0, "podtopologyspread.weight": "3", "unknown": true}); err != nil {
@@ -230,6 +230,9 @@ func TestArguments(t *testing.T) {
 	}
 	if _, err := New(framework.Arguments{"leastrequested.weight": "a lot"}); err == nil || !strings.Contains(err.Error(), LeastRequestedWeightKey) {
 		t.Fatalf("wrong type: %v, want an error naming the key", err)
+	}
+	if _, err := New(framework.Arguments{HardPodAffinityWeightKey: 101}); err == nil || !strings.Contains(err.Error(), "not in the range 0-100") {
+		t.Fatalf("hardPodAffinityWeight 101: %v, want a range error", err)
 	}
 }
 

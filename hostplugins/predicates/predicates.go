@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -105,6 +106,9 @@ type Plugin struct {
 	// last remembers the most recent task's entry: the actions ask about one
 	// task on hundreds of nodes in a row.
 	last atomic.Pointer[lastEntry]
+	// rules holds the inter-pod affinity and topology spread states; nil
+	// when no pod of the session has such rules or both are disabled.
+	rules *podRules
 }
 
 type lastEntry struct {
@@ -175,6 +179,10 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.evictedHere = map[api.TaskID]*nodeState{}
 	p.fit = ssn.Fit
 	p.last.Store(nil)
+	p.rules = nil
+	if (p.args.PodAffinity || p.args.PodTopologySpread) && podrules.Needed(ssn) {
+		p.rules = newPodRules(ssn)
+	}
 	var keyBuf []byte
 	for _, j := range ssn.JobList {
 		for _, t := range j.Tasks {
@@ -198,6 +206,7 @@ func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.podEntries, p.tplByKey, p.latePods, p.lateKeys, p.evictedHere = nil, nil, nil, nil, nil
 	p.fit = nil
 	p.last.Store(nil)
+	p.rules = nil
 }
 
 // podEntry is what the filters keep of one pod: its template and the
@@ -252,11 +261,14 @@ func (p *Plugin) stateOf(n *api.NodeInfo) (*nodeState, bool) {
 
 // PrePredicate rejects a pod whose required node affinity can match no node.
 func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
-	if task.Pod == nil || !p.args.NodeAffinity {
+	if task.Pod == nil {
 		return nil
 	}
-	if p.entryOf(task).tpl.conflict {
+	if p.args.NodeAffinity && p.entryOf(task).tpl.conflict {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonAffinityConflict)
+	}
+	if p.rules != nil {
+		return p.rules.statesOf(task.Pod, &p.args).preFilter()
 	}
 	return nil
 }
@@ -287,13 +299,28 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		return framework.NewStatus(framework.Unschedulable, insufficientPrefix+dim)
 	}
 	portsTaken := p.args.NodePorts && len(tpl.ports) > 0 && p.portsTaken(tpl.ports, node)
-	switch {
-	case tooMany && portsTaken:
-		return framework.NewStatus(framework.Unschedulable, ReasonPodNumberExceeded, ReasonNodePorts)
-	case tooMany:
-		return framework.NewStatus(framework.Unschedulable, ReasonPodNumberExceeded)
-	case portsTaken:
-		return framework.NewStatus(framework.Unschedulable, ReasonNodePorts)
+	var reasons []string
+	if tooMany {
+		reasons = append(reasons, ReasonPodNumberExceeded)
+	}
+	if portsTaken {
+		reasons = append(reasons, ReasonNodePorts)
+	}
+	// The filters that depend on other pods come after NodePorts, as in
+	// Volcano; their Unschedulable reasons add up, and an unresolvable one
+	// ends the check.
+	if p.rules != nil {
+		nd := p.rules.idx.NodeOf(node)
+		if nd != nil {
+			var unresolvable bool
+			reasons, unresolvable = p.rules.statesOf(task.Pod, &p.args).filter(nd, reasons)
+			if unresolvable {
+				return &framework.Status{Code: framework.UnschedulableAndUnresolvable, Reasons: reasons}
+			}
+		}
+	}
+	if len(reasons) > 0 {
+		return &framework.Status{Code: framework.Unschedulable, Reasons: reasons}
 	}
 	return nil
 }
@@ -305,6 +332,9 @@ func (p *Plugin) podCount(ns *nodeState) int {
 
 // OnAllocate follows placements; an unevicted task counts again.
 func (p *Plugin) OnAllocate(task *api.TaskInfo) {
+	if p.rules != nil {
+		p.rules.onAllocate(task)
+	}
 	if ns, ok := p.evictedHere[task.UID]; ok {
 		delete(p.evictedHere, task.UID)
 		ns.evicted.Add(-1)
@@ -314,6 +344,9 @@ func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 // OnDeallocate follows evictions, which leave the task on its node as
 // Releasing; an undone placement removes the task from the node itself.
 func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
+	if p.rules != nil {
+		p.rules.onDeallocate(task)
+	}
 	if task.Status != api.Releasing || task.NodeName == "" {
 		return
 	}

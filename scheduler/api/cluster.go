@@ -12,6 +12,9 @@ type ClusterInfo struct {
 	NodeList []string
 	// NamespaceWeights holds per-namespace weights where any were set.
 	NamespaceWeights map[string]int32
+	// NamespaceLabels holds the labels of every Namespace object, which
+	// inter-pod affinity's namespace selectors read. Shared, not copied.
+	NamespaceLabels map[string]map[string]string
 }
 
 // NewClusterInfo returns an empty snapshot.
@@ -52,5 +55,6 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 		out.Queues[id] = &cp
 	}
 	out.NamespaceWeights = c.NamespaceWeights
+	out.NamespaceLabels = c.NamespaceLabels
 	return out
 }

@@ -203,8 +203,8 @@ func (c *Cache) registerHandlers() error {
 	for _, ci := range c.custom {
 		add(ci.Informer, c.dispatcher(ci.Kind))
 	}
-	// Namespaces are watched so that per-namespace policies can read them;
-	// nothing in the core needs them yet.
+	// Namespaces are watched for their labels, which inter-pod affinity's
+	// namespace selectors read, and for per-namespace policies.
 	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
 	// A handler that works through a queue (a Wasm handler sends events in
 	// batches) has synced once its queue is empty. It is checked after the

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
@@ -55,5 +57,19 @@ func (c *Cache) Snapshot() *api.ClusterInfo {
 		snap.Nodes[name] = n.Clone(resolve)
 		snap.NodeList = append(snap.NodeList, name)
 	}
+	snap.NamespaceLabels = c.namespaceLabels()
 	return snap
+}
+
+// namespaceLabels reads the labels of every Namespace the informer holds.
+func (c *Cache) namespaceLabels() map[string]map[string]string {
+	list, err := c.informers.Core().V1().Namespaces().Lister().List(labels.Everything())
+	if err != nil || len(list) == 0 {
+		return nil
+	}
+	out := make(map[string]map[string]string, len(list))
+	for _, ns := range list {
+		out[ns.Name] = ns.Labels
+	}
+	return out
 }

@@ -37,6 +37,8 @@ type Session struct {
 	NodeList []*api.NodeInfo
 	// TotalResource is the allocatable sum of the session's nodes.
 	TotalResource *api.Resource
+	// NamespaceLabels are the labels of the cluster's Namespace objects.
+	NamespaceLabels map[string]map[string]string
 
 	Tiers          []conf.Tier
 	Configurations []conf.Configuration
@@ -59,16 +61,17 @@ type Session struct {
 func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, error) {
 	snap := cache.Snapshot()
 	ssn := &Session{
-		UID:            uuid.NewUUID(),
-		Jobs:           snap.Jobs,
-		Nodes:          snap.Nodes,
-		Queues:         snap.Queues,
-		TotalResource:  api.EmptyResource(),
-		Tiers:          cfg.Tiers,
-		Configurations: cfg.Configurations,
-		Actions:        cfg.Actions,
-		cache:          cache,
-		podGroupStatus: make(map[api.JobID]v1beta1.PodGroupStatus, len(snap.Jobs)),
+		UID:             uuid.NewUUID(),
+		Jobs:            snap.Jobs,
+		Nodes:           snap.Nodes,
+		Queues:          snap.Queues,
+		NamespaceLabels: snap.NamespaceLabels,
+		TotalResource:   api.EmptyResource(),
+		Tiers:           cfg.Tiers,
+		Configurations:  cfg.Configurations,
+		Actions:         cfg.Actions,
+		cache:           cache,
+		podGroupStatus:  make(map[api.JobID]v1beta1.PodGroupStatus, len(snap.Jobs)),
 	}
 	for _, name := range snap.NodeList {
 		if n, ok := snap.Nodes[name]; ok {

@@ -1,0 +1,146 @@
+package podrules
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
+
+// Index is what the rules read of a session: its nodes with their labels,
+// the pods counted on each, and the namespaces' labels. Pods placed and
+// removed during the session are logged, so that template states can catch
+// up. The Index is changed only from the session's event handlers, which
+// never run while predicates or scores are being computed.
+type Index struct {
+	nodes    []*Node
+	byName   map[string]*Node
+	nsLabels map[string]labels.Set
+	pods     map[api.TaskID]*Pod
+	log      []change
+	// withRequiredAnti and withAffinity count the pods that have required
+	// anti-affinity terms, and any affinity terms at all.
+	withRequiredAnti int
+	withAffinity     int
+}
+
+// Node is one session node as the rules see it.
+type Node struct {
+	index  int
+	node   *v1.Node
+	labels map[string]string
+	pods   map[*Pod]struct{}
+}
+
+// Pod is a pod counted on a node.
+type Pod struct {
+	pod   *v1.Pod
+	node  *Node
+	terms podTerms
+}
+
+type change struct {
+	pod   *Pod
+	delta int64
+}
+
+// NewIndex indexes the session's nodes and the pods on them. Namespace
+// labels are those of the cluster's Namespace objects; a namespace without
+// an object has no labels.
+func NewIndex(nodes []*api.NodeInfo, nsLabels map[string]map[string]string) *Index {
+	idx := &Index{
+		nodes:    make([]*Node, len(nodes)),
+		byName:   make(map[string]*Node, len(nodes)),
+		nsLabels: make(map[string]labels.Set, len(nsLabels)),
+		pods:     map[api.TaskID]*Pod{},
+	}
+	for name, l := range nsLabels {
+		idx.nsLabels[name] = labels.Set(l)
+	}
+	for i, n := range nodes {
+		var lbls map[string]string
+		if n.Node != nil {
+			lbls = n.Node.Labels
+		}
+		nd := &Node{index: i, node: n.Node, labels: lbls, pods: make(map[*Pod]struct{}, len(n.Tasks))}
+		idx.nodes[i] = nd
+		idx.byName[n.Name] = nd
+		for _, t := range n.Tasks {
+			idx.add(t, nd, false)
+		}
+	}
+	return idx
+}
+
+// NodeCount is the number of session nodes.
+func (idx *Index) NodeCount() int { return len(idx.nodes) }
+
+// namespaceLabels returns a namespace's labels, nil when it has none.
+func (idx *Index) namespaceLabels(ns string) labels.Set { return idx.nsLabels[ns] }
+
+// Add counts a task placed (or placed again) on its node.
+func (idx *Index) Add(task *api.TaskInfo) {
+	if task.Pod == nil {
+		return
+	}
+	if _, ok := idx.pods[task.UID]; ok {
+		return
+	}
+	if nd := idx.byName[task.NodeName]; nd != nil {
+		idx.add(task, nd, true)
+	}
+}
+
+// Remove stops counting a task, wherever it was counted.
+func (idx *Index) Remove(task *api.TaskInfo) {
+	p, ok := idx.pods[task.UID]
+	if !ok {
+		return
+	}
+	delete(idx.pods, task.UID)
+	delete(p.node.pods, p)
+	idx.tally(p, -1)
+	idx.log = append(idx.log, change{pod: p, delta: -1})
+}
+
+func (idx *Index) add(task *api.TaskInfo, nd *Node, logged bool) {
+	if task.Pod == nil {
+		return
+	}
+	// Terms that do not parse are left out, as kube-scheduler's NodeInfo
+	// does for pods already on nodes.
+	terms, _ := parsePodTerms(task.Pod)
+	p := &Pod{pod: task.Pod, node: nd, terms: terms}
+	idx.pods[task.UID] = p
+	nd.pods[p] = struct{}{}
+	idx.tally(p, 1)
+	if logged {
+		idx.log = append(idx.log, change{pod: p, delta: 1})
+	}
+}
+
+func (idx *Index) tally(p *Pod, d int) {
+	if len(p.terms.requiredAnti) > 0 {
+		idx.withRequiredAnti += d
+	}
+	if p.terms.any() {
+		idx.withAffinity += d
+	}
+}
+
+// eachPod calls f for every counted pod.
+func (idx *Index) eachPod(f func(*Pod)) {
+	for _, nd := range idx.nodes {
+		for p := range nd.pods {
+			f(p)
+		}
+	}
+}
+
+// NodeOf returns the indexed node of a session node, nil if it is not one.
+func (idx *Index) NodeOf(n *api.NodeInfo) *Node {
+	if i := n.Index; i >= 0 && i < len(idx.nodes) && idx.nodes[i].node == n.Node && n.Node != nil {
+		return idx.nodes[i]
+	}
+	return idx.byName[n.Name]
+}

@@ -1,0 +1,258 @@
+package podrules
+
+import (
+	"sync"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+)
+
+// Reasons of the PodTopologySpread filter, kube-scheduler's words.
+const (
+	ReasonSpreadConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+	ReasonSpreadMissingLabel        = ReasonSpreadConstraintsNotMatch + " (missing required label)"
+)
+
+// constraint is one topology spread constraint with kube-scheduler's
+// defaults filled in: minDomains 1, nodeAffinityPolicy Honor,
+// nodeTaintsPolicy Ignore, matchLabelKeys merged into the selector.
+type constraint struct {
+	maxSkew       int32
+	key           string
+	selector      labels.Selector
+	minDomains    int32
+	honorAffinity bool
+	honorTaints   bool
+}
+
+// constraintsOf returns the pod's constraints of one kind (DoNotSchedule
+// for the filter, ScheduleAnyway for the score).
+func constraintsOf(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) ([]constraint, error) {
+	var out []constraint
+	for i := range pod.Spec.TopologySpreadConstraints {
+		c := &pod.Spec.TopologySpreadConstraints[i]
+		if c.WhenUnsatisfiable != action {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+		if err != nil {
+			return nil, err
+		}
+		if sel, err = withLabelKeys(sel, pod.Labels, c.MatchLabelKeys, nil); err != nil {
+			return nil, err
+		}
+		tc := constraint{maxSkew: c.MaxSkew, key: c.TopologyKey, selector: sel, minDomains: 1, honorAffinity: true}
+		if c.MinDomains != nil {
+			tc.minDomains = *c.MinDomains
+		}
+		if c.NodeAffinityPolicy != nil {
+			tc.honorAffinity = *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor
+		}
+		if c.NodeTaintsPolicy != nil {
+			tc.honorTaints = *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor
+		}
+		out = append(out, tc)
+	}
+	return out, nil
+}
+
+// hasAllKeys reports whether a node carries every constraint's topology key.
+func hasAllKeys(nodeLabels map[string]string, cs []constraint) bool {
+	for i := range cs {
+		if _, ok := nodeLabels[cs[i].key]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// includes applies a constraint's node inclusion policies to a node.
+func (c *constraint) includes(pod *v1.Pod, nd *Node, required nodeaffinity.RequiredNodeAffinity) bool {
+	if nd.node == nil {
+		return false
+	}
+	if c.honorAffinity {
+		if ok, _ := required.Match(nd.node); !ok {
+			return false
+		}
+	}
+	if c.honorTaints {
+		if _, untolerated := corev1helpers.FindMatchingUntoleratedTaint(nd.node.Spec.Taints, pod.Spec.Tolerations, doNotSchedule); untolerated {
+			return false
+		}
+	}
+	return true
+}
+
+func doNotSchedule(t *v1.Taint) bool {
+	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+}
+
+// counted reports whether an existing pod counts for a constraint of a pod
+// in namespace ns: kube-scheduler's countPodsMatchSelector, which never
+// counts for an empty selector and skips terminating pods.
+func (c *constraint) counted(p *v1.Pod, ns string) bool {
+	return p.DeletionTimestamp == nil && p.Namespace == ns && !c.selector.Empty() && c.selector.Matches(labels.Set(p.Labels))
+}
+
+// domainCounts holds, for one topology key, the matching pods per domain
+// and how many domains hold each count, so that the smallest count is
+// known without a walk over the domains.
+type domainCounts struct {
+	byValue map[string]int
+	hist    map[int]int
+	min     int
+}
+
+func newDomainCounts() *domainCounts {
+	return &domainCounts{byValue: map[string]int{}, hist: map[int]int{}}
+}
+
+// ensure makes a domain known with no pods.
+func (d *domainCounts) ensure(v string) {
+	if _, ok := d.byValue[v]; ok {
+		return
+	}
+	d.byValue[v] = 0
+	d.hist[0]++
+	d.min = 0
+}
+
+func (d *domainCounts) add(v string, delta int) {
+	old, ok := d.byValue[v]
+	if !ok {
+		return
+	}
+	n := old + delta
+	d.byValue[v] = n
+	if d.hist[old]--; d.hist[old] == 0 {
+		delete(d.hist, old)
+	}
+	d.hist[n]++
+	switch {
+	case n < d.min:
+		d.min = n
+	case old == d.min && d.hist[old] == 0:
+		d.min = n
+	}
+}
+
+// SpreadFilter is the PodTopologySpread filter's state for one template.
+type SpreadFilter struct {
+	idx *Index
+	pod *v1.Pod
+	cs  []constraint
+	// Err is the error reading the pod's constraints: the pod is then
+	// unschedulable with it.
+	Err error
+
+	// eligible[c][node] says whether pods on the node count for
+	// constraint c.
+	eligible [][]bool
+	byKey    map[string]*domainCounts
+
+	mu   sync.Mutex
+	seen atomic.Int64
+}
+
+// NewSpreadFilter builds the filter state for a pod.
+func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
+	f := &SpreadFilter{idx: idx, pod: pod}
+	cs, err := constraintsOf(pod, v1.DoNotSchedule)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.cs = cs
+	if len(cs) == 0 {
+		return f
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	f.byKey = map[string]*domainCounts{}
+	for i := range cs {
+		if f.byKey[cs[i].key] == nil {
+			f.byKey[cs[i].key] = newDomainCounts()
+		}
+	}
+	f.eligible = make([][]bool, len(cs))
+	for i := range cs {
+		f.eligible[i] = make([]bool, len(idx.nodes))
+	}
+	for ni, nd := range idx.nodes {
+		if !hasAllKeys(nd.labels, cs) {
+			continue
+		}
+		for i := range cs {
+			c := &cs[i]
+			if !c.includes(pod, nd, required) {
+				continue
+			}
+			f.eligible[i][ni] = true
+			f.byKey[c.key].ensure(nd.labels[c.key])
+		}
+	}
+	idx.eachPod(func(p *Pod) { f.apply(p, 1) })
+	f.seen.Store(int64(len(idx.log)))
+	return f
+}
+
+func (f *SpreadFilter) apply(p *Pod, d int) {
+	nd := p.node
+	for i := range f.cs {
+		c := &f.cs[i]
+		if f.eligible[i][nd.index] && c.counted(p.pod, f.pod.Namespace) {
+			f.byKey[c.key].add(nd.labels[c.key], d)
+		}
+	}
+}
+
+func (f *SpreadFilter) catchUp() {
+	n := int64(len(f.idx.log))
+	if f.seen.Load() == n {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := f.seen.Load(); i < n; i++ {
+		c := f.idx.log[i]
+		f.apply(c.pod, int(c.delta))
+	}
+	f.seen.Store(n)
+}
+
+// Trivial reports whether the pod has no DoNotSchedule constraint.
+func (f *SpreadFilter) Trivial() bool { return f.Err == nil && len(f.cs) == 0 }
+
+// Filter returns the reason the node fails and whether the failure is
+// unresolvable, or "" when it passes.
+func (f *SpreadFilter) Filter(nd *Node) (reason string, unresolvable bool) {
+	if len(f.cs) == 0 {
+		return "", false
+	}
+	f.catchUp()
+	self := labels.Set(f.pod.Labels)
+	for i := range f.cs {
+		c := &f.cs[i]
+		v, ok := nd.labels[c.key]
+		if !ok {
+			return ReasonSpreadMissingLabel, true
+		}
+		dc := f.byKey[c.key]
+		minMatch := 0
+		if len(dc.byValue) >= int(c.minDomains) {
+			minMatch = dc.min
+		}
+		selfMatch := 0
+		if c.selector.Matches(self) {
+			selfMatch = 1
+		}
+		if dc.byValue[v]+selfMatch-minMatch > int(c.maxSkew) {
+			return ReasonSpreadConstraintsNotMatch, false
+		}
+	}
+	return "", false
+}

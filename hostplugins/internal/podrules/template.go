@@ -1,0 +1,101 @@
+package podrules
+
+import (
+	"encoding/binary"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Relevant reports whether a pod has inter-pod affinity terms or topology
+// spread constraints of its own.
+func Relevant(p *v1.Pod) bool {
+	if p == nil {
+		return false
+	}
+	if len(p.Spec.TopologySpreadConstraints) > 0 {
+		return true
+	}
+	a := p.Spec.Affinity
+	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
+}
+
+// TemplateKey appends to buf a byte string equal for two pods exactly when
+// every field these rules read of the pod is equal: namespace, labels, pod
+// affinity and anti-affinity, spread constraints, node selector, required
+// node affinity and tolerations.
+func TemplateKey(buf []byte, pod *v1.Pod) []byte {
+	buf = appendString(buf, pod.Namespace)
+	buf = appendMap(buf, pod.Labels)
+	buf = appendMap(buf, pod.Spec.NodeSelector)
+	if a := pod.Spec.Affinity; a != nil {
+		if a.PodAffinity != nil {
+			b, _ := a.PodAffinity.Marshal()
+			buf = appendString(append(buf, 'a'), string(b))
+		}
+		if a.PodAntiAffinity != nil {
+			b, _ := a.PodAntiAffinity.Marshal()
+			buf = appendString(append(buf, 'n'), string(b))
+		}
+		if a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			b, _ := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.Marshal()
+			buf = appendString(append(buf, 'r'), string(b))
+		}
+	}
+	buf = append(buf, '|')
+	for i := range pod.Spec.TopologySpreadConstraints {
+		b, _ := pod.Spec.TopologySpreadConstraints[i].Marshal()
+		buf = appendString(buf, string(b))
+	}
+	buf = append(buf, '|')
+	for i := range pod.Spec.Tolerations {
+		b, _ := pod.Spec.Tolerations[i].Marshal()
+		buf = appendString(buf, string(b))
+	}
+	return buf
+}
+
+func appendMap(buf []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(buf, 0)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf = binary.AppendUvarint(buf, uint64(len(keys)+1))
+	for _, k := range keys {
+		buf = appendString(buf, k)
+		buf = appendString(buf, m[k])
+	}
+	return buf
+}
+
+func appendString(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+// Needed reports whether any pod of the session, pending or on a node, has
+// inter-pod affinity terms or topology spread constraints. Without them
+// every rule here passes every node and scores nothing.
+func Needed(ssn *framework.Session) bool {
+	for _, n := range ssn.NodeList {
+		for _, t := range n.Tasks {
+			if Relevant(t.Pod) {
+				return true
+			}
+		}
+	}
+	for _, j := range ssn.JobList {
+		for _, t := range j.Tasks {
+			if Relevant(t.Pod) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+package nodeorder
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// podRules holds the InterPodAffinity and PodTopologySpread score states
+// of a session, one per rule template.
+type podRules struct {
+	idx        *podrules.Index
+	hardWeight int32
+
+	mu    sync.Mutex
+	byKey map[string]*ruleScores
+	byPod map[*v1.Pod]*ruleScores
+
+	nodes []*podrules.Node // scratch for one BatchNodeOrder call
+}
+
+type ruleScores struct {
+	affinity *podrules.AffinityScore
+	spread   *podrules.SpreadScore
+}
+
+func newPodRules(ssn *framework.Session, hardWeight int32) *podRules {
+	return &podRules{
+		idx:        podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels),
+		hardWeight: hardWeight,
+		byKey:      map[string]*ruleScores{},
+		byPod:      map[*v1.Pod]*ruleScores{},
+	}
+}
+
+func (r *podRules) scoresOf(pod *v1.Pod, w *Weights) *ruleScores {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.byPod[pod]; s != nil {
+		return s
+	}
+	key := string(podrules.TemplateKey(nil, pod))
+	s := r.byKey[key]
+	if s == nil {
+		s = &ruleScores{}
+		if w.PodAffinity != 0 {
+			s.affinity = podrules.NewAffinityScore(r.idx, pod, r.hardWeight)
+		}
+		if w.PodTopologySpread != 0 {
+			s.spread = podrules.NewSpreadScore(r.idx, pod)
+		}
+		r.byKey[key] = s
+	}
+	r.byPod[pod] = s
+	return s
+}
+
+// errPodRules is kube-scheduler's PreScore failure for a pod whose terms or
+// constraints do not parse; Volcano then scores no node for the task.
+type errPodRules struct{ plugin, msg string }
+
+func (e errPodRules) Error() string { return e.plugin + " PreScore: " + e.msg }
+
+// add scores the candidates with both rules, weighted, into totals.
+func (r *podRules) add(task *api.TaskInfo, nodes []*api.NodeInfo, w *Weights, raw []int64, add func([]int64, int)) error {
+	s := r.scoresOf(task.Pod, w)
+	if s.affinity != nil && s.affinity.Err != nil {
+		return errPodRules{"InterPodAffinity", "failed to parse pod: " + s.affinity.Err.Error()}
+	}
+	if s.spread != nil && s.spread.Err != nil {
+		return errPodRules{"PodTopologySpread", "calculating preScoreState: obtaining pod's soft topology spread constraints: " + s.spread.Err.Error()}
+	}
+	r.nodes = r.nodes[:0]
+	for _, n := range nodes {
+		nd := r.idx.NodeOf(n)
+		if nd == nil {
+			// A node outside the session has no pods the rules know of.
+			return nil
+		}
+		r.nodes = append(r.nodes, nd)
+	}
+	if s.affinity != nil && s.affinity.Score(r.nodes, raw) {
+		add(raw, w.PodAffinity)
+	}
+	if s.spread != nil && s.spread.Score(r.nodes, raw) {
+		add(raw, w.PodTopologySpread)
+	}
+	return nil
+}

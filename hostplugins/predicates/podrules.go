@@ -1,0 +1,107 @@
+package predicates
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// Names under which kube-scheduler's filters report a failed PreFilter.
+const (
+	interPodAffinityName  = "InterPodAffinity"
+	podTopologySpreadName = "PodTopologySpread"
+)
+
+// podRules is the session's state for the filters that depend on other
+// pods: the index of pods on nodes and one filter state per rule template.
+type podRules struct {
+	idx *podrules.Index
+
+	mu    sync.Mutex
+	byKey map[string]*ruleStates
+	byPod map[*v1.Pod]*ruleStates
+}
+
+// ruleStates are one template's filter states; nil when disabled.
+type ruleStates struct {
+	affinity *podrules.AffinityFilter
+	spread   *podrules.SpreadFilter
+}
+
+func newPodRules(ssn *framework.Session) *podRules {
+	return &podRules{
+		idx:   podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels),
+		byKey: map[string]*ruleStates{},
+		byPod: map[*v1.Pod]*ruleStates{},
+	}
+}
+
+// statesOf returns a pod's filter states, building its template's on first
+// use.
+func (r *podRules) statesOf(pod *v1.Pod, a *Args) *ruleStates {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.byPod[pod]; s != nil {
+		return s
+	}
+	key := string(podrules.TemplateKey(nil, pod))
+	s := r.byKey[key]
+	if s == nil {
+		s = &ruleStates{}
+		if a.PodAffinity {
+			s.affinity = podrules.NewAffinityFilter(r.idx, pod)
+		}
+		if a.PodTopologySpread {
+			s.spread = podrules.NewSpreadFilter(r.idx, pod)
+		}
+		r.byKey[key] = s
+	}
+	r.byPod[pod] = s
+	return s
+}
+
+// preFilter reports a pod whose affinity terms or spread constraints do
+// not parse, with kube-scheduler's words.
+func (s *ruleStates) preFilter() *framework.Status {
+	if s.affinity != nil && s.affinity.Err != nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			"plugin "+interPodAffinityName+" pre-predicates failed parsing pod: "+s.affinity.Err.Error())
+	}
+	if s.spread != nil && s.spread.Err != nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			"plugin "+podTopologySpreadName+" pre-predicates failed get constraints from pod: obtaining pod's hard topology spread constraints: "+s.spread.Err.Error())
+	}
+	return nil
+}
+
+// filter runs InterPodAffinity, then PodTopologySpread, adding their
+// reasons to reasons; unresolvable says a failure preemption cannot fix.
+func (s *ruleStates) filter(nd *podrules.Node, reasons []string) (_ []string, unresolvable bool) {
+	if st := s.preFilter(); st != nil {
+		return append(reasons, st.Reasons...), true
+	}
+	if s.affinity != nil {
+		if r, u := s.affinity.Filter(nd); r != "" {
+			reasons = append(reasons, r)
+			if u {
+				return reasons, true
+			}
+		}
+	}
+	if s.spread != nil {
+		if r, u := s.spread.Filter(nd); r != "" {
+			reasons = append(reasons, r)
+			if u {
+				return reasons, true
+			}
+		}
+	}
+	return reasons, false
+}
+
+func (r *podRules) onAllocate(task *api.TaskInfo)   { r.idx.Add(task) }
+func (r *podRules) onDeallocate(task *api.TaskInfo) { r.idx.Remove(task) }

@@ -198,6 +198,7 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 		return
 	}
 	a.lease = lease
+	a.warnPodRules(ssn)
 	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
 		if !lease.Lost() {
@@ -647,4 +648,18 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 		a.keep(c)
 	}
 	return nil
+}
+
+// warnPodRules says, once per loaded module, that a port of predicates or
+// nodeorder decides without inter-pod affinity and topology spread: the
+// ABI view does not carry pods' affinity terms, spread constraints or
+// labels, so such a module passes and scores those pods as if the rules
+// were absent, where the native plugin applies them.
+func (a *adapter) warnPodRules(ssn *framework.Session) {
+	name := a.PolicyName()
+	if (name != "predicates" && name != "nodeorder") || !ssn.HasPodRules() || a.mod.podRulesWarned.Swap(true) {
+		return
+	}
+	klog.ErrorS(nil, "This Wasm module cannot see inter-pod affinity, anti-affinity or topology spread constraints; pods that have them are judged by it without them (the native plugin applies them)",
+		"plugin", a.name, "policy", name)
 }

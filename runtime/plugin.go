@@ -58,6 +58,10 @@ type Options struct {
 // Plugin is a loaded module: compiled once, instantiated per concurrent
 // caller.
 type Plugin struct {
+	// podRulesWarned says the warning that the module cannot see
+	// inter-pod affinity and topology spread was logged.
+	podRulesWarned atomic.Bool
+
 	opts       Options
 	rt         wazero.Runtime
 	compiled   wazero.CompiledModule

@@ -6,7 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -167,7 +166,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.templates = map[string]*template{}
 	p.scoreTables = map[podRequests]*resourceScores{}
 	p.rules = nil
-	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && podrules.Needed(ssn) {
+	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn, int32(p.w.HardPodAffinity))
 	}
 	p.images = &imageStates{}

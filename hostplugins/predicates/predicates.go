@@ -6,7 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -180,7 +179,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.fit = ssn.Fit
 	p.last.Store(nil)
 	p.rules = nil
-	if (p.args.PodAffinity || p.args.PodTopologySpread) && podrules.Needed(ssn) {
+	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn)
 	}
 	var keyBuf []byte

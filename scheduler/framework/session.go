@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -45,10 +46,12 @@ type Session struct {
 	// Actions are the configured actions' names, in order.
 	Actions []string
 
-	cache     Cache
-	fits      *api.FitCache
-	instances [][]instance
-	hooks     *hookTable
+	cache        Cache
+	fits         *api.FitCache
+	instances    [][]instance
+	hooks        *hookTable
+	podRulesOnce sync.Once
+	podRules     bool
 	// podGroupStatus is each job's PodGroup status at open, so that close
 	// writes only what changed.
 	podGroupStatus map[api.JobID]v1beta1.PodGroupStatus

@@ -5,22 +5,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
-
-	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
-
-// Relevant reports whether a pod has inter-pod affinity terms or topology
-// spread constraints of its own.
-func Relevant(p *v1.Pod) bool {
-	if p == nil {
-		return false
-	}
-	if len(p.Spec.TopologySpreadConstraints) > 0 {
-		return true
-	}
-	a := p.Spec.Affinity
-	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
-}
 
 // TemplateKey appends to buf a byte string equal for two pods exactly when
 // every field these rules read of the pod is equal: namespace, labels, pod
@@ -77,25 +62,4 @@ func appendMap(buf []byte, m map[string]string) []byte {
 func appendString(buf []byte, s string) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
 	return append(buf, s...)
-}
-
-// Needed reports whether any pod of the session, pending or on a node, has
-// inter-pod affinity terms or topology spread constraints. Without them
-// every rule here passes every node and scores nothing.
-func Needed(ssn *framework.Session) bool {
-	for _, n := range ssn.NodeList {
-		for _, t := range n.Tasks {
-			if Relevant(t.Pod) {
-				return true
-			}
-		}
-	}
-	for _, j := range ssn.JobList {
-		for _, t := range j.Tasks {
-			if Relevant(t.Pod) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -64,6 +64,18 @@ func (r *podRules) statesOf(pod *v1.Pod, a *Args) *ruleStates {
 	return s
 }
 
+// catchUp brings the states up to date with the session's placements and
+// evictions. It runs at PrePredicate, where Volcano computes the PreFilter
+// state, and during a preemption dry run whose victims the plugin follows.
+func (s *ruleStates) catchUp() {
+	if s.affinity != nil && s.affinity.Err == nil {
+		s.affinity.CatchUp()
+	}
+	if s.spread != nil && s.spread.Err == nil && !s.spread.Trivial() {
+		s.spread.CatchUp()
+	}
+}
+
 // preFilter reports a pod whose affinity terms or spread constraints do
 // not parse, with kube-scheduler's words.
 func (s *ruleStates) preFilter() *framework.Status {

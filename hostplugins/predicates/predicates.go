@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -108,6 +109,12 @@ type Plugin struct {
 	// rules holds the inter-pod affinity and topology spread states; nil
 	// when no pod of the session has such rules or both are disabled.
 	rules *podRules
+	// ssn is the open session; trialBlind says its tier entry enables
+	// neither the preemptable nor the allocatable hook, so that, as in
+	// Volcano, a preemption dry run's victims still count for inter-pod
+	// affinity and topology spread until the next PrePredicate.
+	ssn        *framework.Session
+	trialBlind bool
 }
 
 type lastEntry struct {
@@ -179,6 +186,11 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.fit = ssn.Fit
 	p.last.Store(nil)
 	p.rules = nil
+	p.ssn = ssn
+	p.trialBlind = false
+	if o := ssn.PluginOption(Name); o != nil {
+		p.trialBlind = !conf.IsEnabled(o.EnabledPreemptable) && !conf.IsEnabled(o.EnabledAllocatable)
+	}
 	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn)
 	}
@@ -206,6 +218,7 @@ func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.fit = nil
 	p.last.Store(nil)
 	p.rules = nil
+	p.ssn = nil
 }
 
 // podEntry is what the filters keep of one pod: its template and the
@@ -267,7 +280,9 @@ func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonAffinityConflict)
 	}
 	if p.rules != nil {
-		return p.rules.statesOf(task.Pod, &p.args).preFilter()
+		s := p.rules.statesOf(task.Pod, &p.args)
+		s.catchUp()
+		return s.preFilter()
 	}
 	return nil
 }
@@ -295,7 +310,14 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		return &framework.Status{Code: framework.UnschedulableAndUnresolvable, Reasons: reasons}
 	}
 	if dim := e.fit.Shortfall(node); dim != "" {
-		return framework.NewStatus(framework.Unschedulable, insufficientPrefix+dim)
+		// Volcano's allocate reports the shortage alone. Its preempt and
+		// reclaim check no resources here and rule a node out when a
+		// filter after this one is unresolvable, so the code says so.
+		code := framework.Unschedulable
+		if p.rulesUnresolvable(task, node) {
+			code = framework.UnschedulableAndUnresolvable
+		}
+		return framework.NewStatus(code, insufficientPrefix+dim)
 	}
 	portsTaken := p.args.NodePorts && len(tpl.ports) > 0 && p.portsTaken(tpl.ports, node)
 	var reasons []string
@@ -312,7 +334,7 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		nd := p.rules.idx.NodeOf(node)
 		if nd != nil {
 			var unresolvable bool
-			reasons, unresolvable = p.rules.statesOf(task.Pod, &p.args).filter(nd, reasons)
+			reasons, unresolvable = p.rulesFor(task).filter(nd, reasons)
 			if unresolvable {
 				return &framework.Status{Code: framework.UnschedulableAndUnresolvable, Reasons: reasons}
 			}
@@ -356,4 +378,29 @@ func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
 		p.evictedHere[task.UID] = ns
 		ns.evicted.Add(1)
 	}
+}
+
+// rulesUnresolvable reports whether inter-pod affinity or topology spread
+// rules the node out for good.
+func (p *Plugin) rulesUnresolvable(task *api.TaskInfo, node *api.NodeInfo) bool {
+	if p.rules == nil {
+		return false
+	}
+	nd := p.rules.idx.NodeOf(node)
+	if nd == nil {
+		return false
+	}
+	_, unresolvable := p.rulesFor(task).filter(nd, nil)
+	return unresolvable
+}
+
+// rulesFor returns the task's rule states for a Predicate call.
+func (p *Plugin) rulesFor(task *api.TaskInfo) *ruleStates {
+	s := p.rules.statesOf(task.Pod, &p.args)
+	if p.ssn.InVictimTrial() && !p.trialBlind {
+		// Volcano's dry run removes each victim from the PreFilter state
+		// of a plugin that takes part in it.
+		s.catchUp()
+	}
+	return s
 }

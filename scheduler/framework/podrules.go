@@ -2,6 +2,8 @@ package framework
 
 import (
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
 )
 
 // HasPodRules reports whether a pod has rules that depend on other pods:
@@ -42,4 +44,29 @@ func (ssn *Session) HasPodRules() bool {
 		}
 	})
 	return ssn.podRules
+}
+
+// BeginVictimTrial marks the start of a preemption dry run: evictions made
+// until EndVictimTrial only test whether victims would make room, and are
+// undone. Volcano runs that dry run on simulated state, which a plugin
+// updates for removed victims only when its tier entry enables the
+// preemptable or allocatable hook; plugins that mirror it ask InVictimTrial.
+func (ssn *Session) BeginVictimTrial() { ssn.victimTrial = true }
+
+// EndVictimTrial ends the dry run.
+func (ssn *Session) EndVictimTrial() { ssn.victimTrial = false }
+
+// InVictimTrial reports whether a preemption dry run is under way.
+func (ssn *Session) InVictimTrial() bool { return ssn.victimTrial }
+
+// PluginOption returns the first tier entry naming a plugin, nil if none.
+func (ssn *Session) PluginOption(name string) *conf.PluginOption {
+	for ti := range ssn.Tiers {
+		for pi := range ssn.Tiers[ti].Plugins {
+			if o := &ssn.Tiers[ti].Plugins[pi]; o.Name == name {
+				return o
+			}
+		}
+	}
+	return nil
 }

@@ -52,6 +52,7 @@ type Session struct {
 	hooks        *hookTable
 	podRulesOnce sync.Once
 	podRules     bool
+	victimTrial  bool
 	// podGroupStatus is each job's PodGroup status at open, so that close
 	// writes only what changed.
 	podGroupStatus map[api.JobID]v1beta1.PodGroupStatus

@@ -109,8 +109,11 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 	}
 }
 
-// catchUp applies the log entries made since the state was last used.
-func (f *AffinityFilter) catchUp() {
+// CatchUp applies the log entries made since the state was last brought
+// up to date. The filter answers from the state as of the last CatchUp, as
+// Volcano's answers come from the PreFilter state computed when the task's
+// PrePredicate ran.
+func (f *AffinityFilter) CatchUp() {
 	n := int64(len(f.idx.log))
 	if f.seen.Load() == n {
 		return
@@ -131,14 +134,12 @@ func (f *AffinityFilter) Trivial() bool {
 	if f.Err != nil {
 		return false
 	}
-	f.catchUp()
 	return len(f.existingAnti) == 0 && len(f.terms.requiredAffinity) == 0 && len(f.terms.requiredAnti) == 0
 }
 
 // Filter returns the reason the node fails and whether that failure is
 // unresolvable by preemption, or "" when it passes.
 func (f *AffinityFilter) Filter(nd *Node) (reason string, unresolvable bool) {
-	f.catchUp()
 	if !f.satisfiesAffinity(nd) {
 		return ReasonAffinityRulesNotMatch, true
 	}

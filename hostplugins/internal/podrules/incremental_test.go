@@ -105,6 +105,8 @@ func TestIncrementalStatesAnswerAsFreshOnes(t *testing.T) {
 				placed = append(placed, task)
 			}
 			for i, p := range incoming {
+				kept[i].af.CatchUp()
+				kept[i].sf.CatchUp()
 				fresh := states{NewAffinityFilter(idx, p), NewAffinityScore(idx, p, 1), NewSpreadFilter(idx, p), NewSpreadScore(idx, p)}
 				compareStates(t, fmt.Sprintf("seed %d step %d pod %d", seed, step, i), idx,
 					kept[i].af, fresh.af, kept[i].as, fresh.as, kept[i].sf, fresh.sf, kept[i].ss, fresh.ss)

@@ -210,7 +210,9 @@ func (f *SpreadFilter) apply(p *Pod, d int) {
 	}
 }
 
-func (f *SpreadFilter) catchUp() {
+// CatchUp applies the log entries made since the state was last brought
+// up to date; the filter answers from the state as of then.
+func (f *SpreadFilter) CatchUp() {
 	n := int64(len(f.idx.log))
 	if f.seen.Load() == n {
 		return
@@ -233,7 +235,6 @@ func (f *SpreadFilter) Filter(nd *Node) (reason string, unresolvable bool) {
 	if len(f.cs) == 0 {
 		return "", false
 	}
-	f.catchUp()
 	self := labels.Set(f.pod.Labels)
 	for i := range f.cs {
 		c := &f.cs[i]

@@ -34,7 +34,10 @@ func (r *run) topologyAwarePreempt(stmt *framework.Statement, preemptor *api.Tas
 	want := r.numCandidates(len(nodes))
 	var found []candidate
 	for _, node := range nodes {
-		if victims := r.minimalVictims(queue, preemptor, node, filter); len(victims) > 0 {
+		r.ssn.BeginVictimTrial()
+		victims := r.minimalVictims(queue, preemptor, node, filter)
+		r.ssn.EndVictimTrial()
+		if len(victims) > 0 {
 			found = append(found, candidate{node: node.Name, victims: victims})
 			if len(found) >= want {
 				break

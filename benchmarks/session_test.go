@@ -29,6 +29,18 @@ func BenchmarkSession(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionPodRules runs the same session on one workload without
+// and with pod rules (a fifth of the gangs with hostname anti-affinity, a
+// fifth with zone spread), so that benchstat compares them in one run.
+func BenchmarkSessionPodRules(b *testing.B) {
+	for _, rules := range []bool{false, true} {
+		w := Workload{Nodes: 5000, Gangs: 1000, GangSize: 10, PodRules: rules}
+		b.Run(w.Name(), func(b *testing.B) {
+			benchSession(b, w)
+		})
+	}
+}
+
 func benchSession(b *testing.B, w Workload) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
 	cfg, err := conf.Default(framework.Validator{Plugins: plugins, Actions: acts})
@@ -77,12 +89,13 @@ func TestSessionBindsEveryPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := Workload{Nodes: 20, Gangs: 10, GangSize: 10}
-	c := &snapshotCache{base: w.Cluster()}
-	if err := scheduler.New(c, plugins, acts, cfg).RunOnce(); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.binds.Load(); got != 100 {
-		t.Fatalf("bound %d of 100 pods in one session", got)
+	for _, w := range []Workload{{Nodes: 20, Gangs: 10, GangSize: 10}, {Nodes: 20, Gangs: 10, GangSize: 10, PodRules: true}} {
+		c := &snapshotCache{base: w.Cluster()}
+		if err := scheduler.New(c, plugins, acts, cfg).RunOnce(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.binds.Load(); got != 100 {
+			t.Fatalf("%s: bound %d of 100 pods in one session", w.Name(), got)
+		}
 	}
 }

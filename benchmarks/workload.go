@@ -23,6 +23,10 @@ type Workload struct {
 	// the pods do not tolerate: nodeorder's taint strategy then scores
 	// nodes apart, so its port promises no node-local scores.
 	SoftTaints bool
+	// PodRules labels nodes with ten zones and gives a fifth of the gangs
+	// required hostname anti-affinity among their own pods and another
+	// fifth a zone spread constraint (maxSkew 1, DoNotSchedule).
+	PodRules bool
 }
 
 // Name is the workload as benchmark names give it.
@@ -30,6 +34,9 @@ func (w Workload) Name() string {
 	name := fmt.Sprintf("nodes=%d/pods=%d", w.Nodes, w.Gangs*w.GangSize)
 	if w.SoftTaints {
 		name += ",soft-taints"
+	}
+	if w.PodRules {
+		name += ",pod-rules"
 	}
 	return name
 }
@@ -48,7 +55,7 @@ func (w Workload) Cluster() *api.ClusterInfo {
 	for i := 0; i < w.Nodes; i++ {
 		name := fmt.Sprintf("node-%05d", i)
 		node := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
 			Status: v1.NodeStatus{
 				Allocatable: v1.ResourceList{
 					v1.ResourceCPU:    resource.MustParse("32"),
@@ -59,6 +66,9 @@ func (w Workload) Cluster() *api.ClusterInfo {
 			},
 		}
 		node.Status.Capacity = node.Status.Allocatable
+		if w.PodRules {
+			node.Labels[v1.LabelTopologyZone] = fmt.Sprintf("zone-%d", i%10)
+		}
 		if w.SoftTaints && i%10 == 0 {
 			node.Spec.Taints = []v1.Taint{{Key: "bench/soft", Value: "true", Effect: v1.TaintEffectPreferNoSchedule}}
 		}
@@ -80,12 +90,17 @@ func (w Workload) Cluster() *api.ClusterInfo {
 		job := api.NewJobInfo(api.JobID("bench/" + name))
 		job.SetPodGroup(pg)
 		spec := podSpec()
+		labels := map[string]string{"app": name}
+		if w.PodRules {
+			addPodRules(&spec, labels, g)
+		}
 		for p := 0; p < w.GangSize; p++ {
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{
 					Namespace:         "bench",
 					Name:              fmt.Sprintf("%s-worker-%d", name, p),
 					UID:               types.UID(fmt.Sprintf("%s-%d", name, p)),
+					Labels:            labels,
 					Annotations:       map[string]string{api.GroupNameAnnotation: name},
 					CreationTimestamp: pg.CreationTimestamp,
 				},
@@ -110,5 +125,21 @@ func podSpec() v1.PodSpec {
 				v1.ResourceMemory: resource.MustParse("2Gi"),
 			}},
 		}},
+	}
+}
+
+// addPodRules gives gang g's pods, as PodRules says, hostname anti-affinity
+// or zone spread among themselves.
+func addPodRules(spec *v1.PodSpec, labels map[string]string, g int) {
+	own := &metav1.LabelSelector{MatchLabels: labels}
+	switch g % 5 {
+	case 1:
+		spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: own, TopologyKey: v1.LabelHostname}},
+		}}
+	case 2:
+		spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: own,
+		}}
 	}
 }

@@ -18,12 +18,27 @@
 //	tainttoleration.weight   3  untolerated PreferNoSchedule taints, normalised and
 //	                            reversed so the candidates with fewest get 100
 //
+//	podaffinity.weight       2  InterPodAffinity: preferred affinity and anti-affinity
+//	                            of the pod, and existing pods' preferred terms and
+//	                            required affinity terms (podaffinity.hardPodAffinityWeight,
+//	                            Caldera's, 1) that select it, per topology domain;
+//	                            min-max normalised over the candidates
+//	podtopologyspread.weight 2  PodTopologySpread over ScheduleAnyway constraints,
+//	                            normalised so the least crowded candidates get 100
+//	imagelocality.weight     1  ImageLocality: the pod's images present on the node
+//	                            (node status), scaled by how many nodes have them;
+//	                            not normalised, as in Volcano's NodeOrder
+//
 // A weight of 0 turns a strategy off; negative weights are applied as given.
-// Accepted but not implemented (they add nothing to the score):
-// podaffinity.weight (2), podtopologyspread.weight (2) and imagelocality.weight
-// (1, Volcano's only per-node NodeOrder score; it is 0 on nodes that report no
-// images). Keys the plugin does not read are ignored, as in Volcano; a known key
-// of the wrong type is an error.
+// A pod whose pod affinity terms or ScheduleAnyway constraints do not parse
+// fails the batch score (kube-scheduler's PreScore error), and Volcano then
+// picks no node for it. Keys the plugin does not read are ignored, as in
+// Volcano; a known key of the wrong type is an error. Cluster default spread
+// constraints are not applied (docs/configuration.md).
+//
+// Inter-pod affinity and spread scores count the pods on the nodes as the
+// node usage below does: placements and evictions of the session when a
+// plugin named predicates is configured, the pods at session open otherwise.
 //
 // Node usage is what Volcano's kube-scheduler NodeInfo holds: the requests of
 // every task on the node at session open, plus tasks placed in the session and

@@ -21,6 +21,28 @@
 //	                   kube-scheduler says "Too many pods")
 //	NodePorts          a requested host port is taken on the node
 //	                   Unschedulable "node(s) didn't have free ports for the requested pod ports"
+//	InterPodAffinity   required pod affinity, in order:
+//	                   UnschedulableAndUnresolvable "node(s) didn't match pod affinity rules"
+//	                   Unschedulable "node(s) didn't match pod anti-affinity rules"
+//	                   Unschedulable "node(s) didn't satisfy existing pods anti-affinity rules"
+//	PodTopologySpread  DoNotSchedule constraints:
+//	                   UnschedulableAndUnresolvable "node(s) didn't match pod topology spread constraints (missing required label)"
+//	                   Unschedulable "node(s) didn't match pod topology spread constraints"
+//
+// The filters after the stable ones add their Unschedulable reasons up; an
+// unresolvable one ends the check, as in Volcano. The last two follow
+// kube-scheduler v1.32 (hostplugins/internal/podrules): namespaces and
+// namespace selectors (Namespace labels from the cache), matchLabelKeys and
+// mismatchLabelKeys, existing pods' required anti-affinity against the
+// pod, the first pod of a group whose members must be together, minDomains,
+// nodeAffinityPolicy, nodeTaintsPolicy, terminating pods not counted for
+// spread. Pods placed, pipelined or evicted earlier in the session count,
+// as of the task's PrePredicate, which is when Volcano computes the
+// PreFilter state: in a preemption the victims evicted for a preemptor are
+// not seen by its own checks, so a victim that alone blocks by
+// anti-affinity does not make room. In the topology-aware dry run they are
+// seen when the tier entry enables enablePreemptable or enabledAllocatable
+// (Volcano's SimulateRemoveTask), and not otherwise.
 //
 // The first three never change during a session, so they are the "stable"
 // filters Volcano caches: an UnschedulableAndUnresolvable answer there ends the
@@ -38,7 +60,12 @@
 //
 // PrePredicate rejects, before any node is looked at, a pod whose required node
 // affinity terms each name nodes by metadata.name and together name none
-// ("plugin NodeAffinity pre-predicates failed pod affinity terms conflict").
+// ("plugin NodeAffinity pre-predicates failed pod affinity terms conflict"),
+// and a pod whose pod affinity terms or DoNotSchedule spread constraints do
+// not parse (a malformed selector, an unknown operator), with
+// kube-scheduler's message after "plugin InterPodAffinity pre-predicates
+// failed parsing pod: " or "plugin PodTopologySpread pre-predicates failed
+// get constraints from pod: ".
 //
 // Caching: the stable filters are evaluated once per (pod template, node),
 // where a template is the set of pods with equal node selector, required node
@@ -51,17 +78,17 @@
 //	predicate.NodePortsEnable                 true   host ports
 //	predicate.TaintTolerationEnable           true   NoSchedule/NoExecute taints
 //	predicate.CacheEnable                     false  accepted; the cache above is always on
-//	predicate.PodAffinityEnable               true   accepted, not implemented
+//	predicate.PodAffinityEnable               true   inter-pod affinity and anti-affinity
 //	predicate.NodeVolumeLimitsEnable          true   accepted, not implemented
 //	predicate.VolumeZoneEnable                true   accepted, not implemented
-//	predicate.PodTopologySpreadEnable         true   accepted, not implemented
+//	predicate.PodTopologySpreadEnable         true   topology spread (no default constraints)
 //	predicate.VolumeBindingEnable             true   accepted, not implemented
 //	predicate.DynamicResourceAllocationEnable        accepted, not implemented
 //	volumebinding.bindTimeoutSeconds, volumebinding.weight, volumebinding.shape,
 //	dynamicresources.filterTimeoutSeconds             accepted, not used
 //
-// Not implemented (the pods are judged as if these filters passed): inter-pod
-// affinity and anti-affinity, pod topology spread, volume binding, volume zone,
+// Not implemented (the pods are judged as if these filters passed): cluster
+// default spread constraints for pods without their own, volume binding, volume zone,
 // CSI volume limits, dynamic resource allocation, and device sharing (GPU
 // share, vGPU), which Volcano runs from this plugin's event handlers. Like
 // Volcano, keys the plugin does not read are ignored; a known key with a value

@@ -167,7 +167,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.scoreTables = map[podRequests]*resourceScores{}
 	p.rules = nil
 	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && ssn.HasPodRules() {
-		p.rules = newPodRules(ssn, int32(p.w.HardPodAffinity))
+		p.rules = newPodRules(ssn, p.w)
 	}
 	p.images = &imageStates{}
 	p.sessionNodes = ssn.NodeList

@@ -1,8 +1,6 @@
 package nodeorder
 
 import (
-	"sync"
-
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
@@ -13,12 +11,8 @@ import (
 // podRules holds the InterPodAffinity and PodTopologySpread score states
 // of a session, one per rule template.
 type podRules struct {
-	idx        *podrules.Index
-	hardWeight int32
-
-	mu    sync.Mutex
-	byKey map[string]*ruleScores
-	byPod map[*v1.Pod]*ruleScores
+	idx    *podrules.Index
+	scores *podrules.Templates[*ruleScores]
 
 	nodes []*podrules.Node // scratch for one BatchNodeOrder call
 }
@@ -28,35 +22,18 @@ type ruleScores struct {
 	spread   *podrules.SpreadScore
 }
 
-func newPodRules(ssn *framework.Session, hardWeight int32) *podRules {
-	return &podRules{
-		idx:        podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels),
-		hardWeight: hardWeight,
-		byKey:      map[string]*ruleScores{},
-		byPod:      map[*v1.Pod]*ruleScores{},
-	}
-}
-
-func (r *podRules) scoresOf(pod *v1.Pod, w *Weights) *ruleScores {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if s := r.byPod[pod]; s != nil {
-		return s
-	}
-	key := string(podrules.TemplateKey(nil, pod))
-	s := r.byKey[key]
-	if s == nil {
-		s = &ruleScores{}
+func newPodRules(ssn *framework.Session, w Weights) *podRules {
+	idx := podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels)
+	return &podRules{idx: idx, scores: podrules.NewTemplates(func(pod *v1.Pod) *ruleScores {
+		s := &ruleScores{}
 		if w.PodAffinity != 0 {
-			s.affinity = podrules.NewAffinityScore(r.idx, pod, r.hardWeight)
+			s.affinity = podrules.NewAffinityScore(idx, pod, int32(w.HardPodAffinity))
 		}
 		if w.PodTopologySpread != 0 {
-			s.spread = podrules.NewSpreadScore(r.idx, pod)
+			s.spread = podrules.NewSpreadScore(idx, pod)
 		}
-		r.byKey[key] = s
-	}
-	r.byPod[pod] = s
-	return s
+		return s
+	})}
 }
 
 // errPodRules is kube-scheduler's PreScore failure for a pod whose terms or
@@ -67,7 +44,7 @@ func (e errPodRules) Error() string { return e.plugin + " PreScore: " + e.msg }
 
 // add scores the candidates with both rules, weighted, into totals.
 func (r *podRules) add(task *api.TaskInfo, nodes []*api.NodeInfo, w *Weights, raw []int64, add func([]int64, int)) error {
-	s := r.scoresOf(task.Pod, w)
+	s := r.scores.Of(task.Pod)
 	if s.affinity != nil && s.affinity.Err != nil {
 		return errPodRules{"InterPodAffinity", "failed to parse pod: " + s.affinity.Err.Error()}
 	}

@@ -1,8 +1,6 @@
 package predicates
 
 import (
-	"sync"
-
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
@@ -19,11 +17,8 @@ const (
 // podRules is the session's state for the filters that depend on other
 // pods: the index of pods on nodes and one filter state per rule template.
 type podRules struct {
-	idx *podrules.Index
-
-	mu    sync.Mutex
-	byKey map[string]*ruleStates
-	byPod map[*v1.Pod]*ruleStates
+	idx    *podrules.Index
+	states *podrules.Templates[*ruleStates]
 }
 
 // ruleStates are one template's filter states; nil when disabled.
@@ -32,46 +27,28 @@ type ruleStates struct {
 	spread   *podrules.SpreadFilter
 }
 
-func newPodRules(ssn *framework.Session) *podRules {
-	return &podRules{
-		idx:   podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels),
-		byKey: map[string]*ruleStates{},
-		byPod: map[*v1.Pod]*ruleStates{},
-	}
-}
-
-// statesOf returns a pod's filter states, building its template's on first
-// use.
-func (r *podRules) statesOf(pod *v1.Pod, a *Args) *ruleStates {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if s := r.byPod[pod]; s != nil {
-		return s
-	}
-	key := string(podrules.TemplateKey(nil, pod))
-	s := r.byKey[key]
-	if s == nil {
-		s = &ruleStates{}
+func newPodRules(ssn *framework.Session, a Args) *podRules {
+	idx := podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels)
+	return &podRules{idx: idx, states: podrules.NewTemplates(func(pod *v1.Pod) *ruleStates {
+		s := &ruleStates{}
 		if a.PodAffinity {
-			s.affinity = podrules.NewAffinityFilter(r.idx, pod)
+			s.affinity = podrules.NewAffinityFilter(idx, pod)
 		}
 		if a.PodTopologySpread {
-			s.spread = podrules.NewSpreadFilter(r.idx, pod)
+			s.spread = podrules.NewSpreadFilter(idx, pod)
 		}
-		r.byKey[key] = s
-	}
-	r.byPod[pod] = s
-	return s
+		return s
+	})}
 }
 
 // catchUp brings the states up to date with the session's placements and
 // evictions. It runs at PrePredicate, where Volcano computes the PreFilter
 // state, and during a preemption dry run whose victims the plugin follows.
 func (s *ruleStates) catchUp() {
-	if s.affinity != nil && s.affinity.Err == nil {
+	if s.affinity != nil {
 		s.affinity.CatchUp()
 	}
-	if s.spread != nil && s.spread.Err == nil && !s.spread.Trivial() {
+	if s.spread != nil {
 		s.spread.CatchUp()
 	}
 }

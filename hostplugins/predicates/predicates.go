@@ -192,7 +192,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 		p.trialBlind = !conf.IsEnabled(o.EnabledPreemptable) && !conf.IsEnabled(o.EnabledAllocatable)
 	}
 	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
-		p.rules = newPodRules(ssn)
+		p.rules = newPodRules(ssn, p.args)
 	}
 	var keyBuf []byte
 	for _, j := range ssn.JobList {
@@ -280,7 +280,7 @@ func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonAffinityConflict)
 	}
 	if p.rules != nil {
-		s := p.rules.statesOf(task.Pod, &p.args)
+		s := p.rules.states.Of(task.Pod)
 		s.catchUp()
 		return s.preFilter()
 	}
@@ -396,7 +396,7 @@ func (p *Plugin) rulesUnresolvable(task *api.TaskInfo, node *api.NodeInfo) bool 
 
 // rulesFor returns the task's rule states for a Predicate call.
 func (p *Plugin) rulesFor(task *api.TaskInfo) *ruleStates {
-	s := p.rules.statesOf(task.Pod, &p.args)
+	s := p.rules.states.Of(task.Pod)
 	if p.ssn.InVictimTrial() && !p.trialBlind {
 		// Volcano's dry run removes each victim from the PreFilter state
 		// of a plugin that takes part in it.

@@ -1,9 +1,6 @@
 package podrules
 
 import (
-	"sync"
-	"sync/atomic"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -37,15 +34,12 @@ func (m pairCounts) update(nd *Node, key string, value int64) {
 // AffinityFilter is the InterPodAffinity filter's state for one template:
 // kube-scheduler's PreFilter counts, kept current with the Index.
 type AffinityFilter struct {
-	idx      *Index
+	follower
 	pod      *v1.Pod
 	terms    podTerms
 	nsLabels labels.Set
 	// Err is the pod's parse error: the pod is unschedulable with it.
 	Err error
-
-	mu   sync.Mutex
-	seen atomic.Int64 // log entries applied
 
 	existingAnti pairCounts // existing pods' required anti-affinity matching the pod
 	affinity     pairCounts // pods matching all the pod's required affinity terms
@@ -54,7 +48,7 @@ type AffinityFilter struct {
 
 // NewAffinityFilter builds the filter state for a pod.
 func NewAffinityFilter(idx *Index, pod *v1.Pod) *AffinityFilter {
-	f := &AffinityFilter{idx: idx, pod: pod, nsLabels: idx.namespaceLabels(pod.Namespace)}
+	f := &AffinityFilter{pod: pod, nsLabels: idx.namespaceLabels(pod.Namespace)}
 	terms, err := parsePodTerms(pod)
 	if err != nil {
 		f.Err = err
@@ -64,8 +58,7 @@ func NewAffinityFilter(idx *Index, pod *v1.Pod) *AffinityFilter {
 	terms.requiredAnti = idx.resolveNamespaces(terms.requiredAnti)
 	f.terms = terms
 	f.existingAnti, f.affinity, f.anti = pairCounts{}, pairCounts{}, pairCounts{}
-	idx.eachPod(func(p *Pod) { f.apply(p, 1) })
-	f.seen.Store(int64(len(idx.log)))
+	f.start(idx, f.apply)
 	return f
 }
 
@@ -109,33 +102,10 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 	}
 }
 
-// CatchUp applies the log entries made since the state was last brought
-// up to date. The filter answers from the state as of the last CatchUp, as
-// Volcano's answers come from the PreFilter state computed when the task's
-// PrePredicate ran.
-func (f *AffinityFilter) CatchUp() {
-	n := int64(len(f.idx.log))
-	if f.seen.Load() == n {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := f.seen.Load(); i < n; i++ {
-		c := f.idx.log[i]
-		f.apply(c.pod, c.delta)
-	}
-	f.seen.Store(n)
-}
-
-// Trivial reports whether the filter passes every node: the pod has no
-// required terms and no existing pod's required anti-affinity selects it
-// (kube-scheduler's PreFilter Skip).
-func (f *AffinityFilter) Trivial() bool {
-	if f.Err != nil {
-		return false
-	}
-	return len(f.existingAnti) == 0 && len(f.terms.requiredAffinity) == 0 && len(f.terms.requiredAnti) == 0
-}
+// CatchUp applies the placements and removals made since the last call.
+// The filter answers from the state as of then, as Volcano's answers come
+// from the PreFilter state computed when the task's PrePredicate ran.
+func (f *AffinityFilter) CatchUp() { f.catchUp(f.apply) }
 
 // Filter returns the reason the node fails and whether that failure is
 // unresolvable by preemption, or "" when it passes.

@@ -2,8 +2,6 @@ package podrules
 
 import (
 	"math"
-	"sync"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -15,7 +13,7 @@ const maxNodeScore int64 = 100
 // AffinityScore is the InterPodAffinity score's state for one template:
 // kube-scheduler's PreScore topology scores, kept current with the Index.
 type AffinityScore struct {
-	idx      *Index
+	follower
 	pod      *v1.Pod
 	terms    podTerms
 	nsLabels labels.Set
@@ -25,15 +23,12 @@ type AffinityScore struct {
 	// Err is the pod's parse error; kube-scheduler's PreScore then fails.
 	Err error
 
-	mu   sync.Mutex
-	seen atomic.Int64
-
 	scores map[string]map[string]int64 // topology key -> value -> score
 }
 
 // NewAffinityScore builds the score state for a pod.
 func NewAffinityScore(idx *Index, pod *v1.Pod, hardWeight int32) *AffinityScore {
-	s := &AffinityScore{idx: idx, pod: pod, nsLabels: idx.namespaceLabels(pod.Namespace), hardWeight: hardWeight}
+	s := &AffinityScore{pod: pod, nsLabels: idx.namespaceLabels(pod.Namespace), hardWeight: hardWeight}
 	terms, err := parsePodTerms(pod)
 	if err != nil {
 		s.Err = err
@@ -43,8 +38,7 @@ func NewAffinityScore(idx *Index, pod *v1.Pod, hardWeight int32) *AffinityScore 
 	terms.preferredAnti = idx.resolveNamespaces(terms.preferredAnti)
 	s.terms = terms
 	s.scores = map[string]map[string]int64{}
-	idx.eachPod(func(p *Pod) { s.apply(p, 1) })
-	s.seen.Store(int64(len(idx.log)))
+	s.start(idx, s.apply)
 	return s
 }
 
@@ -94,26 +88,12 @@ func (s *AffinityScore) apply(p *Pod, d int64) {
 	}
 }
 
-func (s *AffinityScore) catchUp() {
-	n := int64(len(s.idx.log))
-	if s.seen.Load() == n {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := s.seen.Load(); i < n; i++ {
-		c := s.idx.log[i]
-		s.apply(c.pod, c.delta)
-	}
-	s.seen.Store(n)
-}
-
 // Score writes each node's normalised score (0..100) into out; false when
 // no term has ever contributed, in which case every node scores 0.
 // kube-scheduler skips the score when no term contributes; a skipped score
 // and one where every node ties at 0 add the same.
 func (s *AffinityScore) Score(nodes []*Node, out []int64) bool {
-	s.catchUp()
+	s.catchUp(s.apply)
 	if len(s.scores) == 0 {
 		return false
 	}

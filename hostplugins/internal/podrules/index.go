@@ -72,9 +72,6 @@ func NewIndex(nodes []*api.NodeInfo, nsLabels map[string]map[string]string) *Ind
 	return idx
 }
 
-// NodeCount is the number of session nodes.
-func (idx *Index) NodeCount() int { return len(idx.nodes) }
-
 // namespaceLabels returns a namespace's labels, nil when it has none.
 func (idx *Index) namespaceLabels(ns string) labels.Set { return idx.nsLabels[ns] }
 

@@ -1,9 +1,6 @@
 package podrules
 
 import (
-	"sync"
-	"sync/atomic"
-
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -143,7 +140,7 @@ func (d *domainCounts) add(v string, delta int) {
 
 // SpreadFilter is the PodTopologySpread filter's state for one template.
 type SpreadFilter struct {
-	idx *Index
+	follower
 	pod *v1.Pod
 	cs  []constraint
 	// Err is the error reading the pod's constraints: the pod is then
@@ -154,14 +151,11 @@ type SpreadFilter struct {
 	// constraint c.
 	eligible [][]bool
 	byKey    map[string]*domainCounts
-
-	mu   sync.Mutex
-	seen atomic.Int64
 }
 
 // NewSpreadFilter builds the filter state for a pod.
 func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
-	f := &SpreadFilter{idx: idx, pod: pod}
+	f := &SpreadFilter{pod: pod}
 	cs, err := constraintsOf(pod, v1.DoNotSchedule)
 	if err != nil {
 		f.Err = err
@@ -195,39 +189,27 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 			f.byKey[c.key].ensure(nd.labels[c.key])
 		}
 	}
-	idx.eachPod(func(p *Pod) { f.apply(p, 1) })
-	f.seen.Store(int64(len(idx.log)))
+	f.start(idx, f.apply)
 	return f
 }
 
-func (f *SpreadFilter) apply(p *Pod, d int) {
+func (f *SpreadFilter) apply(p *Pod, d int64) {
 	nd := p.node
 	for i := range f.cs {
 		c := &f.cs[i]
 		if f.eligible[i][nd.index] && c.counted(p.pod, f.pod.Namespace) {
-			f.byKey[c.key].add(nd.labels[c.key], d)
+			f.byKey[c.key].add(nd.labels[c.key], int(d))
 		}
 	}
 }
 
-// CatchUp applies the log entries made since the state was last brought
-// up to date; the filter answers from the state as of then.
+// CatchUp applies the placements and removals made since the last call;
+// the filter answers from the state as of then.
 func (f *SpreadFilter) CatchUp() {
-	n := int64(len(f.idx.log))
-	if f.seen.Load() == n {
-		return
+	if len(f.cs) > 0 {
+		f.catchUp(f.apply)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := f.seen.Load(); i < n; i++ {
-		c := f.idx.log[i]
-		f.apply(c.pod, int(c.delta))
-	}
-	f.seen.Store(n)
 }
-
-// Trivial reports whether the pod has no DoNotSchedule constraint.
-func (f *SpreadFilter) Trivial() bool { return f.Err == nil && len(f.cs) == 0 }
 
 // Filter returns the reason the node fails and whether the failure is
 // unresolvable, or "" when it passes.

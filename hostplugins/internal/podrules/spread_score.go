@@ -2,8 +2,6 @@ package podrules
 
 import (
 	"math"
-	"sync"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -13,7 +11,7 @@ import (
 // matching pods per domain over every node that counts, and per node for
 // hostname constraints, kept current with the Index.
 type SpreadScore struct {
-	idx *Index
+	follower
 	pod *v1.Pod
 	cs  []constraint
 	// requireAll says nodes lacking any constraint's key are ignored; it
@@ -30,9 +28,6 @@ type SpreadScore struct {
 	// constraints.
 	perNode [][]int64
 
-	mu   sync.Mutex
-	seen atomic.Int64
-
 	// scratch for Score, which one goroutine calls at a time
 	ignored []bool
 	values  map[string]struct{}
@@ -41,7 +36,7 @@ type SpreadScore struct {
 // NewSpreadScore builds the score state for a pod from its ScheduleAnyway
 // constraints.
 func NewSpreadScore(idx *Index, pod *v1.Pod) *SpreadScore {
-	s := &SpreadScore{idx: idx, pod: pod}
+	s := &SpreadScore{pod: pod}
 	cs, err := constraintsOf(pod, v1.ScheduleAnyway)
 	if err != nil {
 		s.Err = err
@@ -72,8 +67,7 @@ func NewSpreadScore(idx *Index, pod *v1.Pod) *SpreadScore {
 			}
 		}
 	}
-	idx.eachPod(func(p *Pod) { s.apply(p, 1) })
-	s.seen.Store(int64(len(idx.log)))
+	s.start(idx, s.apply)
 	return s
 }
 
@@ -93,20 +87,6 @@ func (s *SpreadScore) apply(p *Pod, d int64) {
 	}
 }
 
-func (s *SpreadScore) catchUp() {
-	n := int64(len(s.idx.log))
-	if s.seen.Load() == n {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := s.seen.Load(); i < n; i++ {
-		c := s.idx.log[i]
-		s.apply(c.pod, c.delta)
-	}
-	s.seen.Store(n)
-}
-
 // Score writes each candidate node's normalised score (0..100) into out;
 // false when the pod has no ScheduleAnyway constraint and the score is
 // skipped. It is called from one goroutine at a time.
@@ -114,7 +94,7 @@ func (s *SpreadScore) Score(nodes []*Node, out []int64) bool {
 	if len(s.cs) == 0 {
 		return false
 	}
-	s.catchUp()
+	s.catchUp(s.apply)
 	if cap(s.ignored) < len(nodes) {
 		s.ignored = make([]bool, len(nodes))
 	}

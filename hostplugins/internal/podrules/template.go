@@ -3,6 +3,8 @@ package podrules
 import (
 	"encoding/binary"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -62,4 +64,47 @@ func appendMap(buf []byte, m map[string]string) []byte {
 func appendString(buf []byte, s string) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
 	return append(buf, s...)
+}
+
+// Templates shares one set of states among the pods of a rule template.
+// The actions ask about one task on many nodes in a row, so the last pod's
+// states are kept apart and found without the lock.
+type Templates[S any] struct {
+	build func(*v1.Pod) S
+
+	mu    sync.Mutex
+	byKey map[string]S
+	byPod map[*v1.Pod]S
+	last  atomic.Pointer[podStates[S]]
+}
+
+type podStates[S any] struct {
+	pod    *v1.Pod
+	states S
+}
+
+// NewTemplates returns an empty set; build makes a template's states from
+// its first pod.
+func NewTemplates[S any](build func(*v1.Pod) S) *Templates[S] {
+	return &Templates[S]{build: build, byKey: map[string]S{}, byPod: map[*v1.Pod]S{}}
+}
+
+// Of returns a pod's states, building its template's on first use.
+func (t *Templates[S]) Of(pod *v1.Pod) S {
+	if l := t.last.Load(); l != nil && l.pod == pod {
+		return l.states
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.byPod[pod]
+	if !ok {
+		key := string(TemplateKey(nil, pod))
+		if s, ok = t.byKey[key]; !ok {
+			s = t.build(pod)
+			t.byKey[key] = s
+		}
+		t.byPod[pod] = s
+	}
+	t.last.Store(&podStates[S]{pod: pod, states: s})
+	return s
 }

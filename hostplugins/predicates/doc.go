@@ -79,18 +79,23 @@
 //	predicate.TaintTolerationEnable           true   NoSchedule/NoExecute taints
 //	predicate.CacheEnable                     false  accepted; the cache above is always on
 //	predicate.PodAffinityEnable               true   inter-pod affinity and anti-affinity
-//	predicate.NodeVolumeLimitsEnable          true   accepted, not implemented
-//	predicate.VolumeZoneEnable                true   accepted, not implemented
+//	predicate.NodeVolumeLimitsEnable          true   not implemented (logged, below)
+//	predicate.VolumeZoneEnable                true   not implemented (logged, below)
 //	predicate.PodTopologySpreadEnable         true   topology spread (no default constraints)
-//	predicate.VolumeBindingEnable             true   accepted, not implemented
-//	predicate.DynamicResourceAllocationEnable        accepted, not implemented
+//	predicate.VolumeBindingEnable             true   not implemented (logged, below)
+//	predicate.DynamicResourceAllocationEnable        not implemented (logged, below)
 //	volumebinding.bindTimeoutSeconds, volumebinding.weight, volumebinding.shape,
-//	dynamicresources.filterTimeoutSeconds             accepted, not used
+//	dynamicresources.filterTimeoutSeconds             read for their type; the filters
+//	                                                  they tune are not implemented
 //
 // Not implemented (the pods are judged as if these filters passed): cluster
 // default spread constraints for pods without their own, volume binding, volume zone,
 // CSI volume limits, dynamic resource allocation, and device sharing (GPU
-// share, vGPU), which Volcano runs from this plugin's event handlers. Like
+// share, vGPU), which Volcano runs from this plugin's event handlers. While
+// the volume or resource flags are on, the first pending pod with a
+// PersistentVolumeClaim or generic ephemeral volume, and the first with a
+// ResourceClaim, are logged as errors saying so (once per process); the
+// README lists these as not implemented. Like
 // Volcano, keys the plugin does not read are ignored; a known key with a value
 // of the wrong type is an error.
 package predicates

@@ -207,6 +207,9 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 				p.tplByKey[string(keyBuf)] = tpl
 			}
 			p.podEntries[t.Pod] = &podEntry{tpl: tpl, fit: p.fit(t.InitResreq)}
+			if t.Status == api.Pending {
+				p.warnUnimplemented(t.Pod)
+			}
 		}
 	}
 }

@@ -18,9 +18,13 @@ import "fmt"
 // descriptor's eventKinds.
 // 1.3: the descriptor's undoEvents: such a module's deltas leave out the
 // objects that only the previous session's events changed.
+// 1.4: the view fields of the rules that depend on other pods: tasks'
+// terminating, podAffinity, podAntiAffinity, affinityError,
+// spreadConstraints and images; nodes' images and others; the view's
+// namespaces.
 const (
 	Major = 1
-	Minor = 3
+	Minor = 4
 )
 
 // Version is a module's declared ABI version.

@@ -102,6 +102,76 @@ type Node struct {
 	// HostPorts lists the host ports of those pods, one entry per container
 	// port (repeats kept).
 	HostPorts []HostPort `msgpack:"hostPorts,omitempty"`
+	// Images are the node status's images (1.4).
+	Images []Image `msgpack:"images,omitempty"`
+	// Others are the pods on the node that are not among the view's tasks
+	// when the view is built, as inter-pod affinity and topology spread
+	// count them (1.4).
+	Others []Pod `msgpack:"others,omitempty"`
+}
+
+// Image is one image a node reports: its names and size in bytes.
+type Image struct {
+	Names []string `msgpack:"names,omitempty"`
+	Size  int64    `msgpack:"size"`
+}
+
+// Pod is a pod on a node that is not a task of the view: what inter-pod
+// affinity and topology spread read of it.
+type Pod struct {
+	Namespace       string            `msgpack:"namespace"`
+	Name            string            `msgpack:"name"`
+	Labels          map[string]string `msgpack:"labels,omitempty"`
+	Terminating     bool              `msgpack:"terminating,omitempty"`
+	PodAffinity     *PodAffinity      `msgpack:"podAffinity,omitempty"`
+	PodAntiAffinity *PodAffinity      `msgpack:"podAntiAffinity,omitempty"`
+}
+
+// Selector is a label selector as a list of requirements, ANDed. A nil
+// *Selector matches nothing; one without requirements matches every set
+// of labels (metav1.LabelSelectorAsSelector of nil and of {}).
+type Selector struct {
+	Requirements []NodeSelectorRequirement `msgpack:"requirements,omitempty"`
+}
+
+// PodAffinityTerm is a pod affinity term as kube-scheduler parses it: the
+// label selector with matchLabelKeys and mismatchLabelKeys merged in, and
+// the namespaces named, the owning pod's own when the term names neither
+// namespaces nor a namespace selector.
+type PodAffinityTerm struct {
+	Selector          *Selector `msgpack:"selector,omitempty"`
+	Namespaces        []string  `msgpack:"namespaces,omitempty"`
+	NamespaceSelector *Selector `msgpack:"namespaceSelector,omitempty"`
+	TopologyKey       string    `msgpack:"topologyKey"`
+}
+
+// WeightedPodAffinityTerm is a preferred pod affinity term and its weight.
+type WeightedPodAffinityTerm struct {
+	Weight int32           `msgpack:"weight"`
+	Term   PodAffinityTerm `msgpack:"term"`
+}
+
+// PodAffinity is a pod's podAffinity or podAntiAffinity. A list whose
+// terms do not parse is left out (the task's AffinityError says why).
+type PodAffinity struct {
+	Required  []PodAffinityTerm         `msgpack:"required,omitempty"`
+	Preferred []WeightedPodAffinityTerm `msgpack:"preferred,omitempty"`
+}
+
+// SpreadConstraint is a topology spread constraint with kube-scheduler's
+// defaults filled in (minDomains 1, nodeAffinityPolicy Honor,
+// nodeTaintsPolicy Ignore) and matchLabelKeys merged into the selector.
+type SpreadConstraint struct {
+	MaxSkew            int32     `msgpack:"maxSkew"`
+	TopologyKey        string    `msgpack:"topologyKey"`
+	WhenUnsatisfiable  string    `msgpack:"whenUnsatisfiable"`
+	Selector           *Selector `msgpack:"selector,omitempty"`
+	MinDomains         int32     `msgpack:"minDomains"`
+	NodeAffinityPolicy string    `msgpack:"nodeAffinityPolicy"`
+	NodeTaintsPolicy   string    `msgpack:"nodeTaintsPolicy"`
+	// Error is kube-scheduler's error reading the constraint; the other
+	// fields are then empty.
+	Error string `msgpack:"error,omitempty"`
 }
 
 // Queue is one queue.
@@ -160,6 +230,20 @@ type Task struct {
 	HostPorts []HostPort `msgpack:"hostPorts,omitempty"`
 	// KubeRequest is the pod's requests as kube-scheduler's scoring counts them.
 	KubeRequest KubeRequest `msgpack:"kubeRequest,omitempty"`
+	// Terminating: the pod has a deletion timestamp (1.4).
+	Terminating bool `msgpack:"terminating,omitempty"`
+	// PodAffinity and PodAntiAffinity are the pod's inter-pod affinity
+	// terms (1.4).
+	PodAffinity     *PodAffinity `msgpack:"podAffinity,omitempty"`
+	PodAntiAffinity *PodAffinity `msgpack:"podAntiAffinity,omitempty"`
+	// AffinityError is kube-scheduler's error parsing those terms (1.4).
+	AffinityError string `msgpack:"affinityError,omitempty"`
+	// SpreadConstraints are the pod's topology spread constraints, in
+	// spec order (1.4).
+	SpreadConstraints []SpreadConstraint `msgpack:"spreadConstraints,omitempty"`
+	// Images are the pod's init and app containers' images, in that order,
+	// named as ImageLocality matches them (1.4).
+	Images []string `msgpack:"images,omitempty"`
 }
 
 // View is the whole session view sent with session_open.
@@ -173,6 +257,9 @@ type View struct {
 	// declares (Descriptor.Name), whatever its file is called. It is sent
 	// whole with every session_open, whole view or delta.
 	Plugins []string `msgpack:"plugins,omitempty"`
+	// Namespaces are the labels of the cluster's namespaces, by name (1.4);
+	// sent whole with every session_open, like Plugins.
+	Namespaces map[string]map[string]string `msgpack:"namespaces,omitempty"`
 }
 
 // OpenArgs is the request of session_open.

@@ -652,14 +652,14 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 
 // warnPodRules says, once per loaded module, that a port of predicates or
 // nodeorder decides without inter-pod affinity and topology spread: the
-// ABI view does not carry pods' affinity terms, spread constraints or
-// labels, so such a module passes and scores those pods as if the rules
-// were absent, where the native plugin applies them.
+// view carries them (ABI 1.4), but the example ports do not apply them
+// yet, so such a module passes and scores those pods as if the rules were
+// absent, where the native plugin applies them.
 func (a *adapter) warnPodRules(ssn *framework.Session) {
 	name := a.PolicyName()
 	if (name != "predicates" && name != "nodeorder") || !ssn.HasPodRules() || a.mod.podRulesWarned.Swap(true) {
 		return
 	}
-	klog.ErrorS(nil, "This Wasm module cannot see inter-pod affinity, anti-affinity or topology spread constraints; pods that have them are judged by it without them (the native plugin applies them)",
+	klog.ErrorS(nil, "This Wasm port does not apply inter-pod affinity, anti-affinity or topology spread constraints; pods that have them are judged by it without them (the native plugin applies them)",
 		"plugin", a.name, "policy", name)
 }

@@ -36,6 +36,11 @@ func goldenView() abi.View {
 			Idle:        abi.Resource{MilliCPU: 6000, Memory: 30 << 30, Scalars: map[string]int64{"pods": 109, "nvidia.com/gpu": 2000}},
 			Used:        abi.Resource{MilliCPU: 2000, Memory: 2 << 30, Scalars: map[string]int64{"pods": 1}},
 			Pods:        1,
+			Images:      []abi.Image{{Names: []string{"registry.local/app:1", "registry.local/app@sha256:ab"}, Size: 300 << 20}},
+			Others: []abi.Pod{{Namespace: "kube-system", Name: "dns-0", Labels: map[string]string{"app": "dns"},
+				PodAntiAffinity: &abi.PodAffinity{Required: []abi.PodAffinityTerm{{
+					Selector:   &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"dns"}}}},
+					Namespaces: []string{"kube-system"}, TopologyKey: "kubernetes.io/hostname"}}}}},
 		}},
 		Queues: []abi.Queue{{Name: "default", Weight: 1, State: "Open"}},
 		Jobs: []abi.Job{{Namespace: "ns", Name: "pg", Queue: 0, Priority: -5, MinAvailable: 2, Phase: "Inqueue",
@@ -46,8 +51,15 @@ func goldenView() abi.View {
 				Tolerations: []abi.Toleration{{Key: "gpu", Operator: "Exists", Effect: "NoSchedule"}}, Role: "worker", CreationTime: 1735689601000},
 			{Namespace: "ns", Name: "pg-1", Job: 0, Status: "Pending", Node: -1, Priority: -5,
 				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
-				NodeSelector: map[string]string{"zone": "a"}, Role: "worker", CreationTime: 1735689601000, PriorityClassName: "low"},
+				NodeSelector: map[string]string{"zone": "a"}, Role: "worker", CreationTime: 1735689601000, PriorityClassName: "low",
+				Images: []string{"registry.local/app:1"},
+				PodAntiAffinity: &abi.PodAffinity{Preferred: []abi.WeightedPodAffinityTerm{{Weight: 10, Term: abi.PodAffinityTerm{
+					Selector: &abi.Selector{Requirements: []abi.NodeSelectorRequirement{}}, NamespaceSelector: &abi.Selector{}, TopologyKey: "zone"}}}},
+				SpreadConstraints: []abi.SpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: "DoNotSchedule",
+					Selector:   &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"pg"}}}},
+					MinDomains: 1, NodeAffinityPolicy: "Honor", NodeTaintsPolicy: "Ignore"}}},
 		},
+		Namespaces: map[string]map[string]string{"ns": {"team": "a"}, "kube-system": nil},
 	}
 }
 

@@ -122,7 +122,9 @@ func (h *handles) nodeHandle(name string) int32 {
 	return -1
 }
 
-func wireNode(n *api.NodeInfo) abi.Node {
+// wireNode is a node as the view carries it; inView are the view's tasks,
+// whose pods the node's Others leave out.
+func wireNode(n *api.NodeInfo, inView map[api.TaskID]int32) abi.Node {
 	wn := abi.Node{
 		Name: n.Name, Allocatable: wireResource(n.Allocatable), Idle: wireResource(n.Idle),
 		Used: wireResource(n.Used), Releasing: wireResource(n.Releasing), Pipelined: wireResource(n.Pipelined),
@@ -131,8 +133,10 @@ func wireNode(n *api.NodeInfo) abi.Node {
 	if n.Node != nil {
 		wn.Labels, wn.Annotations, wn.Unschedulable = n.Node.Labels, n.Node.Annotations, n.Node.Spec.Unschedulable
 		wn.Taints = wireTaints(n.Node.Spec.Taints)
+		wn.Images = wireImages(n.Node.Status.Images)
 	}
 	wireNodePods(&wn, n)
+	wn.Others = wireOthers(n, inView)
 	return wn
 }
 
@@ -184,6 +188,7 @@ func wireTask(t *api.TaskInfo, job, node int32) abi.Task {
 		}
 		wt.HostPorts = appendHostPorts(nil, p)
 		wt.KubeRequest = kubeRequest(p)
+		wirePodRules(&wt, p)
 	}
 	return wt
 }

@@ -13,7 +13,7 @@ import "github.com/caldera-scheduler/caldera/abi"
 
 func appendNode(b []byte, n *abi.Node) []byte {
 	b = appendMapLen(b, 8+countTrue(len(n.Labels) > 0, len(n.Annotations) > 0, len(n.Taints) > 0,
-		n.KubeRequested != (abi.KubeRequest{}), len(n.HostPorts) > 0))
+		n.KubeRequested != (abi.KubeRequest{}), len(n.HostPorts) > 0)+nodePodRulesFields(n))
 	b = appendStr(appendStr(b, "name"), n.Name)
 	b = appendStrMapField(b, "labels", n.Labels)
 	b = appendStrMapField(b, "annotations", n.Annotations)
@@ -26,7 +26,8 @@ func appendNode(b []byte, n *abi.Node) []byte {
 	b = appendResourceField(b, "pipelined", &n.Pipelined)
 	b = appendInt32Field(b, "pods", n.Pods)
 	b = appendKubeRequestField(b, "kubeRequested", &n.KubeRequested)
-	return appendHostPortsField(b, n.HostPorts)
+	b = appendHostPortsField(b, n.HostPorts)
+	return appendNodePodRules(b, n)
 }
 
 func appendQueue(b []byte, q *abi.Queue) []byte {
@@ -69,7 +70,7 @@ func appendJob(b []byte, j *abi.Job) []byte {
 func appendTask(b []byte, t *abi.Task) []byte {
 	b = appendMapLen(b, 11+countTrue(len(t.Labels) > 0, len(t.Annotations) > 0, len(t.NodeSelector) > 0,
 		len(t.Tolerations) > 0, t.PriorityClassName != "", t.BestEffort, t.NodeAffinity != nil,
-		len(t.HostPorts) > 0, t.KubeRequest != (abi.KubeRequest{})))
+		len(t.HostPorts) > 0, t.KubeRequest != (abi.KubeRequest{}))+taskPodRulesFields(t))
 	b = appendStr(appendStr(b, "namespace"), t.Namespace)
 	b = appendStr(appendStr(b, "name"), t.Name)
 	b = appendInt32Field(b, "job", t.Job)
@@ -103,7 +104,8 @@ func appendTask(b []byte, t *abi.Task) []byte {
 		b = appendNodeAffinity(appendStr(b, "nodeAffinity"), t.NodeAffinity)
 	}
 	b = appendHostPortsField(b, t.HostPorts)
-	return appendKubeRequestField(b, "kubeRequest", &t.KubeRequest)
+	b = appendKubeRequestField(b, "kubeRequest", &t.KubeRequest)
+	return appendTaskPodRules(b, t)
 }
 
 func appendNodeAffinity(b []byte, a *abi.NodeAffinity) []byte {
@@ -150,21 +152,16 @@ func appendRequirements(b []byte, key string, rs []abi.NodeSelectorRequirement) 
 	}
 	b = appendArrayLen(appendStr(b, key), len(rs))
 	for _, r := range rs {
-		if len(r.Values) > 0 {
-			b = appendMapLen(b, 3)
-		} else {
-			b = appendMapLen(b, 2)
-		}
-		b = appendStr(appendStr(b, "key"), r.Key)
-		b = appendStr(appendStr(b, "operator"), r.Operator)
-		if len(r.Values) > 0 {
-			b = appendArrayLen(appendStr(b, "values"), len(r.Values))
-			for _, v := range r.Values {
-				b = appendStr(b, v)
-			}
-		}
+		b = appendRequirement(b, r)
 	}
 	return b
+}
+
+func appendRequirement(b []byte, r abi.NodeSelectorRequirement) []byte {
+	b = appendMapLen(b, 2+countTrue(len(r.Values) > 0))
+	b = appendStr(appendStr(b, "key"), r.Key)
+	b = appendStr(appendStr(b, "operator"), r.Operator)
+	return appendStrsField(b, "values", r.Values)
 }
 
 func appendHostPortsField(b []byte, ports []abi.HostPort) []byte {

@@ -84,6 +84,13 @@ func randNode(rng *rand.Rand) *abi.Node {
 		Allocatable: randValue(rng), Idle: randValue(rng), Used: randValue(rng), Releasing: randValue(rng), Pipelined: randValue(rng),
 		Pods: randInt32(rng), KubeRequested: randKubeRequest(rng), HostPorts: randHostPorts(rng),
 	}
+	for range rng.IntN(2) * rng.IntN(5) {
+		n.Images = append(n.Images, abi.Image{Names: randStrings(rng), Size: rng.Int64() - rng.Int64()})
+	}
+	for range rng.IntN(2) * rng.IntN(5) {
+		n.Others = append(n.Others, abi.Pod{Namespace: randString(rng), Name: randString(rng), Labels: randMap(rng),
+			Terminating: rng.IntN(2) == 0, PodAffinity: randPodAffinity(rng), PodAntiAffinity: randPodAffinity(rng)})
+	}
 	for range rng.IntN(3) * rng.IntN(10) {
 		n.Taints = append(n.Taints, abi.Taint{Key: randString(rng), Value: randString(rng), Effect: randString(rng)})
 	}
@@ -156,16 +163,70 @@ func randTask(rng *rand.Rand) *abi.Task {
 	if rng.IntN(2) == 0 {
 		t.PriorityClassName = randString(rng)
 	}
+	t.Terminating, t.Images = rng.IntN(2) == 0, randStrings(rng)
+	t.PodAffinity, t.PodAntiAffinity = randPodAffinity(rng), randPodAffinity(rng)
+	if rng.IntN(3) == 0 {
+		t.AffinityError = randString(rng)
+	}
+	for range rng.IntN(2) * rng.IntN(4) {
+		c := abi.SpreadConstraint{MaxSkew: randInt32(rng), TopologyKey: randString(rng), WhenUnsatisfiable: randString(rng),
+			Selector: randSelector(rng), MinDomains: randInt32(rng), NodeAffinityPolicy: randString(rng), NodeTaintsPolicy: randString(rng)}
+		if rng.IntN(4) == 0 {
+			c.Error = randString(rng)
+		}
+		t.SpreadConstraints = append(t.SpreadConstraints, c)
+	}
 	for range rng.IntN(3) * rng.IntN(8) {
 		t.Tolerations = append(t.Tolerations, abi.Toleration{Key: randString(rng), Operator: randString(rng), Value: randString(rng), Effect: randString(rng)})
 	}
 	return t
 }
 
+func randStrings(rng *rand.Rand) []string {
+	var out []string
+	for range rng.IntN(3) * rng.IntN(8) {
+		out = append(out, randString(rng))
+	}
+	return out
+}
+
+// randSelector is nil, a selector without requirements (nil or empty
+// list) or one with some.
+func randSelector(rng *rand.Rand) *abi.Selector {
+	switch rng.IntN(4) {
+	case 0:
+		return nil
+	case 1:
+		return &abi.Selector{}
+	case 2:
+		return &abi.Selector{Requirements: []abi.NodeSelectorRequirement{}}
+	}
+	return &abi.Selector{Requirements: randRequirements(rng)}
+}
+
+func randAffinityTerm(rng *rand.Rand) abi.PodAffinityTerm {
+	return abi.PodAffinityTerm{Selector: randSelector(rng), Namespaces: randStrings(rng),
+		NamespaceSelector: randSelector(rng), TopologyKey: randString(rng)}
+}
+
+func randPodAffinity(rng *rand.Rand) *abi.PodAffinity {
+	if rng.IntN(3) == 0 {
+		return nil
+	}
+	a := &abi.PodAffinity{}
+	for range rng.IntN(2) * rng.IntN(4) {
+		a.Required = append(a.Required, randAffinityTerm(rng))
+	}
+	for range rng.IntN(2) * rng.IntN(4) {
+		a.Preferred = append(a.Preferred, abi.WeightedPodAffinityTerm{Weight: randInt32(rng), Term: randAffinityTerm(rng)})
+	}
+	return a
+}
+
 // encodeWire encodes a view built by hand, object by object with the
 // session view's encoders: the golden vectors and BenchmarkEncodeView.
 func encodeWire(view abi.View, h handles) *encodedView {
-	ev := &encodedView{handles: h, plugins: view.Plugins}
+	ev := &encodedView{handles: h, plugins: view.Plugins, namespaces: encodeNamespaces(view.Namespaces)}
 	var e viewEncoder
 	for i := range view.Nodes {
 		n := &view.Nodes[i]

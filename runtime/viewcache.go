@@ -22,19 +22,21 @@ const (
 // shared by every Wasm plugin of the session: nine plugins cost one
 // encoding, and each instance's delta is found by comparing digests.
 type encodedView struct {
-	// plugins is View.plugins, sent whole with every open.
-	plugins []string
-	keys    [numLists][]string
-	objs    [numLists][]msgpack.RawMessage
-	sums    [numLists][]uint64
-	handles handles
+	// plugins and namespaces are View.plugins and View.namespaces, sent
+	// whole with every open.
+	plugins    []string
+	namespaces msgpack.RawMessage
+	keys       [numLists][]string
+	objs       [numLists][]msgpack.RawMessage
+	sums       [numLists][]uint64
+	handles    handles
 }
 
 // encodeView encodes the session's view, object by object, taking nodes
 // and tasks that have not changed since an earlier session from the memo.
 func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 	h := newHandles(ssn)
-	ev := &encodedView{handles: h}
+	ev := &encodedView{handles: h, namespaces: encodeNamespaces(ssn.NamespaceLabels)}
 	for _, p := range ssn.Plugins() {
 		ev.plugins = append(ev.plugins, policyName(p))
 	}
@@ -43,7 +45,7 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 	memo.mu.Lock()
 	defer memo.mu.Unlock()
 	for _, n := range ssn.NodeList {
-		ev.add(listNodes, memo.node(n, &e))
+		ev.add(listNodes, memo.node(n, h.tasks, &e))
 	}
 	for _, q := range h.queueList {
 		wq := wireQueue(q)
@@ -150,6 +152,9 @@ type (
 		Jobs    []msgpack.RawMessage `msgpack:"jobs,omitempty"`
 		Tasks   []msgpack.RawMessage `msgpack:"tasks,omitempty"`
 		Plugins []string             `msgpack:"plugins,omitempty"`
+		// Namespaces is 1.4 (older guests skip the unknown key), encoded
+		// once per session by encodeNamespaces.
+		Namespaces msgpack.RawMessage `msgpack:"namespaces,omitempty"`
 	}
 	viewDelta struct {
 		Nodes   listDelta `msgpack:"nodes"`
@@ -157,6 +162,8 @@ type (
 		Jobs    listDelta `msgpack:"jobs"`
 		Tasks   listDelta `msgpack:"tasks"`
 		Plugins []string  `msgpack:"plugins,omitempty"`
+		// Namespaces is sent whole, as in rawView.
+		Namespaces msgpack.RawMessage `msgpack:"namespaces,omitempty"`
 	}
 	listDelta struct {
 		Len  int32          `msgpack:"len"`
@@ -183,13 +190,13 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 		}
 	}
 	if held == nil {
-		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins}
+		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins, Namespaces: ev.namespaces}
 		for l := range ev.objs {
 			full += len(ev.objs[l])
 		}
 		return openRequest{View: v, Arguments: args}, next, full, 0, 0
 	}
-	d := &viewDelta{Plugins: ev.plugins}
+	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
 		out.Len = int32(len(ev.keys[l]))
 		same := slices.Equal(held.keys[l], ev.keys[l])

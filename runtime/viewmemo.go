@@ -65,6 +65,9 @@ type stamped[S comparable] struct {
 type nodeStamp struct {
 	name       string
 	generation uint64
+	// others digests which of the node's pods are not tasks of the view
+	// (Node.Others): that changes with the session's jobs, not the node.
+	others uint64
 }
 
 // taskStamp is everything of a task's encoding that its pod object does
@@ -113,12 +116,12 @@ func (m *viewMemo) turn() {
 // node returns the node's encoding, from the memo when it is still valid.
 // A node without a Generation (built by hand, not by the cache) is always
 // encoded afresh. Callers hold mu.
-func (m *viewMemo) node(n *api.NodeInfo, e *viewEncoder) encodedObject {
+func (m *viewMemo) node(n *api.NodeInfo, inView map[api.TaskID]int32, e *viewEncoder) encodedObject {
 	if n.Node == nil || n.Generation == 0 {
-		return e.encodeNode(n)
+		return e.encodeNode(n, inView)
 	}
-	return remember(&m.nodes, n.Node, nodeStamp{name: n.Name, generation: n.Generation},
-		func() encodedObject { return e.encodeNode(n) })
+	return remember(&m.nodes, n.Node, nodeStamp{name: n.Name, generation: n.Generation, others: othersDigest(n, inView)},
+		func() encodedObject { return e.encodeNode(n, inView) })
 }
 
 // task returns the task's encoding, from the memo when it is still valid.
@@ -156,8 +159,8 @@ func (e *viewEncoder) object(key string, encode func([]byte) []byte) encodedObje
 	return encodedObject{key: key, obj: obj, sum: fnv64a(obj)}
 }
 
-func (e *viewEncoder) encodeNode(n *api.NodeInfo) encodedObject {
-	wn := wireNode(n)
+func (e *viewEncoder) encodeNode(n *api.NodeInfo, inView map[api.TaskID]int32) encodedObject {
+	wn := wireNode(n, inView)
 	return e.object(n.Name, func(b []byte) []byte { return appendNode(b, &wn) })
 }
 

@@ -115,7 +115,7 @@ tiers:
 						continue
 					}
 					if blindToPodRules[name] && clusterHasPodRules(t, r.cluster) {
-						t.Logf("%s: %s.%s is not compared: the ABI view does not carry pod affinity or spread constraints yet", r.name, name, pb.build)
+						t.Logf("%s: %s.%s is not compared: the port does not apply pod affinity or spread constraints yet", r.name, name, pb.build)
 						all = nil
 						continue
 					}
@@ -131,9 +131,9 @@ tiers:
 }
 
 // blindToPodRules are the ports whose native plugins apply inter-pod
-// affinity and topology spread, which the ABI view does not carry yet; they
-// are not compared on clusters whose pods have such rules (the runtime logs
-// that such a module cannot see them).
+// affinity and topology spread, which the ports do not apply yet; they are
+// not compared on clusters whose pods have such rules (the runtime logs
+// that such a module does not apply them).
 var blindToPodRules = map[string]bool{"predicates": true, "nodeorder": true}
 
 // clusterHasPodRules reports whether a cluster file's pods have inter-pod

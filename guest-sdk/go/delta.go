@@ -58,8 +58,9 @@ func (v *View) applyDelta(b []byte) error {
 	if err != nil {
 		return err
 	}
-	// The plugin list comes whole with every open; absent means none.
-	v.Plugins = v.Plugins[:0]
+	// The plugin list and namespaces come whole with every open; absent
+	// means none.
+	v.Plugins, v.Namespaces = v.Plugins[:0], nil
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
@@ -85,6 +86,8 @@ func (v *View) applyDelta(b []byte) error {
 					v.Plugins = append(v.Plugins, name)
 				}
 			}
+		case "namespaces":
+			b, err = v.Namespaces.UnmarshalMsg(b)
 		default:
 			b, err = wire.Skip(b)
 		}

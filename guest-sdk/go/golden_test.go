@@ -89,6 +89,19 @@ func TestGoldenVectors(t *testing.T) {
 		g.open.Arguments["binpack.resources"] != "nvidia.com/gpu" {
 		t.Errorf("request_session_open decoded to %+v, arguments %v", v, g.open.Arguments)
 	}
+	// The pod rules' fields (ABI 1.4).
+	other, spread := n.Others[0], t1.SpreadConstraints[0]
+	pref := t1.PodAntiAffinity.Preferred[0]
+	if n.Images[0].Names[1] != "registry.local/app@sha256:ab" || n.Images[0].Size != 300<<20 ||
+		other.Name != "dns-0" || other.PodAntiAffinity.Required[0].Selector.Requirements[0].Values[0] != "dns" ||
+		other.PodAntiAffinity.Required[0].TopologyKey != "kubernetes.io/hostname" ||
+		t1.Images[0] != "registry.local/app:1" || pref.Weight != 10 || pref.Term.Selector == nil ||
+		len(pref.Term.Selector.Requirements) != 0 || pref.Term.NamespaceSelector == nil || pref.Term.TopologyKey != "zone" ||
+		spread.MaxSkew != 1 || spread.WhenUnsatisfiable != "DoNotSchedule" || spread.Selector.Requirements[0].Key != "app" ||
+		spread.MinDomains != 1 || spread.NodeAffinityPolicy != "Honor" || spread.NodeTaintsPolicy != "Ignore" ||
+		v.Namespaces["ns"]["team"] != "a" || len(v.Namespaces) != 2 || v.Tasks[0].PodAntiAffinity != nil {
+		t.Errorf("request_session_open's pod rules decoded to node %+v, task %+v, namespaces %v", n, t1, v.Namespaces)
+	}
 	if w, err := g.open.Int("binpack.weight", 0); err != nil || w != 10 {
 		t.Errorf("binpack.weight = %d, %v", w, err)
 	}
@@ -99,7 +112,7 @@ func TestGoldenVectors(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open_delta"))); code != 0 {
 		t.Fatalf("request_session_open_delta: %d %s", code, msg)
 	}
-	if st := g.open.View.Tasks[1].Status; st != Pending || g.open.View.Nodes[0].Name != "n0" {
+	if st := g.open.View.Tasks[1].Status; st != Pending || g.open.View.Nodes[0].Name != "n0" || g.open.View.Namespaces["ns"]["team"] != "a" {
 		t.Errorf("after the delta task 1 is %s, node 0 %q", st, g.open.View.Nodes[0].Name)
 	}
 

@@ -6,13 +6,15 @@ package caldera
 // beyond scoring and predicates, the enqueue event and the view fields
 // minTaskMember, priorityClassName and bestEffort; 1.2 added cache_event,
 // the hook of event handler modules; 1.3 the descriptor's undoEvents (the
-// SDK undoes a session's events when the session closes).
+// SDK undoes a session's events when the session closes); 1.4 the view
+// fields of the rules that depend on other pods (tasks' pod affinity,
+// spread constraints, images; nodes' images and other pods; namespaces).
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 3
+const abiMinor = 4
 
 func declared(hooks []string) []string { return hooks }
 

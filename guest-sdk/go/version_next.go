@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.4: it declares a hook this scheduler does not
+// Built as the next minor, 1.5: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 4
+const abiMinor = 5
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_4") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_5") }
 
 const lastEvent = eventBind

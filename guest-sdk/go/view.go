@@ -109,6 +109,13 @@ type Node struct {
 	// follows the events (EventObserver).
 	KubeRequested KubeRequest `msg:"kubeRequested"`
 	HostPorts     []HostPort  `msg:"hostPorts"`
+	// Images are the images the node reports (ABI 1.4).
+	Images []Image `msg:"images"`
+	// Others are the pods on the node when the session opened that are not
+	// tasks of the view (other schedulers' pods, jobs outside the session):
+	// what inter-pod affinity and topology spread count of them (ABI 1.4).
+	// The view's tasks on the node are those whose Node is its handle.
+	Others []Pod `msg:"others"`
 
 	// Handle is the node's index in View.Nodes.
 	Handle int32 `msg:"-"`
@@ -202,6 +209,22 @@ type Task struct {
 	HostPorts []HostPort `msg:"hostPorts"`
 	// KubeRequest is the pod's requests as kube-scheduler's scoring counts them.
 	KubeRequest KubeRequest `msg:"kubeRequest"`
+	// Terminating: the pod is being deleted (ABI 1.4).
+	Terminating bool `msg:"terminating"`
+	// PodAffinity and PodAntiAffinity are the pod's inter-pod affinity
+	// terms, nil when it has none (ABI 1.4).
+	PodAffinity     *PodAffinity `msg:"podAffinity"`
+	PodAntiAffinity *PodAffinity `msg:"podAntiAffinity"`
+	// AffinityError is kube-scheduler's error parsing those terms; the
+	// kinds that failed are left out (ABI 1.4).
+	AffinityError string `msg:"affinityError"`
+	// SpreadConstraints are the pod's topology spread constraints, in
+	// spec order (ABI 1.4).
+	SpreadConstraints []SpreadConstraint `msg:"spreadConstraints"`
+	// Images are the images of the pod's init and app containers, in that
+	// order, with kube-scheduler's ":latest" added to untagged names
+	// (ABI 1.4).
+	Images []string `msg:"images"`
 
 	// Handle is the task's index in View.Tasks.
 	Handle int32 `msg:"-"`
@@ -218,6 +241,75 @@ type View struct {
 	// configuration order: a native plugin's name, or the name a Wasm
 	// module declares (its Plugin.Name), whatever its file is called.
 	Plugins []string `msg:"plugins"`
+	// Namespaces are the labels of the cluster's namespaces, by name
+	// (ABI 1.4).
+	Namespaces NamespaceLabels `msg:"namespaces"`
+}
+
+// NamespaceLabels are namespaces' labels by namespace name; a namespace
+// without an object has none.
+type NamespaceLabels map[string]map[string]string
+
+// Image is an image a node reports: its names and size in bytes.
+type Image struct {
+	Names []string `msg:"names"`
+	Size  int64    `msg:"size"`
+}
+
+// Pod is a pod on a node that is not a task of the view.
+type Pod struct {
+	Namespace       string            `msg:"namespace"`
+	Name            string            `msg:"name"`
+	Labels          map[string]string `msg:"labels"`
+	Terminating     bool              `msg:"terminating"`
+	PodAffinity     *PodAffinity      `msg:"podAffinity"`
+	PodAntiAffinity *PodAffinity      `msg:"podAntiAffinity"`
+}
+
+// Selector is a label selector as kube-scheduler reads it: its
+// requirements (In, NotIn, Exists, DoesNotExist) ANDed. A nil *Selector
+// matches nothing; one without requirements matches every pod.
+type Selector struct {
+	Requirements []NodeSelectorRequirement `msg:"requirements"`
+}
+
+// PodAffinityTerm is a pod affinity term as kube-scheduler parses it:
+// matchLabelKeys and mismatchLabelKeys already merged into Selector, and
+// Namespaces the owning pod's own namespace when the term names neither
+// namespaces nor a namespace selector.
+type PodAffinityTerm struct {
+	Selector          *Selector `msg:"selector"`
+	Namespaces        []string  `msg:"namespaces"`
+	NamespaceSelector *Selector `msg:"namespaceSelector"`
+	TopologyKey       string    `msg:"topologyKey"`
+}
+
+// WeightedPodAffinityTerm is a preferred term and its weight.
+type WeightedPodAffinityTerm struct {
+	Weight int32           `msg:"weight"`
+	Term   PodAffinityTerm `msg:"term"`
+}
+
+// PodAffinity is a pod's podAffinity or podAntiAffinity.
+type PodAffinity struct {
+	Required  []PodAffinityTerm         `msg:"required"`
+	Preferred []WeightedPodAffinityTerm `msg:"preferred"`
+}
+
+// SpreadConstraint is a topology spread constraint with kube-scheduler's
+// defaults filled in (MinDomains 1, NodeAffinityPolicy "Honor",
+// NodeTaintsPolicy "Ignore") and matchLabelKeys merged into Selector.
+// Error is kube-scheduler's error reading it; the other fields are then
+// empty.
+type SpreadConstraint struct {
+	MaxSkew            int32     `msg:"maxSkew"`
+	TopologyKey        string    `msg:"topologyKey"`
+	WhenUnsatisfiable  string    `msg:"whenUnsatisfiable"`
+	Selector           *Selector `msg:"selector"`
+	MinDomains         int32     `msg:"minDomains"`
+	NodeAffinityPolicy string    `msg:"nodeAffinityPolicy"`
+	NodeTaintsPolicy   string    `msg:"nodeTaintsPolicy"`
+	Error              string    `msg:"error"`
 }
 
 // OpenArgs is the request of session_open.

@@ -272,6 +272,87 @@ func (z HostPort) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *Image) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "names"
+	o = append(o, 0x82, 0xa5, 0x6e, 0x61, 0x6d, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Names)))
+	for za0001 := range z.Names {
+		o = wire.AppendString(o, z.Names[za0001])
+	}
+	// string "size"
+	o = append(o, 0xa4, 0x73, 0x69, 0x7a, 0x65)
+	o = wire.AppendInt64(o, z.Size)
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *Image) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "names":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Names")
+				return
+			}
+			if cap(z.Names) >= int(zb0002) {
+				z.Names = (z.Names)[:zb0002]
+			} else {
+				z.Names = make([]string, zb0002)
+			}
+			for za0001 := range z.Names {
+				z.Names[za0001], bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Names", za0001)
+					return
+				}
+			}
+		case "size":
+			z.Size, bts, err = wire.ReadInt64Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Size")
+				return
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Image) Msgsize() (s int) {
+	s = 1 + 6 + wire.ArrayHeaderSize
+	for za0001 := range z.Names {
+		s += wire.StringPrefixSize + len(z.Names[za0001])
+	}
+	s += 5 + wire.Int64Size
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 11
@@ -648,11 +729,101 @@ func (z *KubeRequest) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z NamespaceLabels) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendMapHeader(o, uint32(len(z)))
+	for za0001, za0002 := range z {
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendMapHeader(o, uint32(len(za0002)))
+		for za0003, za0004 := range za0002 {
+			o = wire.AppendString(o, za0003)
+			o = wire.AppendString(o, za0004)
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *NamespaceLabels) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0005 uint32
+	zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if (*z) == nil {
+		(*z) = make(NamespaceLabels, zb0005)
+	} else if len((*z)) > 0 {
+		clear((*z))
+	}
+	var field []byte
+	_ = field
+	for zb0005 > 0 {
+		var zb0002 map[string]string
+		zb0005--
+		var zb0001 string
+		zb0001, bts, err = readString(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		var zb0006 uint32
+		zb0006, bts, err = wire.ReadMapHeaderBytes(bts)
+		if err != nil {
+			err = wire.WrapError(err, zb0001)
+			return
+		}
+		if zb0002 == nil {
+			zb0002 = make(map[string]string, zb0006)
+		} else if len(zb0002) > 0 {
+			clear(zb0002)
+		}
+		for zb0006 > 0 {
+			var zb0004 string
+			zb0006--
+			var zb0003 string
+			zb0003, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, zb0001)
+				return
+			}
+			zb0004, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, zb0001, zb0003)
+				return
+			}
+			zb0002[zb0003] = zb0004
+		}
+		(*z)[zb0001] = zb0002
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z NamespaceLabels) Msgsize() (s int) {
+	s = wire.MapHeaderSize
+	if z != nil {
+		for zb0007, zb0008 := range z {
+			_ = zb0008
+			s += wire.StringPrefixSize + len(zb0007) + wire.MapHeaderSize
+			if zb0008 != nil {
+				for zb0009, zb0010 := range zb0008 {
+					_ = zb0010
+					s += wire.StringPrefixSize + len(zb0009) + wire.StringPrefixSize + len(zb0010)
+				}
+			}
+		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 13
+	// map header, size 15
 	// string "name"
-	o = append(o, 0x8d, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = append(o, 0x8f, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	o = wire.AppendString(o, z.Name)
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
@@ -790,6 +961,31 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 		// string "protocol"
 		o = append(o, 0xa8, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x63, 0x6f, 0x6c)
 		o = wire.AppendString(o, z.HostPorts[za0006].Protocol)
+	}
+	// string "images"
+	o = append(o, 0xa6, 0x69, 0x6d, 0x61, 0x67, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Images)))
+	for za0007 := range z.Images {
+		// map header, size 2
+		// string "names"
+		o = append(o, 0x82, 0xa5, 0x6e, 0x61, 0x6d, 0x65, 0x73)
+		o = wire.AppendArrayHeader(o, uint32(len(z.Images[za0007].Names)))
+		for za0008 := range z.Images[za0007].Names {
+			o = wire.AppendString(o, z.Images[za0007].Names[za0008])
+		}
+		// string "size"
+		o = append(o, 0xa4, 0x73, 0x69, 0x7a, 0x65)
+		o = wire.AppendInt64(o, z.Images[za0007].Size)
+	}
+	// string "others"
+	o = append(o, 0xa6, 0x6f, 0x74, 0x68, 0x65, 0x72, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Others)))
+	for za0009 := range z.Others {
+		o, err = z.Others[za0009].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "Others", za0009)
+			return
+		}
 	}
 	return
 }
@@ -1205,6 +1401,86 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					}
 				}
 			}
+		case "images":
+			var zb0013 uint32
+			zb0013, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Images")
+				return
+			}
+			if cap(z.Images) >= int(zb0013) {
+				z.Images = (z.Images)[:zb0013]
+			} else {
+				z.Images = make([]Image, zb0013)
+			}
+			for za0007 := range z.Images {
+				var zb0014 uint32
+				zb0014, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Images", za0007)
+					return
+				}
+				for zb0014 > 0 {
+					zb0014--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Images", za0007)
+						return
+					}
+					switch unsafeString(field) {
+					case "names":
+						var zb0015 uint32
+						zb0015, bts, err = wire.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Images", za0007, "Names")
+							return
+						}
+						if cap(z.Images[za0007].Names) >= int(zb0015) {
+							z.Images[za0007].Names = (z.Images[za0007].Names)[:zb0015]
+						} else {
+							z.Images[za0007].Names = make([]string, zb0015)
+						}
+						for za0008 := range z.Images[za0007].Names {
+							z.Images[za0007].Names[za0008], bts, err = readString(bts)
+							if err != nil {
+								err = wire.WrapError(err, "Images", za0007, "Names", za0008)
+								return
+							}
+						}
+					case "size":
+						z.Images[za0007].Size, bts, err = wire.ReadInt64Bytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Images", za0007, "Size")
+							return
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Images", za0007)
+							return
+						}
+					}
+				}
+			}
+		case "others":
+			var zb0016 uint32
+			zb0016, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Others")
+				return
+			}
+			if cap(z.Others) >= int(zb0016) {
+				z.Others = (z.Others)[:zb0016]
+			} else {
+				z.Others = make([]Pod, zb0016)
+			}
+			for za0009 := range z.Others {
+				bts, err = z.Others[za0009].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Others", za0009)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -1240,6 +1516,18 @@ func (z *Node) Msgsize() (s int) {
 	s += 14 + wire.BoolSize + 12 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Allocatable.Scalars.Msgsize() + 5 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Idle.Scalars.Msgsize() + 5 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Used.Scalars.Msgsize() + 10 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Releasing.Scalars.Msgsize() + 10 + 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Pipelined.Scalars.Msgsize() + 5 + wire.Int32Size + 14 + z.KubeRequested.Msgsize() + 10 + wire.ArrayHeaderSize
 	for za0006 := range z.HostPorts {
 		s += 1 + 3 + wire.StringPrefixSize + len(z.HostPorts[za0006].IP) + 5 + wire.Int32Size + 9 + wire.StringPrefixSize + len(z.HostPorts[za0006].Protocol)
+	}
+	s += 7 + wire.ArrayHeaderSize
+	for za0007 := range z.Images {
+		s += 1 + 6 + wire.ArrayHeaderSize
+		for za0008 := range z.Images[za0007].Names {
+			s += wire.StringPrefixSize + len(z.Images[za0007].Names[za0008])
+		}
+		s += 5 + wire.Int64Size
+	}
+	s += 7 + wire.ArrayHeaderSize
+	for za0009 := range z.Others {
+		s += z.Others[za0009].Msgsize()
 	}
 	return
 }
@@ -1817,6 +2105,567 @@ func (z *OpenArgs) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *Pod) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 6
+	// string "namespace"
+	o = append(o, 0x86, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = wire.AppendString(o, z.Namespace)
+	// string "name"
+	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Name)
+	// string "labels"
+	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
+	o = wire.AppendMapHeader(o, uint32(len(z.Labels)))
+	for za0001, za0002 := range z.Labels {
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendString(o, za0002)
+	}
+	// string "terminating"
+	o = append(o, 0xab, 0x74, 0x65, 0x72, 0x6d, 0x69, 0x6e, 0x61, 0x74, 0x69, 0x6e, 0x67)
+	o = wire.AppendBool(o, z.Terminating)
+	// string "podAffinity"
+	o = append(o, 0xab, 0x70, 0x6f, 0x64, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
+	if z.PodAffinity == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o, err = z.PodAffinity.MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "PodAffinity")
+			return
+		}
+	}
+	// string "podAntiAffinity"
+	o = append(o, 0xaf, 0x70, 0x6f, 0x64, 0x41, 0x6e, 0x74, 0x69, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
+	if z.PodAntiAffinity == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o, err = z.PodAntiAffinity.MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "PodAntiAffinity")
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *Pod) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "namespace":
+			z.Namespace, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Namespace")
+				return
+			}
+		case "name":
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Name")
+				return
+			}
+		case "labels":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Labels")
+				return
+			}
+			if z.Labels == nil {
+				z.Labels = make(map[string]string, zb0002)
+			} else if len(z.Labels) > 0 {
+				clear(z.Labels)
+			}
+			for zb0002 > 0 {
+				var za0002 string
+				zb0002--
+				var za0001 string
+				za0001, bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Labels")
+					return
+				}
+				za0002, bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Labels", za0001)
+					return
+				}
+				z.Labels[za0001] = za0002
+			}
+		case "terminating":
+			z.Terminating, bts, err = wire.ReadBoolBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Terminating")
+				return
+			}
+		case "podAffinity":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.PodAffinity = nil
+			} else {
+				if z.PodAffinity == nil {
+					z.PodAffinity = new(PodAffinity)
+				}
+				bts, err = z.PodAffinity.UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "PodAffinity")
+					return
+				}
+			}
+		case "podAntiAffinity":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.PodAntiAffinity = nil
+			} else {
+				if z.PodAntiAffinity == nil {
+					z.PodAntiAffinity = new(PodAffinity)
+				}
+				bts, err = z.PodAntiAffinity.UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "PodAntiAffinity")
+					return
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Pod) Msgsize() (s int) {
+	s = 1 + 10 + wire.StringPrefixSize + len(z.Namespace) + 5 + wire.StringPrefixSize + len(z.Name) + 7 + wire.MapHeaderSize
+	if z.Labels != nil {
+		for za0001, za0002 := range z.Labels {
+			_ = za0002
+			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
+		}
+	}
+	s += 12 + wire.BoolSize + 12
+	if z.PodAffinity == nil {
+		s += wire.NilSize
+	} else {
+		s += z.PodAffinity.Msgsize()
+	}
+	s += 16
+	if z.PodAntiAffinity == nil {
+		s += wire.NilSize
+	} else {
+		s += z.PodAntiAffinity.Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *PodAffinity) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "required"
+	o = append(o, 0x82, 0xa8, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x64)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Required)))
+	for za0001 := range z.Required {
+		o, err = z.Required[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "Required", za0001)
+			return
+		}
+	}
+	// string "preferred"
+	o = append(o, 0xa9, 0x70, 0x72, 0x65, 0x66, 0x65, 0x72, 0x72, 0x65, 0x64)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Preferred)))
+	for za0002 := range z.Preferred {
+		// map header, size 2
+		// string "weight"
+		o = append(o, 0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
+		o = wire.AppendInt32(o, z.Preferred[za0002].Weight)
+		// string "term"
+		o = append(o, 0xa4, 0x74, 0x65, 0x72, 0x6d)
+		o, err = z.Preferred[za0002].Term.MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "Preferred", za0002, "Term")
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *PodAffinity) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "required":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Required")
+				return
+			}
+			if cap(z.Required) >= int(zb0002) {
+				z.Required = (z.Required)[:zb0002]
+			} else {
+				z.Required = make([]PodAffinityTerm, zb0002)
+			}
+			for za0001 := range z.Required {
+				bts, err = z.Required[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Required", za0001)
+					return
+				}
+			}
+		case "preferred":
+			var zb0003 uint32
+			zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Preferred")
+				return
+			}
+			if cap(z.Preferred) >= int(zb0003) {
+				z.Preferred = (z.Preferred)[:zb0003]
+			} else {
+				z.Preferred = make([]WeightedPodAffinityTerm, zb0003)
+			}
+			for za0002 := range z.Preferred {
+				var zb0004 uint32
+				zb0004, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Preferred", za0002)
+					return
+				}
+				for zb0004 > 0 {
+					zb0004--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Preferred", za0002)
+						return
+					}
+					switch unsafeString(field) {
+					case "weight":
+						z.Preferred[za0002].Weight, bts, err = wire.ReadInt32Bytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Preferred", za0002, "Weight")
+							return
+						}
+					case "term":
+						bts, err = z.Preferred[za0002].Term.UnmarshalMsg(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Preferred", za0002, "Term")
+							return
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Preferred", za0002)
+							return
+						}
+					}
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *PodAffinity) Msgsize() (s int) {
+	s = 1 + 9 + wire.ArrayHeaderSize
+	for za0001 := range z.Required {
+		s += z.Required[za0001].Msgsize()
+	}
+	s += 10 + wire.ArrayHeaderSize
+	for za0002 := range z.Preferred {
+		s += 1 + 7 + wire.Int32Size + 5 + z.Preferred[za0002].Term.Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *PodAffinityTerm) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 4
+	// string "selector"
+	o = append(o, 0x84, 0xa8, 0x73, 0x65, 0x6c, 0x65, 0x63, 0x74, 0x6f, 0x72)
+	if z.Selector == nil {
+		o = wire.AppendNil(o)
+	} else {
+		// map header, size 1
+		// string "requirements"
+		o = append(o, 0x81, 0xac, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x6d, 0x65, 0x6e, 0x74, 0x73)
+		o = wire.AppendArrayHeader(o, uint32(len(z.Selector.Requirements)))
+		for za0001 := range z.Selector.Requirements {
+			o, err = z.Selector.Requirements[za0001].MarshalMsg(o)
+			if err != nil {
+				err = wire.WrapError(err, "Selector", "Requirements", za0001)
+				return
+			}
+		}
+	}
+	// string "namespaces"
+	o = append(o, 0xaa, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Namespaces)))
+	for za0002 := range z.Namespaces {
+		o = wire.AppendString(o, z.Namespaces[za0002])
+	}
+	// string "namespaceSelector"
+	o = append(o, 0xb1, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65, 0x53, 0x65, 0x6c, 0x65, 0x63, 0x74, 0x6f, 0x72)
+	if z.NamespaceSelector == nil {
+		o = wire.AppendNil(o)
+	} else {
+		// map header, size 1
+		// string "requirements"
+		o = append(o, 0x81, 0xac, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x6d, 0x65, 0x6e, 0x74, 0x73)
+		o = wire.AppendArrayHeader(o, uint32(len(z.NamespaceSelector.Requirements)))
+		for za0003 := range z.NamespaceSelector.Requirements {
+			o, err = z.NamespaceSelector.Requirements[za0003].MarshalMsg(o)
+			if err != nil {
+				err = wire.WrapError(err, "NamespaceSelector", "Requirements", za0003)
+				return
+			}
+		}
+	}
+	// string "topologyKey"
+	o = append(o, 0xab, 0x74, 0x6f, 0x70, 0x6f, 0x6c, 0x6f, 0x67, 0x79, 0x4b, 0x65, 0x79)
+	o = wire.AppendString(o, z.TopologyKey)
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *PodAffinityTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "selector":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Selector = nil
+			} else {
+				if z.Selector == nil {
+					z.Selector = new(Selector)
+				}
+				var zb0002 uint32
+				zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Selector")
+					return
+				}
+				for zb0002 > 0 {
+					zb0002--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Selector")
+						return
+					}
+					switch unsafeString(field) {
+					case "requirements":
+						var zb0003 uint32
+						zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Selector", "Requirements")
+							return
+						}
+						if cap(z.Selector.Requirements) >= int(zb0003) {
+							z.Selector.Requirements = (z.Selector.Requirements)[:zb0003]
+						} else {
+							z.Selector.Requirements = make([]NodeSelectorRequirement, zb0003)
+						}
+						for za0001 := range z.Selector.Requirements {
+							bts, err = z.Selector.Requirements[za0001].UnmarshalMsg(bts)
+							if err != nil {
+								err = wire.WrapError(err, "Selector", "Requirements", za0001)
+								return
+							}
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Selector")
+							return
+						}
+					}
+				}
+			}
+		case "namespaces":
+			var zb0004 uint32
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Namespaces")
+				return
+			}
+			if cap(z.Namespaces) >= int(zb0004) {
+				z.Namespaces = (z.Namespaces)[:zb0004]
+			} else {
+				z.Namespaces = make([]string, zb0004)
+			}
+			for za0002 := range z.Namespaces {
+				z.Namespaces[za0002], bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Namespaces", za0002)
+					return
+				}
+			}
+		case "namespaceSelector":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.NamespaceSelector = nil
+			} else {
+				if z.NamespaceSelector == nil {
+					z.NamespaceSelector = new(Selector)
+				}
+				var zb0005 uint32
+				zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "NamespaceSelector")
+					return
+				}
+				for zb0005 > 0 {
+					zb0005--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "NamespaceSelector")
+						return
+					}
+					switch unsafeString(field) {
+					case "requirements":
+						var zb0006 uint32
+						zb0006, bts, err = wire.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "NamespaceSelector", "Requirements")
+							return
+						}
+						if cap(z.NamespaceSelector.Requirements) >= int(zb0006) {
+							z.NamespaceSelector.Requirements = (z.NamespaceSelector.Requirements)[:zb0006]
+						} else {
+							z.NamespaceSelector.Requirements = make([]NodeSelectorRequirement, zb0006)
+						}
+						for za0003 := range z.NamespaceSelector.Requirements {
+							bts, err = z.NamespaceSelector.Requirements[za0003].UnmarshalMsg(bts)
+							if err != nil {
+								err = wire.WrapError(err, "NamespaceSelector", "Requirements", za0003)
+								return
+							}
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "NamespaceSelector")
+							return
+						}
+					}
+				}
+			}
+		case "topologyKey":
+			z.TopologyKey, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "TopologyKey")
+				return
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *PodAffinityTerm) Msgsize() (s int) {
+	s = 1 + 9
+	if z.Selector == nil {
+		s += wire.NilSize
+	} else {
+		s += 1 + 13 + wire.ArrayHeaderSize
+		for za0001 := range z.Selector.Requirements {
+			s += z.Selector.Requirements[za0001].Msgsize()
+		}
+	}
+	s += 11 + wire.ArrayHeaderSize
+	for za0002 := range z.Namespaces {
+		s += wire.StringPrefixSize + len(z.Namespaces[za0002])
+	}
+	s += 18
+	if z.NamespaceSelector == nil {
+		s += wire.NilSize
+	} else {
+		s += 1 + 13 + wire.ArrayHeaderSize
+		for za0003 := range z.NamespaceSelector.Requirements {
+			s += z.NamespaceSelector.Requirements[za0003].Msgsize()
+		}
+	}
+	s += 12 + wire.StringPrefixSize + len(z.TopologyKey)
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *PreferredTerm) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 2
@@ -2191,6 +3040,266 @@ func (z *Resource) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *Selector) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 1
+	// string "requirements"
+	o = append(o, 0x81, 0xac, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x6d, 0x65, 0x6e, 0x74, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Requirements)))
+	for za0001 := range z.Requirements {
+		o, err = z.Requirements[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "Requirements", za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *Selector) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "requirements":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Requirements")
+				return
+			}
+			if cap(z.Requirements) >= int(zb0002) {
+				z.Requirements = (z.Requirements)[:zb0002]
+			} else {
+				z.Requirements = make([]NodeSelectorRequirement, zb0002)
+			}
+			for za0001 := range z.Requirements {
+				bts, err = z.Requirements[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Requirements", za0001)
+					return
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Selector) Msgsize() (s int) {
+	s = 1 + 13 + wire.ArrayHeaderSize
+	for za0001 := range z.Requirements {
+		s += z.Requirements[za0001].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *SpreadConstraint) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 8
+	// string "maxSkew"
+	o = append(o, 0x88, 0xa7, 0x6d, 0x61, 0x78, 0x53, 0x6b, 0x65, 0x77)
+	o = wire.AppendInt32(o, z.MaxSkew)
+	// string "topologyKey"
+	o = append(o, 0xab, 0x74, 0x6f, 0x70, 0x6f, 0x6c, 0x6f, 0x67, 0x79, 0x4b, 0x65, 0x79)
+	o = wire.AppendString(o, z.TopologyKey)
+	// string "whenUnsatisfiable"
+	o = append(o, 0xb1, 0x77, 0x68, 0x65, 0x6e, 0x55, 0x6e, 0x73, 0x61, 0x74, 0x69, 0x73, 0x66, 0x69, 0x61, 0x62, 0x6c, 0x65)
+	o = wire.AppendString(o, z.WhenUnsatisfiable)
+	// string "selector"
+	o = append(o, 0xa8, 0x73, 0x65, 0x6c, 0x65, 0x63, 0x74, 0x6f, 0x72)
+	if z.Selector == nil {
+		o = wire.AppendNil(o)
+	} else {
+		// map header, size 1
+		// string "requirements"
+		o = append(o, 0x81, 0xac, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x6d, 0x65, 0x6e, 0x74, 0x73)
+		o = wire.AppendArrayHeader(o, uint32(len(z.Selector.Requirements)))
+		for za0001 := range z.Selector.Requirements {
+			o, err = z.Selector.Requirements[za0001].MarshalMsg(o)
+			if err != nil {
+				err = wire.WrapError(err, "Selector", "Requirements", za0001)
+				return
+			}
+		}
+	}
+	// string "minDomains"
+	o = append(o, 0xaa, 0x6d, 0x69, 0x6e, 0x44, 0x6f, 0x6d, 0x61, 0x69, 0x6e, 0x73)
+	o = wire.AppendInt32(o, z.MinDomains)
+	// string "nodeAffinityPolicy"
+	o = append(o, 0xb2, 0x6e, 0x6f, 0x64, 0x65, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79, 0x50, 0x6f, 0x6c, 0x69, 0x63, 0x79)
+	o = wire.AppendString(o, z.NodeAffinityPolicy)
+	// string "nodeTaintsPolicy"
+	o = append(o, 0xb0, 0x6e, 0x6f, 0x64, 0x65, 0x54, 0x61, 0x69, 0x6e, 0x74, 0x73, 0x50, 0x6f, 0x6c, 0x69, 0x63, 0x79)
+	o = wire.AppendString(o, z.NodeTaintsPolicy)
+	// string "error"
+	o = append(o, 0xa5, 0x65, 0x72, 0x72, 0x6f, 0x72)
+	o = wire.AppendString(o, z.Error)
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *SpreadConstraint) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "maxSkew":
+			z.MaxSkew, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "MaxSkew")
+				return
+			}
+		case "topologyKey":
+			z.TopologyKey, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "TopologyKey")
+				return
+			}
+		case "whenUnsatisfiable":
+			z.WhenUnsatisfiable, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "WhenUnsatisfiable")
+				return
+			}
+		case "selector":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Selector = nil
+			} else {
+				if z.Selector == nil {
+					z.Selector = new(Selector)
+				}
+				var zb0002 uint32
+				zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Selector")
+					return
+				}
+				for zb0002 > 0 {
+					zb0002--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Selector")
+						return
+					}
+					switch unsafeString(field) {
+					case "requirements":
+						var zb0003 uint32
+						zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Selector", "Requirements")
+							return
+						}
+						if cap(z.Selector.Requirements) >= int(zb0003) {
+							z.Selector.Requirements = (z.Selector.Requirements)[:zb0003]
+						} else {
+							z.Selector.Requirements = make([]NodeSelectorRequirement, zb0003)
+						}
+						for za0001 := range z.Selector.Requirements {
+							bts, err = z.Selector.Requirements[za0001].UnmarshalMsg(bts)
+							if err != nil {
+								err = wire.WrapError(err, "Selector", "Requirements", za0001)
+								return
+							}
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Selector")
+							return
+						}
+					}
+				}
+			}
+		case "minDomains":
+			z.MinDomains, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "MinDomains")
+				return
+			}
+		case "nodeAffinityPolicy":
+			z.NodeAffinityPolicy, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "NodeAffinityPolicy")
+				return
+			}
+		case "nodeTaintsPolicy":
+			z.NodeTaintsPolicy, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "NodeTaintsPolicy")
+				return
+			}
+		case "error":
+			z.Error, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Error")
+				return
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *SpreadConstraint) Msgsize() (s int) {
+	s = 1 + 8 + wire.Int32Size + 12 + wire.StringPrefixSize + len(z.TopologyKey) + 18 + wire.StringPrefixSize + len(z.WhenUnsatisfiable) + 9
+	if z.Selector == nil {
+		s += wire.NilSize
+	} else {
+		s += 1 + 13 + wire.ArrayHeaderSize
+		for za0001 := range z.Selector.Requirements {
+			s += z.Selector.Requirements[za0001].Msgsize()
+		}
+	}
+	s += 11 + wire.Int32Size + 19 + wire.StringPrefixSize + len(z.NodeAffinityPolicy) + 17 + wire.StringPrefixSize + len(z.NodeTaintsPolicy) + 6 + wire.StringPrefixSize + len(z.Error)
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z Taint) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
@@ -2263,9 +3372,9 @@ func (z Taint) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 20
+	// map header, size 26
 	// string "namespace"
-	o = append(o, 0xde, 0x0, 0x14, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0xde, 0x0, 0x1a, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = wire.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -2392,6 +3501,50 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	if err != nil {
 		err = wire.WrapError(err, "KubeRequest")
 		return
+	}
+	// string "terminating"
+	o = append(o, 0xab, 0x74, 0x65, 0x72, 0x6d, 0x69, 0x6e, 0x61, 0x74, 0x69, 0x6e, 0x67)
+	o = wire.AppendBool(o, z.Terminating)
+	// string "podAffinity"
+	o = append(o, 0xab, 0x70, 0x6f, 0x64, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
+	if z.PodAffinity == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o, err = z.PodAffinity.MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "PodAffinity")
+			return
+		}
+	}
+	// string "podAntiAffinity"
+	o = append(o, 0xaf, 0x70, 0x6f, 0x64, 0x41, 0x6e, 0x74, 0x69, 0x41, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79)
+	if z.PodAntiAffinity == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o, err = z.PodAntiAffinity.MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "PodAntiAffinity")
+			return
+		}
+	}
+	// string "affinityError"
+	o = append(o, 0xad, 0x61, 0x66, 0x66, 0x69, 0x6e, 0x69, 0x74, 0x79, 0x45, 0x72, 0x72, 0x6f, 0x72)
+	o = wire.AppendString(o, z.AffinityError)
+	// string "spreadConstraints"
+	o = append(o, 0xb1, 0x73, 0x70, 0x72, 0x65, 0x61, 0x64, 0x43, 0x6f, 0x6e, 0x73, 0x74, 0x72, 0x61, 0x69, 0x6e, 0x74, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.SpreadConstraints)))
+	for za0009 := range z.SpreadConstraints {
+		o, err = z.SpreadConstraints[za0009].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "SpreadConstraints", za0009)
+			return
+		}
+	}
+	// string "images"
+	o = append(o, 0xa6, 0x69, 0x6d, 0x61, 0x67, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Images)))
+	for za0010 := range z.Images {
+		o = wire.AppendString(o, z.Images[za0010])
 	}
 	return
 }
@@ -2742,6 +3895,90 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = wire.WrapError(err, "KubeRequest")
 				return
 			}
+		case "terminating":
+			z.Terminating, bts, err = wire.ReadBoolBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Terminating")
+				return
+			}
+		case "podAffinity":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.PodAffinity = nil
+			} else {
+				if z.PodAffinity == nil {
+					z.PodAffinity = new(PodAffinity)
+				}
+				bts, err = z.PodAffinity.UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "PodAffinity")
+					return
+				}
+			}
+		case "podAntiAffinity":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.PodAntiAffinity = nil
+			} else {
+				if z.PodAntiAffinity == nil {
+					z.PodAntiAffinity = new(PodAffinity)
+				}
+				bts, err = z.PodAntiAffinity.UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "PodAntiAffinity")
+					return
+				}
+			}
+		case "affinityError":
+			z.AffinityError, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "AffinityError")
+				return
+			}
+		case "spreadConstraints":
+			var zb0010 uint32
+			zb0010, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "SpreadConstraints")
+				return
+			}
+			if cap(z.SpreadConstraints) >= int(zb0010) {
+				z.SpreadConstraints = (z.SpreadConstraints)[:zb0010]
+			} else {
+				z.SpreadConstraints = make([]SpreadConstraint, zb0010)
+			}
+			for za0009 := range z.SpreadConstraints {
+				bts, err = z.SpreadConstraints[za0009].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "SpreadConstraints", za0009)
+					return
+				}
+			}
+		case "images":
+			var zb0011 uint32
+			zb0011, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Images")
+				return
+			}
+			if cap(z.Images) >= int(zb0011) {
+				z.Images = (z.Images)[:zb0011]
+			} else {
+				z.Images = make([]string, zb0011)
+			}
+			for za0010 := range z.Images {
+				z.Images[za0010], bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Images", za0010)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -2791,7 +4028,26 @@ func (z *Task) Msgsize() (s int) {
 	for za0008 := range z.HostPorts {
 		s += 1 + 3 + wire.StringPrefixSize + len(z.HostPorts[za0008].IP) + 5 + wire.Int32Size + 9 + wire.StringPrefixSize + len(z.HostPorts[za0008].Protocol)
 	}
-	s += 12 + z.KubeRequest.Msgsize()
+	s += 12 + z.KubeRequest.Msgsize() + 12 + wire.BoolSize + 12
+	if z.PodAffinity == nil {
+		s += wire.NilSize
+	} else {
+		s += z.PodAffinity.Msgsize()
+	}
+	s += 16
+	if z.PodAntiAffinity == nil {
+		s += wire.NilSize
+	} else {
+		s += z.PodAntiAffinity.Msgsize()
+	}
+	s += 14 + wire.StringPrefixSize + len(z.AffinityError) + 18 + wire.ArrayHeaderSize
+	for za0009 := range z.SpreadConstraints {
+		s += z.SpreadConstraints[za0009].Msgsize()
+	}
+	s += 7 + wire.ArrayHeaderSize
+	for za0010 := range z.Images {
+		s += wire.StringPrefixSize + len(z.Images[za0010])
+	}
 	return
 }
 
@@ -2877,9 +4133,9 @@ func (z *Toleration) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 5
+	// map header, size 6
 	// string "nodes"
-	o = append(o, 0x85, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	o = append(o, 0x86, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o, err = z.Nodes[za0001].MarshalMsg(o)
@@ -2923,6 +4179,17 @@ func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.AppendArrayHeader(o, uint32(len(z.Plugins)))
 	for za0005 := range z.Plugins {
 		o = wire.AppendString(o, z.Plugins[za0005])
+	}
+	// string "namespaces"
+	o = append(o, 0xaa, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65, 0x73)
+	o = wire.AppendMapHeader(o, uint32(len(z.Namespaces)))
+	for za0006, za0007 := range z.Namespaces {
+		o = wire.AppendString(o, za0006)
+		o = wire.AppendMapHeader(o, uint32(len(za0007)))
+		for za0008, za0009 := range za0007 {
+			o = wire.AppendString(o, za0008)
+			o = wire.AppendString(o, za0009)
+		}
 	}
 	return
 }
@@ -3040,6 +4307,56 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "namespaces":
+			var zb0007 uint32
+			zb0007, bts, err = wire.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Namespaces")
+				return
+			}
+			if z.Namespaces == nil {
+				z.Namespaces = make(NamespaceLabels, zb0007)
+			} else if len(z.Namespaces) > 0 {
+				clear(z.Namespaces)
+			}
+			for zb0007 > 0 {
+				var za0007 map[string]string
+				zb0007--
+				var za0006 string
+				za0006, bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Namespaces")
+					return
+				}
+				var zb0008 uint32
+				zb0008, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Namespaces", za0006)
+					return
+				}
+				if za0007 == nil {
+					za0007 = make(map[string]string, zb0008)
+				} else if len(za0007) > 0 {
+					clear(za0007)
+				}
+				for zb0008 > 0 {
+					var za0009 string
+					zb0008--
+					var za0008 string
+					za0008, bts, err = readString(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Namespaces", za0006)
+						return
+					}
+					za0009, bts, err = readString(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Namespaces", za0006, za0008)
+						return
+					}
+					za0007[za0008] = za0009
+				}
+				z.Namespaces[za0006] = za0007
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -3074,5 +4391,83 @@ func (z *View) Msgsize() (s int) {
 	for za0005 := range z.Plugins {
 		s += wire.StringPrefixSize + len(z.Plugins[za0005])
 	}
+	s += 11 + wire.MapHeaderSize
+	if z.Namespaces != nil {
+		for za0006, za0007 := range z.Namespaces {
+			_ = za0007
+			s += wire.StringPrefixSize + len(za0006) + wire.MapHeaderSize
+			if za0007 != nil {
+				for za0008, za0009 := range za0007 {
+					_ = za0009
+					s += wire.StringPrefixSize + len(za0008) + wire.StringPrefixSize + len(za0009)
+				}
+			}
+		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *WeightedPodAffinityTerm) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "weight"
+	o = append(o, 0x82, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
+	o = wire.AppendInt32(o, z.Weight)
+	// string "term"
+	o = append(o, 0xa4, 0x74, 0x65, 0x72, 0x6d)
+	o, err = z.Term.MarshalMsg(o)
+	if err != nil {
+		err = wire.WrapError(err, "Term")
+		return
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *WeightedPodAffinityTerm) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "weight":
+			z.Weight, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Weight")
+				return
+			}
+		case "term":
+			bts, err = z.Term.UnmarshalMsg(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Term")
+				return
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *WeightedPodAffinityTerm) Msgsize() (s int) {
+	s = 1 + 7 + wire.Int32Size + 5 + z.Term.Msgsize()
 	return
 }

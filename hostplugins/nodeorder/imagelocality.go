@@ -85,3 +85,15 @@ func normalizedImageName(name string) string {
 	}
 	return name
 }
+
+// ImageNames are the images of a pod's init and app containers, in that
+// order, named as ImageLocality matches them against node status images.
+func ImageNames(pod *v1.Pod) []string {
+	var out []string
+	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for k := range cs {
+			out = append(out, normalizedImageName(cs[k].Image))
+		}
+	}
+	return out
+}

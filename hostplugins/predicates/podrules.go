@@ -94,3 +94,17 @@ func (s *ruleStates) filter(nd *podrules.Node, reasons []string) (_ []string, un
 
 func (r *podRules) onAllocate(task *api.TaskInfo)   { r.idx.Add(task) }
 func (r *podRules) onDeallocate(task *api.TaskInfo) { r.idx.Remove(task) }
+
+// PodRules is a pod's inter-pod affinity terms and spread constraints as
+// the filters parse them.
+type PodRules = podrules.Description
+
+// TermDescription and Requirement are the parts of PodRules.
+type (
+	TermDescription = podrules.TermDescription
+	Requirement     = podrules.Requirement
+)
+
+// DescribePodRules parses a pod's rules as the filters do, for the Wasm
+// view, whose guests then apply the same rules to the same terms.
+func DescribePodRules(pod *v1.Pod) PodRules { return podrules.Describe(pod) }

@@ -4,16 +4,20 @@
 //! to (re)place by handle, or the whole list. Decoding only what changed is
 //! what makes a session with many unchanged nodes cheap to open.
 
+use std::collections::BTreeMap;
+
 use serde::de::DeserializeOwned;
 
 use crate::msgpack::{DecodeError, Reader, Result};
 use crate::view::View;
 
-/// Applies `{nodes: D, queues: D, jobs: D, tasks: D, plugins: [str]}` to a
-/// held view.
+/// Applies `{nodes: D, queues: D, jobs: D, tasks: D, plugins: [str],
+/// namespaces: {..}}` to a held view.
 pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
-    // The plugin list comes whole with every open; absent means none.
+    // The plugin list and namespaces come whole with every open; absent
+    // means none.
     view.plugins.clear();
+    view.namespaces.clear();
     let n = r.map_len()?;
     for _ in 0..n {
         let key = r.str()?;
@@ -23,6 +27,7 @@ pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
             "jobs" => apply_list(r, &mut view.jobs),
             "tasks" => apply_list(r, &mut view.tasks),
             "plugins" => plugins(r, &mut view.plugins),
+            "namespaces" => namespaces(r, &mut view.namespaces),
             _ => r.skip(),
         };
         done.map_err(|e| DecodeError(format!("delta {}: {}", key, e)))?;
@@ -37,6 +42,14 @@ fn plugins(r: &mut Reader<'_>, out: &mut Vec<String>) -> Result<()> {
     for _ in 0..r.array_len()? {
         out.push(r.str()?.to_string());
     }
+    Ok(())
+}
+
+fn namespaces(r: &mut Reader<'_>, out: &mut BTreeMap<String, BTreeMap<String, String>>) -> Result<()> {
+    if r.is_nil() {
+        return r.nil();
+    }
+    *out = r.decode()?;
     Ok(())
 }
 

@@ -170,6 +170,22 @@ fn golden_vectors() {
         assert_eq!(t1.node_selector["zone"], "a");
         assert_eq!(t1.priority_class_name, "low");
         assert_eq!(t0.tolerations[0].operator, "Exists");
+        // The pod rules' fields (ABI 1.4).
+        assert_eq!((n.images[0].names[1].as_str(), n.images[0].size), ("registry.local/app@sha256:ab", 300 << 20));
+        let other = &n.others[0];
+        let anti = &other.pod_anti_affinity.as_ref().unwrap().required[0];
+        assert_eq!((other.name.as_str(), anti.topology_key.as_str()), ("dns-0", "kubernetes.io/hostname"));
+        assert_eq!(anti.selector.as_ref().unwrap().requirements[0].values, vec!["dns".to_string()]);
+        assert_eq!(t1.images, vec!["registry.local/app:1".to_string()]);
+        let pref = &t1.pod_anti_affinity.as_ref().unwrap().preferred[0];
+        assert_eq!((pref.weight, pref.term.topology_key.as_str()), (10, "zone"));
+        assert!(pref.term.selector.as_ref().unwrap().requirements.is_empty() && pref.term.namespace_selector.is_some());
+        let c = &t1.spread_constraints[0];
+        assert_eq!((c.max_skew, c.when_unsatisfiable.as_str(), c.min_domains), (1, "DoNotSchedule", 1));
+        assert_eq!((c.node_affinity_policy.as_str(), c.node_taints_policy.as_str()), ("Honor", "Ignore"));
+        assert_eq!(c.selector.as_ref().unwrap().requirements[0].key, "app");
+        assert!(t0.pod_anti_affinity.is_none());
+        assert_eq!((v.namespaces.len(), v.namespaces["ns"]["team"].as_str()), (2, "a"));
         assert_eq!(s.tasks_of(j).count(), 2);
         assert_eq!(s.arguments().str("binpack.resources"), Some("nvidia.com/gpu"));
         assert_eq!(s.arguments().int("binpack.weight", 0).unwrap(), 10);
@@ -184,6 +200,7 @@ fn golden_vectors() {
         let v = m.session.as_ref().unwrap().view();
         assert_eq!(v.tasks[1].status, status::PENDING, "after the delta");
         assert_eq!(v.nodes[0].name, "n0");
+        assert_eq!(v.namespaces["ns"]["team"], "a", "namespaces come with every delta");
     }
 
     // Events ride on a request: task 1 placed on node 0, job 0 admitted.

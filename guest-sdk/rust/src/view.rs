@@ -214,6 +214,15 @@ pub struct Node {
     /// do not change it.
     #[serde(deserialize_with = "nullable")]
     pub host_ports: Vec<HostPort>,
+    /// The images the node reports (ABI 1.4).
+    #[serde(deserialize_with = "nullable")]
+    pub images: Vec<Image>,
+    /// The pods on the node when the session opened that are not tasks of
+    /// the view (other schedulers' pods, jobs outside the session): what
+    /// inter-pod affinity and topology spread count of them (ABI 1.4). The
+    /// view's tasks on the node are those whose `node` is its handle.
+    #[serde(deserialize_with = "nullable")]
+    pub others: Vec<Pod>,
 
     /// The node's index in [`View::nodes`], set by the SDK.
     #[serde(skip)]
@@ -347,6 +356,22 @@ pub struct Task {
     pub host_ports: Vec<HostPort>,
     /// The pod's requests as kube-scheduler's scoring counts them.
     pub kube_request: KubeRequest,
+    /// The pod is being deleted (ABI 1.4).
+    pub terminating: bool,
+    /// The pod's inter-pod affinity terms, `None` when it has none (ABI 1.4).
+    pub pod_affinity: Option<PodAffinity>,
+    pub pod_anti_affinity: Option<PodAffinity>,
+    /// kube-scheduler's error parsing those terms; the kinds that failed
+    /// are left out (ABI 1.4).
+    #[serde(deserialize_with = "nullable")]
+    pub affinity_error: String,
+    /// The pod's topology spread constraints, in spec order (ABI 1.4).
+    #[serde(deserialize_with = "nullable")]
+    pub spread_constraints: Vec<SpreadConstraint>,
+    /// The images of the pod's init and app containers, in that order,
+    /// with kube-scheduler's `:latest` added to untagged names (ABI 1.4).
+    #[serde(deserialize_with = "nullable")]
+    pub images: Vec<String>,
 
     /// The task's index in [`View::tasks`], set by the SDK.
     #[serde(skip)]
@@ -377,6 +402,12 @@ impl Default for Task {
             node_affinity: None,
             host_ports: Vec::new(),
             kube_request: KubeRequest::default(),
+            terminating: false,
+            pod_affinity: None,
+            pod_anti_affinity: None,
+            affinity_error: String::new(),
+            spread_constraints: Vec::new(),
+            images: Vec::new(),
             handle: 0,
         }
     }
@@ -400,6 +431,99 @@ pub struct View {
     /// ([`Plugin::NAME`](crate::Plugin::NAME)), whatever its file is called.
     #[serde(deserialize_with = "nullable")]
     pub plugins: Vec<String>,
+    /// The labels of the cluster's namespaces, by name (ABI 1.4).
+    #[serde(deserialize_with = "nullable")]
+    pub namespaces: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// An image a node reports: its names and size in bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Image {
+    #[serde(deserialize_with = "nullable")]
+    pub names: Vec<String>,
+    pub size: i64,
+}
+
+/// A pod on a node that is not a task of the view.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Pod {
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub labels: BTreeMap<String, String>,
+    pub terminating: bool,
+    pub pod_affinity: Option<PodAffinity>,
+    pub pod_anti_affinity: Option<PodAffinity>,
+}
+
+/// A label selector as kube-scheduler reads it: its requirements (`In`,
+/// `NotIn`, `Exists`, `DoesNotExist`) ANDed. An absent selector
+/// (`Option::None`) matches nothing; one without requirements matches every
+/// pod.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Selector {
+    #[serde(deserialize_with = "nullable")]
+    pub requirements: Vec<NodeSelectorRequirement>,
+}
+
+/// A pod affinity term as kube-scheduler parses it: matchLabelKeys and
+/// mismatchLabelKeys merged into `selector`, and `namespaces` the owning
+/// pod's own when the term names neither namespaces nor a namespace
+/// selector.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodAffinityTerm {
+    pub selector: Option<Selector>,
+    #[serde(deserialize_with = "nullable")]
+    pub namespaces: Vec<String>,
+    pub namespace_selector: Option<Selector>,
+    #[serde(deserialize_with = "nullable")]
+    pub topology_key: String,
+}
+
+/// A preferred pod affinity term and its weight.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct WeightedPodAffinityTerm {
+    pub weight: i32,
+    pub term: PodAffinityTerm,
+}
+
+/// A pod's `podAffinity` or `podAntiAffinity`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PodAffinity {
+    #[serde(deserialize_with = "nullable")]
+    pub required: Vec<PodAffinityTerm>,
+    #[serde(deserialize_with = "nullable")]
+    pub preferred: Vec<WeightedPodAffinityTerm>,
+}
+
+/// A topology spread constraint with kube-scheduler's defaults filled in
+/// (`min_domains` 1, `node_affinity_policy` `Honor`, `node_taints_policy`
+/// `Ignore`) and matchLabelKeys merged into `selector`. `error` is
+/// kube-scheduler's error reading it; the other fields are then empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SpreadConstraint {
+    pub max_skew: i32,
+    #[serde(deserialize_with = "nullable")]
+    pub topology_key: String,
+    #[serde(deserialize_with = "nullable")]
+    pub when_unsatisfiable: String,
+    pub selector: Option<Selector>,
+    pub min_domains: i32,
+    #[serde(deserialize_with = "nullable")]
+    pub node_affinity_policy: String,
+    #[serde(deserialize_with = "nullable")]
+    pub node_taints_policy: String,
+    #[serde(deserialize_with = "nullable")]
+    pub error: String,
 }
 
 #[cfg(test)]

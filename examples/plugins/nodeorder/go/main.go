@@ -9,9 +9,10 @@
 //	balancedresource.weight  1  balance of cpu, memory and nvidia.com/gpu
 //	nodeaffinity.weight      2  preferred node affinity, best candidate 100
 //	tainttoleration.weight   3  fewest untolerated PreferNoSchedule taints 100
+//	imagelocality.weight     1  the task's images already on the node
 //
-// podaffinity.weight, podtopologyspread.weight and imagelocality.weight are
-// accepted and add nothing, as in the native plugin.
+// podaffinity.weight and podtopologyspread.weight are accepted and add
+// nothing yet; the scheduler logs that this module cannot see pod rules.
 //
 // Node usage is what Volcano's kube-scheduler NodeInfo holds: the requests
 // of every pod on the node at session open (the view's KubeRequested), plus
@@ -41,6 +42,8 @@ type plugin struct {
 	// entries holds each task's requests, template and score table, by
 	// task handle.
 	entries []entry
+
+	images images
 
 	// Scratch space reused by every NodeOrderBatch call.
 	raw, least, most, balanced []int64
@@ -83,6 +86,7 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		p.nodes[i].init(&v.Nodes[i])
 	}
 	p.entries = reuse(p.entries, len(v.Tasks))
+	p.images = images{}
 	var templates caldera.ByKey[*template]
 	tables := map[caldera.KubeRequest]*resourceScores{}
 	// The tasks of a job follow each other in the view and mostly share
@@ -153,7 +157,7 @@ func (p *plugin) ScoresNodeLocal(s *caldera.Session) bool {
 // NodeOrderBatch scores the candidate nodes; each strategy is normalised
 // over exactly these nodes. It allocates nothing once its scratch space has
 // grown to the number of candidates.
-func (p *plugin) NodeOrderBatch(_ *caldera.Session, task *caldera.Task, nodes []*caldera.Node, scores []float64) error {
+func (p *plugin) NodeOrderBatch(s *caldera.Session, task *caldera.Task, nodes []*caldera.Node, scores []float64) error {
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -192,6 +196,15 @@ func (p *plugin) NodeOrderBatch(_ *caldera.Session, task *caldera.Task, nodes []
 		}
 		normalize(raw, true)
 		addWeighted(scores, raw, w)
+	}
+	if w := p.w.imageLocality; w != 0 {
+		p.images.build(s.View.Nodes)
+		if !p.images.none {
+			for i, n := range nodes {
+				raw[i] = p.images.score(task, n.Handle)
+			}
+			addWeighted(scores, raw, w)
+		}
 	}
 	return nil
 }

@@ -10,9 +10,9 @@ import (
 // weights are the native plugin's arguments with Volcano's defaults. A
 // weight of 0 turns a strategy off; negative weights are applied as given.
 type weights struct {
-	leastRequested, mostRequested, balancedResource, nodeAffinity, taintToleration int64
-	// Accepted, type-checked, not implemented (as in the native plugin).
-	podAffinity, podTopologySpread, imageLocality int64
+	leastRequested, mostRequested, balancedResource, nodeAffinity, taintToleration, imageLocality int64
+	// Accepted and type-checked; the pod rules are not in this port yet.
+	podAffinity, podTopologySpread int64
 }
 
 // weightTable lists every weight with Volcano's defaults

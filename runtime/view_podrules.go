@@ -1,0 +1,129 @@
+package runtime
+
+import (
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
+	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// The view's fields for the rules that depend on other pods (ABI 1.4):
+// the parsed affinity terms and spread constraints of tasks and of the
+// other pods on nodes, images, and namespaces' labels.
+
+// wirePodRules fills a task's affinity, spread and image fields.
+func wirePodRules(wt *abi.Task, p *v1.Pod) {
+	wt.Terminating = p.DeletionTimestamp != nil
+	wt.Images = nodeorder.ImageNames(p)
+	if !framework.HasPodRules(p) {
+		return
+	}
+	d := predicates.DescribePodRules(p)
+	wt.PodAffinity = wirePodAffinity(d.RequiredAffinity, d.PreferredAffinity)
+	wt.PodAntiAffinity = wirePodAffinity(d.RequiredAnti, d.PreferredAnti)
+	if d.AffinityErr != nil {
+		wt.AffinityError = d.AffinityErr.Error()
+	}
+	for _, c := range d.Constraints {
+		if c.Err != nil {
+			wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{Error: c.Err.Error()})
+			continue
+		}
+		wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{
+			MaxSkew: c.MaxSkew, TopologyKey: c.TopologyKey, WhenUnsatisfiable: c.WhenUnsatisfiable,
+			Selector: wireSelector(c.Selector), MinDomains: c.MinDomains,
+			NodeAffinityPolicy: c.NodeAffinityPolicy, NodeTaintsPolicy: c.NodeTaintsPolicy,
+		})
+	}
+}
+
+// wireOther is a pod on a node that is not a task of the view: only what
+// the rules read of an existing pod.
+func wireOther(p *v1.Pod) abi.Pod {
+	wp := abi.Pod{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Terminating: p.DeletionTimestamp != nil}
+	if framework.HasPodRules(p) {
+		d := predicates.DescribePodRules(p)
+		wp.PodAffinity = wirePodAffinity(d.RequiredAffinity, d.PreferredAffinity)
+		wp.PodAntiAffinity = wirePodAffinity(d.RequiredAnti, d.PreferredAnti)
+	}
+	return wp
+}
+
+// wireOthers lists the pods on a node whose tasks are not in the view,
+// sorted by namespace and name so that equal nodes encode equally.
+func wireOthers(n *api.NodeInfo, inView map[api.TaskID]int32) []abi.Pod {
+	var out []abi.Pod
+	for id, t := range n.Tasks {
+		if _, ok := inView[id]; ok || t.Pod == nil {
+			continue
+		}
+		out = append(out, wireOther(t.Pod))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// othersDigest identifies which of a node's pods are not in the view: the
+// node's encoding depends on it as well as on the node.
+func othersDigest(n *api.NodeInfo, inView map[api.TaskID]int32) uint64 {
+	var d uint64
+	for id := range n.Tasks {
+		if _, ok := inView[id]; !ok {
+			d ^= fnv64a([]byte(id))
+		}
+	}
+	return d
+}
+
+func wireImages(images []v1.ContainerImage) []abi.Image {
+	if len(images) == 0 {
+		return nil
+	}
+	out := make([]abi.Image, len(images))
+	for i, img := range images {
+		out[i] = abi.Image{Names: img.Names, Size: img.SizeBytes}
+	}
+	return out
+}
+
+func wirePodAffinity(required, preferred []predicates.TermDescription) *abi.PodAffinity {
+	if len(required) == 0 && len(preferred) == 0 {
+		return nil
+	}
+	out := &abi.PodAffinity{}
+	for _, t := range required {
+		out.Required = append(out.Required, wireAffinityTerm(t))
+	}
+	for _, t := range preferred {
+		out.Preferred = append(out.Preferred, abi.WeightedPodAffinityTerm{Weight: t.Weight, Term: wireAffinityTerm(t)})
+	}
+	return out
+}
+
+func wireAffinityTerm(t predicates.TermDescription) abi.PodAffinityTerm {
+	return abi.PodAffinityTerm{Selector: wireSelector(t.Selector), Namespaces: t.Namespaces,
+		NamespaceSelector: wireSelector(t.NamespaceSelector), TopologyKey: t.TopologyKey}
+}
+
+// wireSelector keeps the difference between a selector that matches
+// nothing (nil) and one that matches everything (no requirements).
+func wireSelector(rs []predicates.Requirement) *abi.Selector {
+	if rs == nil {
+		return nil
+	}
+	out := &abi.Selector{Requirements: make([]abi.NodeSelectorRequirement, len(rs))}
+	for i, r := range rs {
+		out.Requirements[i] = abi.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: r.Values}
+	}
+	return out
+}

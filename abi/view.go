@@ -170,7 +170,7 @@ type SpreadConstraint struct {
 	NodeAffinityPolicy string    `msgpack:"nodeAffinityPolicy"`
 	NodeTaintsPolicy   string    `msgpack:"nodeTaintsPolicy"`
 	// Error is kube-scheduler's error reading the constraint; the other
-	// fields are then empty.
+	// fields but WhenUnsatisfiable are then empty.
 	Error string `msgpack:"error,omitempty"`
 }
 

@@ -31,7 +31,7 @@ func wirePodRules(wt *abi.Task, p *v1.Pod) {
 	}
 	for _, c := range d.Constraints {
 		if c.Err != nil {
-			wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{Error: c.Err.Error()})
+			wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{WhenUnsatisfiable: c.WhenUnsatisfiable, Error: c.Err.Error()})
 			continue
 		}
 		wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{

@@ -71,8 +71,8 @@ func TestWirePodRules(t *testing.T) {
 	if c.MinDomains != 2 || c.NodeAffinityPolicy != "Honor" || c.NodeTaintsPolicy != "Ignore" || c.Selector == nil || len(c.Selector.Requirements) != 0 || c.Error != "" {
 		t.Errorf("first constraint %+v", c)
 	}
-	if bad := wt.SpreadConstraints[1]; !strings.Contains(bad.Error, "for 'in', 'notin' operators, values set can't be empty") || bad.TopologyKey != "" {
-		t.Errorf("second constraint %+v: want kube-scheduler's error and nothing else", bad)
+	if bad := wt.SpreadConstraints[1]; !strings.Contains(bad.Error, "for 'in', 'notin' operators, values set can't be empty") || bad.TopologyKey != "" || bad.WhenUnsatisfiable != "ScheduleAnyway" {
+		t.Errorf("second constraint %+v: want kube-scheduler's error and its kind, nothing else", bad)
 	}
 }
 

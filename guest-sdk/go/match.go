@@ -113,3 +113,39 @@ func ToleratesAny(ts []Toleration, taint *Taint) bool {
 	}
 	return false
 }
+
+// Matches reports whether a set of labels satisfies every requirement of
+// a label selector. A nil selector matches nothing; one without
+// requirements matches everything (metav1.LabelSelectorAsSelector of a
+// missing and of an empty selector).
+func (s *Selector) Matches(labels map[string]string) bool {
+	if s == nil {
+		return false
+	}
+	for i := range s.Requirements {
+		if !labelMatches(&s.Requirements[i], labels) {
+			return false
+		}
+	}
+	return true
+}
+
+// MatchesRequiredNodeAffinity reports whether the node satisfies the
+// task's nodeSelector and required node affinity, as kube-scheduler's
+// GetRequiredNodeAffinity(pod).Match does.
+func (t *Task) MatchesRequiredNodeAffinity(n *Node) bool {
+	for k, v := range t.NodeSelector {
+		if have, ok := n.Labels[k]; !ok || have != v {
+			return false
+		}
+	}
+	if t.NodeAffinity == nil || t.NodeAffinity.Required == nil {
+		return true
+	}
+	for i := range t.NodeAffinity.Required.Terms {
+		if t.NodeAffinity.Required.Terms[i].Matches(n) {
+			return true
+		}
+	}
+	return false
+}

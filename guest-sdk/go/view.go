@@ -299,8 +299,8 @@ type PodAffinity struct {
 // SpreadConstraint is a topology spread constraint with kube-scheduler's
 // defaults filled in (MinDomains 1, NodeAffinityPolicy "Honor",
 // NodeTaintsPolicy "Ignore") and matchLabelKeys merged into Selector.
-// Error is kube-scheduler's error reading it; the other fields are then
-// empty.
+// Error is kube-scheduler's error reading it; the other fields but
+// WhenUnsatisfiable are then empty.
 type SpreadConstraint struct {
 	MaxSkew            int32     `msg:"maxSkew"`
 	TopologyKey        string    `msg:"topologyKey"`

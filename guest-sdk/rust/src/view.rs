@@ -507,7 +507,8 @@ pub struct PodAffinity {
 /// A topology spread constraint with kube-scheduler's defaults filled in
 /// (`min_domains` 1, `node_affinity_policy` `Honor`, `node_taints_policy`
 /// `Ignore`) and matchLabelKeys merged into `selector`. `error` is
-/// kube-scheduler's error reading it; the other fields are then empty.
+/// kube-scheduler's error reading it; the other fields but
+/// `when_unsatisfiable` are then empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SpreadConstraint {

@@ -43,7 +43,9 @@ type Requirement struct {
 }
 
 // ConstraintDescription is one spread constraint with kube-scheduler's
-// defaults filled in; Err is set, and nothing else, when it does not parse.
+// defaults filled in; when it does not parse, only WhenUnsatisfiable and
+// Err are set (the filter reports the first DoNotSchedule error, the score
+// the first ScheduleAnyway one).
 type ConstraintDescription struct {
 	MaxSkew                              int32
 	TopologyKey, WhenUnsatisfiable       string
@@ -68,7 +70,7 @@ func Describe(pod *v1.Pod) Description {
 		one.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{*c}
 		cs, err := constraintsOf(&one, c.WhenUnsatisfiable)
 		if err != nil {
-			d.Constraints = append(d.Constraints, ConstraintDescription{Err: err})
+			d.Constraints = append(d.Constraints, ConstraintDescription{WhenUnsatisfiable: string(c.WhenUnsatisfiable), Err: err})
 			continue
 		}
 		tc := cs[0]

@@ -108,6 +108,12 @@ type OpenResult struct {
 	// tasks, jobs or nodes, nor on the session's events. The host then asks
 	// once per shape and keeps the verdict for the rest of the session.
 	PrePredicateByShape bool `msgpack:"prePredicateByShape,omitempty"`
+	// NodeLocalWithdrawn (1.4) withdraws, for this session, the promise
+	// of Descriptor.NodeLocal: the host keeps no verdict given in it and
+	// serves none kept from earlier sessions. A predicates port whose
+	// verdicts read other pods (inter-pod affinity, topology spread) in
+	// this session sends it.
+	NodeLocalWithdrawn bool `msgpack:"nodeLocalWithdrawn,omitempty"`
 }
 
 // CloseResult is session_close's result; nil means nothing to do.

@@ -272,6 +272,12 @@ type OpenArgs struct {
 type BatchArgs struct {
 	Task  int32   `msgpack:"task"`
 	Nodes []int32 `msgpack:"nodes,omitempty"`
+	// Trial (1.4) marks a predicate_batch made during a preemption dry run
+	// in which this module takes part: the evictions since the dry run
+	// began only test whether the victims make room, and Volcano applies
+	// them to a plugin's PreFilter state only in that case (its tier entry
+	// enables preemptable or allocatable).
+	Trial bool `msgpack:"trial,omitempty"`
 }
 
 // Verdict is one node's answer in a predicate_batch reply: [code, reason].

@@ -68,6 +68,14 @@ type adapter struct {
 	// shape, for this session only.
 	preByShape bool
 	keptPre    map[uint64]abi.Verdict
+	// inTrials says the module's tier entry enables preemptable or
+	// allocatable: Volcano then applies a preemption dry run's victims to
+	// its PreFilter state, and predicate_batch says when one is under way.
+	inTrials bool
+	// localWithdrawn says this session's module withdrew its descriptor's
+	// node-local promise for the session (abi.OpenResult): its verdicts
+	// are neither kept nor recalled until a session_open makes it again.
+	localWithdrawn bool
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -198,6 +206,7 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 		return
 	}
 	a.lease = lease
+	a.inTrials = ssn.TakesPartInVictimTrials(a.name)
 	a.warnPodRules(ssn)
 	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
@@ -271,6 +280,7 @@ func (a *adapter) open(reopen bool) error {
 	}
 	promises := openPromises(res)
 	a.scoresLocal, a.preByShape = promises.NodeLocalScores, promises.PrePredicateByShape
+	a.localWithdrawn = promises.NodeLocalWithdrawn
 	ViewObjectsSent.WithLabelValues(a.name, "full").Add(float64(full))
 	ViewObjectsSent.WithLabelValues(a.name, "delta").Add(float64(delta))
 	ViewObjectsSent.WithLabelValues(a.name, "unchanged").Add(float64(kept))
@@ -310,7 +320,7 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 // dropPromises forgets the promises of the last session_open and the
 // answers kept under them, keeping their storage for the next session.
 func (a *adapter) dropPromises() {
-	a.scoresLocal, a.preByShape = false, false
+	a.scoresLocal, a.preByShape, a.localWithdrawn = false, false, false
 	clear(a.keptScores)
 	clear(a.keptPre)
 }
@@ -632,7 +642,8 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	}
 	c.asked += len(c.window)
 	c.got = c.got[:0]
-	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: c.window}, &c.got); err != nil {
+	trial := a.ssn.InVictimTrial() && a.inTrials
+	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: c.window, Trial: trial}, &c.got); err != nil {
 		a.failed(abi.HookPredicateBatch, err)
 		return err
 	}
@@ -650,14 +661,13 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	return nil
 }
 
-// warnPodRules says, once per loaded module, that a port of predicates or
-// nodeorder decides without inter-pod affinity and topology spread: the
-// view carries them (ABI 1.4), but the example ports do not apply them
-// yet, so such a module passes and scores those pods as if the rules were
-// absent, where the native plugin applies them.
+// warnPodRules says, once per loaded module, that a port of nodeorder
+// scores without inter-pod affinity and topology spread: the view carries
+// them (ABI 1.4), but the example port does not apply them yet, where the
+// native plugin does. (The predicates port applies them.)
 func (a *adapter) warnPodRules(ssn *framework.Session) {
 	name := a.PolicyName()
-	if (name != "predicates" && name != "nodeorder") || !ssn.HasPodRules() || a.mod.podRulesWarned.Swap(true) {
+	if name != "nodeorder" || !ssn.HasPodRules() || a.mod.podRulesWarned.Swap(true) {
 		return
 	}
 	klog.ErrorS(nil, "This Wasm port does not apply inter-pod affinity, anti-affinity or topology spread constraints; pods that have them are judged by it without them (the native plugin applies them)",

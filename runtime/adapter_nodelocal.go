@@ -46,9 +46,10 @@ func (a *adapter) shapeOf(t int32) (uint64, bool) {
 }
 
 // nodeLocal reports whether the module declared its verdicts NodeLocal
-// (abi.Descriptor): a verdict then holds for every task of the same shape
-// until the node changes, across tasks and events.
-func (a *adapter) nodeLocal() bool { return a.mod.descriptor.NodeLocal }
+// (abi.Descriptor) and did not withdraw that for this session: a verdict
+// then holds for every task of the same shape until the node changes,
+// across tasks and events.
+func (a *adapter) nodeLocal() bool { return a.mod.descriptor.NodeLocal && !a.localWithdrawn }
 
 // recall fills the task-epoch cache with the verdict kept for node h, if
 // it was given for a task of the cache's shape and the node has not
@@ -85,7 +86,9 @@ func (a *adapter) keep(c *predicateCache) {
 // the predicate cache's lock, which guards them.
 func (a *adapter) forget(nodes ...int32) {
 	drop(a.keptScores, nodes)
-	if !a.nodeLocal() {
+	// Verdicts kept in earlier sessions are dropped in a session that
+	// withdrew the promise too: a later one may make it again.
+	if !a.mod.descriptor.NodeLocal {
 		return
 	}
 	a.verdicts.mu.Lock()

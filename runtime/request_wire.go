@@ -62,12 +62,15 @@ func appendHandleArgs(b []byte, args any) ([]byte, bool) {
 		b = appendInt32Field(appendMapLen(b, 2), "queue", a.Queue)
 		return appendHandlesField(b, "queues", a.Queues), true
 	case abi.BatchArgs:
-		// Nodes is omitempty.
-		if len(a.Nodes) == 0 {
-			return appendInt32Field(appendMapLen(b, 1), "task", a.Task), true
+		// Nodes and Trial are omitempty.
+		b = appendInt32Field(appendMapLen(b, 1+countTrue(len(a.Nodes) > 0, a.Trial)), "task", a.Task)
+		if len(a.Nodes) > 0 {
+			b = appendHandlesField(b, "nodes", a.Nodes)
 		}
-		b = appendInt32Field(appendMapLen(b, 2), "task", a.Task)
-		return appendHandlesField(b, "nodes", a.Nodes), true
+		if a.Trial {
+			b = appendBool(appendStr(b, "trial"), true)
+		}
+		return b, true
 	case abi.BestNodeArgs:
 		b = appendInt32Field(appendMapLen(b, 3), "task", a.Task)
 		b = appendHandlesField(b, "nodes", a.Nodes)

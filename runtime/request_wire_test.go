@@ -124,7 +124,7 @@ func randHandleArgs(rng *rand.Rand, i int) any {
 	case 9:
 		return abi.QueuesArgs{Queue: h, Queues: hs}
 	case 10:
-		return abi.BatchArgs{Task: h, Nodes: hs}
+		return abi.BatchArgs{Task: h, Nodes: hs, Trial: rng.IntN(2) == 0}
 	case 11:
 		return abi.BestNodeArgs{Task: h, Nodes: hs, Scores: randScores(rng, len(hs))}
 	default:

@@ -130,11 +130,11 @@ tiers:
 	}
 }
 
-// blindToPodRules are the ports whose native plugins apply inter-pod
-// affinity and topology spread, which the ports do not apply yet; they are
-// not compared on clusters whose pods have such rules (the runtime logs
-// that such a module does not apply them).
-var blindToPodRules = map[string]bool{"predicates": true, "nodeorder": true}
+// blindToPodRules are the ports whose native plugins score inter-pod
+// affinity and topology spread, which those ports do not apply yet; they
+// are not compared on clusters whose pods have such rules (the runtime
+// logs that such a module does not apply them).
+var blindToPodRules = map[string]bool{"nodeorder": true}
 
 // clusterHasPodRules reports whether a cluster file's pods have inter-pod
 // affinity or topology spread constraints.

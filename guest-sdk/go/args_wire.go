@@ -48,6 +48,8 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 			a.Queues, b, err = readHandles(a.Queues, b)
 		case "scores":
 			a.Scores, b, err = readFloats(a.Scores, b)
+		case "trial":
+			a.Trial, b, err = wire.ReadBoolBytes(b)
 		default:
 			b, err = wire.Skip(b)
 		}

@@ -449,15 +449,18 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 // promises answers session_open with what the plugin promises for this
 // session (abi.OpenResult), or nil when it promises nothing.
 func (h *host) promises() (int32, string, []byte) {
-	sc, pp := impl.nodeLocalScorer, impl.shapeLocalPrePred
+	sc, pp, nl := impl.nodeLocalScorer, impl.shapeLocalPrePred, impl.sessionNodeLocal
 	scores := sc != nil && sc.ScoresNodeLocal(h.session)
 	pre := pp != nil && pp.PrePredicatesByShape(h.session)
-	if !scores && !pre {
-		return okNone()
+	withdrawn := abiMinor >= 4 && nl != nil && !nl.PredicatesNodeLocalIn(h.session)
+	n := uint32(0)
+	for _, on := range [...]bool{scores, pre, withdrawn} {
+		if on {
+			n++
+		}
 	}
-	n := uint32(2)
-	if !scores || !pre {
-		n = 1
+	if n == 0 {
+		return okNone()
 	}
 	b := wire.AppendMapHeader(h.result(), n)
 	if scores {
@@ -465,6 +468,9 @@ func (h *host) promises() (int32, string, []byte) {
 	}
 	if pre {
 		b = wire.AppendBool(wire.AppendString(b, "prePredicateByShape"), true)
+	}
+	if withdrawn {
+		b = wire.AppendBool(wire.AppendString(b, "nodeLocalWithdrawn"), true)
 	}
 	return h.ok(b)
 }

@@ -66,6 +66,16 @@ type NodeLocalPredicates interface {
 	PredicatesNodeLocal() bool
 }
 
+// SessionNodeLocalPredicates is implemented by a NodeLocalPredicates plugin
+// whose verdicts are node-local in some sessions only: one that reads other
+// pods when a task of the session has inter-pod affinity or topology spread
+// rules. PredicatesNodeLocalIn is asked after OnSessionOpen; false withdraws
+// the promise for that session (ABI 1.4): the scheduler keeps no verdict of
+// it and serves none kept from earlier sessions.
+type SessionNodeLocalPredicates interface {
+	PredicatesNodeLocalIn(s *Session) bool
+}
+
 // NodeLocalScorer is implemented by a plugin whose NodeOrderBatch score
 // for a task and a node depends, in some sessions, on nothing but that
 // node and the task's shape (as NodeLocalPredicates words it): not on the

@@ -33,6 +33,7 @@ type implemented struct {
 	jobEnqueuedObserver   JobEnqueuedObserver
 	nodeLocalScorer       NodeLocalScorer
 	shapeLocalPrePred     ShapeLocalPrePredicater
+	sessionNodeLocal      SessionNodeLocalPredicates
 	cacheEventHandler     CacheEventHandler
 }
 
@@ -67,6 +68,7 @@ func implementationOf(p Plugin) implemented {
 	i.jobEnqueuedObserver, _ = p.(JobEnqueuedObserver)
 	i.nodeLocalScorer, _ = p.(NodeLocalScorer)
 	i.shapeLocalPrePred, _ = p.(ShapeLocalPrePredicater)
+	i.sessionNodeLocal, _ = p.(SessionNodeLocalPredicates)
 	i.cacheEventHandler, _ = p.(CacheEventHandler)
 	return i
 }

@@ -342,7 +342,9 @@ func (h *host) predicate() (int32, string, []byte) {
 		return codeDecodeFailed, "predicate_batch: " + err.Error(), nil
 	}
 	h.verdict = resize(h.verdict, len(nodes))
+	h.session.trial = h.args.Trial
 	p.PredicateBatch(h.session, task, nodes, h.verdict)
+	h.session.trial = false
 	b := wire.AppendArrayHeader(h.result(), uint32(len(h.verdict)))
 	for _, v := range h.verdict {
 		b = appendVerdict(b, v)

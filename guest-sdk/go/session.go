@@ -15,7 +15,18 @@ type Session struct {
 	// undo records what events change, when the SDK serves the session
 	// (nil in a session built by NewSession).
 	undo *undoLog
+	// trial is set while PredicateBatch serves a call made during a
+	// preemption dry run (InVictimTrial).
+	trial bool
 }
+
+// InVictimTrial reports, during PredicateBatch, whether the call is part of
+// a preemption dry run in which this plugin takes part (its configuration
+// enables preemptable or allocatable; ABI 1.4). The evictions applied to
+// the view since the dry run began only test whether the victims make
+// room; Volcano's predicates plugin counts them in its inter-pod affinity
+// and spread state then, and only then, outside PrePredicate.
+func (s *Session) InVictimTrial() bool { return s.trial }
 
 // NewSession returns a session over a view as the SDK prepares one when it
 // arrives from the scheduler: every object's Handle set and each job's

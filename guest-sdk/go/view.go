@@ -329,4 +329,7 @@ type Args struct {
 	Jobs   []int32   `msg:"jobs"`
 	Queues []int32   `msg:"queues"`
 	Scores []float64 `msg:"scores"`
+	// Trial (ABI 1.4): a predicate_batch made during a preemption dry run
+	// in which this plugin takes part (Session.InVictimTrial).
+	Trial bool `msg:"trial"`
 }

@@ -9,9 +9,9 @@ import (
 // MarshalMsg implements wire.Marshaler
 func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 8
+	// map header, size 9
 	// string "task"
-	o = append(o, 0x88, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = append(o, 0x89, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	o = wire.AppendInt32(o, z.Task)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
@@ -49,6 +49,9 @@ func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	for za0005 := range z.Scores {
 		o = wire.AppendFloat64(o, z.Scores[za0005])
 	}
+	// string "trial"
+	o = append(o, 0xa5, 0x74, 0x72, 0x69, 0x61, 0x6c)
+	o = wire.AppendBool(o, z.Trial)
 	return
 }
 
@@ -183,6 +186,12 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "trial":
+			z.Trial, bts, err = wire.ReadBoolBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Trial")
+				return
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -197,7 +206,7 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Args) Msgsize() (s int) {
-	s = 1 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size))
+	s = 1 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize
 	return
 }
 

@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
-	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -187,10 +186,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.last.Store(nil)
 	p.rules = nil
 	p.ssn = ssn
-	p.trialBlind = false
-	if o := ssn.PluginOption(Name); o != nil {
-		p.trialBlind = !conf.IsEnabled(o.EnabledPreemptable) && !conf.IsEnabled(o.EnabledAllocatable)
-	}
+	p.trialBlind = ssn.PluginOption(Name) != nil && !ssn.TakesPartInVictimTrials(Name)
 	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn, p.args)
 	}

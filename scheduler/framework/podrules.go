@@ -59,6 +59,14 @@ func (ssn *Session) EndVictimTrial() { ssn.victimTrial = false }
 // InVictimTrial reports whether a preemption dry run is under way.
 func (ssn *Session) InVictimTrial() bool { return ssn.victimTrial }
 
+// TakesPartInVictimTrials reports whether the first tier entry naming a
+// plugin enables its preemptable or allocatable hook: Volcano applies a
+// dry run's removed victims to such a plugin's simulated state only.
+func (ssn *Session) TakesPartInVictimTrials(name string) bool {
+	o := ssn.PluginOption(name)
+	return o != nil && (conf.IsEnabled(o.EnabledPreemptable) || conf.IsEnabled(o.EnabledAllocatable))
+}
+
 // PluginOption returns the first tier entry naming a plugin, nil if none.
 func (ssn *Session) PluginOption(name string) *conf.PluginOption {
 	for ti := range ssn.Tiers {

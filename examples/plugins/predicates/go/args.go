@@ -9,6 +9,7 @@ import (
 // args are the native plugin's arguments that change decisions.
 type args struct {
 	nodeAffinity, nodePorts, taintToleration bool
+	podAffinity, podTopologySpread           bool
 }
 
 // argTable lists every argument the port reads, with Volcano's defaults
@@ -24,10 +25,10 @@ var argTable = [...]struct {
 	{"predicate.NodeAffinityEnable", true, func(a *args) *bool { return &a.nodeAffinity }},
 	{"predicate.NodePortsEnable", true, func(a *args) *bool { return &a.nodePorts }},
 	{"predicate.TaintTolerationEnable", true, func(a *args) *bool { return &a.taintToleration }},
-	{"predicate.PodAffinityEnable", true, nil},
+	{"predicate.PodAffinityEnable", true, func(a *args) *bool { return &a.podAffinity }},
 	{"predicate.NodeVolumeLimitsEnable", true, nil},
 	{"predicate.VolumeZoneEnable", true, nil},
-	{"predicate.PodTopologySpreadEnable", true, nil},
+	{"predicate.PodTopologySpreadEnable", true, func(a *args) *bool { return &a.podTopologySpread }},
 	{"predicate.VolumeBindingEnable", true, nil},
 	{"predicate.DynamicResourceAllocationEnable", false, nil},
 	{"predicate.CacheEnable", false, nil},

@@ -31,10 +31,11 @@ func TestArguments(t *testing.T) {
 		want args
 		err  string
 	}{
-		{"defaults", nil, args{true, true, true}, ""},
-		{"off", map[string]any{"predicate.NodeAffinityEnable": false, "predicate.NodePortsEnable": "false", "predicate.TaintTolerationEnable": false},
+		{"defaults", nil, args{true, true, true, true, true}, ""},
+		{"off", map[string]any{"predicate.NodeAffinityEnable": false, "predicate.NodePortsEnable": "false", "predicate.TaintTolerationEnable": false,
+			"predicate.PodAffinityEnable": false, "predicate.PodTopologySpreadEnable": false},
 			args{}, ""},
-		{"ignored but type-checked", map[string]any{"predicate.CacheEnable": 3}, args{true, true, true}, "predicate.CacheEnable"},
+		{"ignored but type-checked", map[string]any{"predicate.CacheEnable": 3}, args{}, "predicate.CacheEnable"},
 	} {
 		got, err := parseArgs(c.m)
 		if c.err != "" {

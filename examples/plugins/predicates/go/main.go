@@ -8,9 +8,11 @@
 //	resource fit   InitRequest against idle + releasing - pipelined
 //	pod count      the node's allocatable "pods"
 //	NodePorts      host ports in use on the node
+//	InterPodAffinity, PodTopologySpread  the pods on every node (podrules.go)
 //
 // and PrePredicate rejects a pod whose required node affinity names nodes by
-// metadata.name in a way no node can satisfy. The arguments are the native
+// metadata.name in a way no node can satisfy, or whose affinity terms or
+// spread constraints do not parse. The arguments are the native
 // plugin's, with its defaults (args.go).
 package main
 
@@ -42,6 +44,8 @@ type plugin struct {
 	nodes []nodeState
 	// entries holds each task's template and request, by task handle.
 	entries []entry
+	// rules is nil in a session without inter-pod affinity or spread rules.
+	rules *rules
 
 	// Kept from one session to the next so that opening one allocates
 	// little: the arrays above, the fits' scalars and the template key's
@@ -58,22 +62,28 @@ var (
 	_ caldera.EventObserver    = (*plugin)(nil)
 	_ caldera.ArgumentDeclarer = (*plugin)(nil)
 
-	_ caldera.NodeLocalPredicates     = (*plugin)(nil)
-	_ caldera.ShapeLocalPrePredicater = (*plugin)(nil)
+	_ caldera.NodeLocalPredicates        = (*plugin)(nil)
+	_ caldera.SessionNodeLocalPredicates = (*plugin)(nil)
+	_ caldera.ShapeLocalPrePredicater    = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "predicates" }
 
-// PredicatesNodeLocal: every filter reads the node (labels, taints,
-// resources, pods and ports as events left them) and the task's own
-// fields, nothing else, so a verdict holds until the node changes.
-// Inter-pod affinity or topology spread (accepted as arguments, not
-// implemented) would read other pods: implementing either ends this.
+// PredicatesNodeLocal: every filter but inter-pod affinity and topology
+// spread reads the node (labels, taints, resources, pods and ports as
+// events left them) and the task's own fields, nothing else, so a verdict
+// holds until the node changes.
 func (*plugin) PredicatesNodeLocal() bool { return true }
 
+// PredicatesNodeLocalIn withdraws that in a session whose pods have
+// inter-pod affinity or spread rules: those filters read other nodes' pods.
+func (p *plugin) PredicatesNodeLocalIn(*caldera.Session) bool { return p.rules == nil }
+
 // PrePredicatesByShape: PrePredicate reads the task's required node
-// affinity and the session's arguments, nothing else.
-func (*plugin) PrePredicatesByShape(*caldera.Session) bool { return true }
+// affinity and the session's arguments, nothing else, unless the session
+// has pod rules: PrePredicate then also brings the task's rule states up
+// to date, which must happen at every call, as in Volcano.
+func (p *plugin) PrePredicatesByShape(*caldera.Session) bool { return p.rules == nil }
 
 // OnSessionOpen reads the arguments and indexes the nodes and the templates
 // of the session's tasks.
@@ -111,6 +121,7 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 			p.entries[i].placedOn = t.Node
 		}
 	}
+	p.rules = newRules(v, &p.args)
 	return nil
 }
 
@@ -127,17 +138,31 @@ func reuse[T any](s []T, n int) []T {
 
 // PrePredicate rejects a pod whose required node affinity can match no node.
 func (p *plugin) PrePredicate(_ *caldera.Session, task *caldera.Task) caldera.Verdict {
-	if !p.args.nodeAffinity || !p.entries[task.Handle].tpl.conflict {
-		return caldera.Pass
+	if p.args.nodeAffinity && p.entries[task.Handle].tpl.conflict {
+		return caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: reasonAffinityConflict}
 	}
-	return caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: reasonAffinityConflict}
+	if p.rules != nil {
+		rs := p.rules.of(task)
+		rs.catchUp()
+		if r := rs.preFilter(); r != "" {
+			return caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: r}
+		}
+	}
+	return caldera.Pass
 }
 
-// PredicateBatch runs the filters on every node. It allocates nothing: the
-// reasons are constants or prepared at session open.
-func (p *plugin) PredicateBatch(_ *caldera.Session, task *caldera.Task, nodes []*caldera.Node, verdicts []caldera.Verdict) {
+// PredicateBatch runs the filters on every node. Without pod rules it
+// allocates nothing: the reasons are constants or prepared at session open.
+func (p *plugin) PredicateBatch(s *caldera.Session, task *caldera.Task, nodes []*caldera.Node, verdicts []caldera.Verdict) {
 	e := &p.entries[task.Handle]
 	tpl := e.tpl
+	var rs *ruleStates
+	if p.rules != nil {
+		rs = p.rules.of(task)
+		if s.InVictimTrial() {
+			rs.catchUp()
+		}
+	}
 	for i, n := range nodes {
 		ns := &p.nodes[n.Handle]
 		v := tpl.verdict(n, &p.args)
@@ -147,17 +172,39 @@ func (p *plugin) PredicateBatch(_ *caldera.Session, task *caldera.Task, nodes []
 			continue
 		}
 		if r := e.fit.shortfall(n); r != "" {
-			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: r}
+			// Volcano's preempt and reclaim rule a node out when a filter
+			// after the resource check is unresolvable there.
+			code := caldera.Unschedulable
+			if rs != nil {
+				if _, u := rs.filter(n, ""); u {
+					code = caldera.UnschedulableAndUnresolvable
+				}
+			}
+			verdicts[i] = caldera.Verdict{Code: code, Reason: r}
 			continue
 		}
 		portsTaken := p.args.nodePorts && len(tpl.ports) > 0 && ns.portsTaken(tpl.ports)
+		var reason string
 		switch {
 		case tooMany && portsTaken:
-			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reasonTooManyAndPorts}
+			reason = reasonTooManyAndPorts
 		case tooMany:
-			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reasonPodNumberExceeded}
+			reason = reasonPodNumberExceeded
 		case portsTaken:
-			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reasonNodePorts}
+			reason = reasonNodePorts
+		}
+		// The filters that depend on other pods come after NodePorts, as
+		// in Volcano; their reasons add up, and an unresolvable one ends
+		// the check.
+		if rs != nil {
+			var unresolvable bool
+			if reason, unresolvable = rs.filter(n, reason); unresolvable {
+				verdicts[i] = caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: reason}
+				continue
+			}
+		}
+		if reason != "" {
+			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reason}
 		}
 	}
 }

@@ -129,6 +129,9 @@ type entry struct {
 // OnAllocate follows placements (the task now counts on its node) and
 // undone evictions (it counts again).
 func (p *plugin) OnAllocate(_ *caldera.Session, task *caldera.Task) {
+	if p.rules != nil {
+		p.rules.idx.Add(task)
+	}
 	e := &p.entries[task.Handle]
 	if e.evictedFrom >= 0 {
 		ns := &p.nodes[e.evictedFrom]
@@ -149,6 +152,9 @@ func (p *plugin) OnAllocate(_ *caldera.Session, task *caldera.Task) {
 // Releasing but stop Volcano counting it, and undone placements, which take
 // it off the node.
 func (p *plugin) OnDeallocate(_ *caldera.Session, task *caldera.Task) {
+	if p.rules != nil {
+		p.rules.idx.Remove(task)
+	}
 	e := &p.entries[task.Handle]
 	if task.Status == caldera.Releasing {
 		if task.Node >= 0 && e.evictedFrom < 0 {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/podrules"
+)
+
+// Names under which kube-scheduler's filters report a failed PreFilter.
+const (
+	prefixAffinityParse = "plugin InterPodAffinity pre-predicates failed parsing pod: "
+	prefixSpreadParse   = "plugin PodTopologySpread pre-predicates failed get constraints from pod: obtaining pod's hard topology spread constraints: "
+)
+
+// rules is the session's state for the filters that depend on other pods,
+// InterPodAffinity and PodTopologySpread: the pods counted on each node,
+// and one filter state per rule template, made on first use. Nil when no
+// pod of the session has such rules or both filters are off.
+type rules struct {
+	idx    *podrules.Index
+	args   *args
+	byKey  caldera.ByKey[*ruleStates]
+	byTask []*ruleStates
+	key    []byte
+}
+
+type ruleStates struct {
+	affinity *podrules.AffinityFilter
+	spread   *podrules.SpreadFilter
+}
+
+func newRules(v *caldera.View, a *args) *rules {
+	if !(a.podAffinity || a.podTopologySpread) || !podrules.HasRules(v) {
+		return nil
+	}
+	return &rules{idx: podrules.NewIndex(v), args: a, byTask: make([]*ruleStates, len(v.Tasks))}
+}
+
+// of returns a task's states, made on first use with every pod counted
+// now. They catch up with later placements and evictions only in
+// catchUp, which runs where Volcano computes the PreFilter state
+// (PrePredicate) and where it updates that state (a preemption dry run
+// this plugin takes part in): between those points Volcano's filters
+// answer from the state as it was, and so does this port.
+func (r *rules) of(t *caldera.Task) *ruleStates {
+	s := r.byTask[t.Handle]
+	if s == nil {
+		r.key = podrules.TemplateKey(r.key[:0], t)
+		var ok bool
+		if s, ok = r.byKey.Get(r.key); !ok {
+			s = &ruleStates{}
+			if r.args.podAffinity {
+				s.affinity = podrules.NewAffinityFilter(r.idx, t)
+			}
+			if r.args.podTopologySpread {
+				s.spread = podrules.NewSpreadFilter(r.idx, t)
+			}
+			r.byKey.Put(r.key, s)
+		}
+		r.byTask[t.Handle] = s
+	}
+	return s
+}
+
+func (s *ruleStates) catchUp() {
+	if s.affinity != nil {
+		s.affinity.CatchUp()
+	}
+	if s.spread != nil {
+		s.spread.CatchUp()
+	}
+}
+
+// preFilter is the reason a task whose terms or constraints do not parse
+// is unschedulable, "" when they parse.
+func (s *ruleStates) preFilter() string {
+	if s.affinity != nil && s.affinity.Err != "" {
+		return prefixAffinityParse + s.affinity.Err
+	}
+	if s.spread != nil && s.spread.Err != "" {
+		return prefixSpreadParse + s.spread.Err
+	}
+	return ""
+}
+
+// filter runs InterPodAffinity, then PodTopologySpread, appending their
+// reasons to reasons (joined with ", "); unresolvable says a failure
+// preemption cannot fix, which ends the check.
+func (s *ruleStates) filter(n *caldera.Node, reasons string) (_ string, unresolvable bool) {
+	if r := s.preFilter(); r != "" {
+		return join(reasons, r), true
+	}
+	if s.affinity != nil {
+		if r, u := s.affinity.Filter(n); r != "" {
+			reasons = join(reasons, r)
+			if u {
+				return reasons, true
+			}
+		}
+	}
+	if s.spread != nil {
+		if r, u := s.spread.Filter(n); r != "" {
+			reasons = join(reasons, r)
+			if u {
+				return reasons, true
+			}
+		}
+	}
+	return reasons, false
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
+}

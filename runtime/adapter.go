@@ -207,7 +207,6 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	}
 	a.lease = lease
 	a.inTrials = ssn.TakesPartInVictimTrials(a.name)
-	a.warnPodRules(ssn)
 	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
 		if !lease.Lost() {
@@ -661,15 +660,3 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	return nil
 }
 
-// warnPodRules says, once per loaded module, that a port of nodeorder
-// scores without inter-pod affinity and topology spread: the view carries
-// them (ABI 1.4), but the example port does not apply them yet, where the
-// native plugin does. (The predicates port applies them.)
-func (a *adapter) warnPodRules(ssn *framework.Session) {
-	name := a.PolicyName()
-	if name != "nodeorder" || !ssn.HasPodRules() || a.mod.podRulesWarned.Swap(true) {
-		return
-	}
-	klog.ErrorS(nil, "This Wasm port does not apply inter-pod affinity, anti-affinity or topology spread constraints; pods that have them are judged by it without them (the native plugin applies them)",
-		"plugin", a.name, "policy", name)
-}

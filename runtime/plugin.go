@@ -58,9 +58,6 @@ type Options struct {
 // Plugin is a loaded module: compiled once, instantiated per concurrent
 // caller.
 type Plugin struct {
-	// podRulesWarned says the warning that the module does not apply
-	// inter-pod affinity and topology spread was logged.
-	podRulesWarned atomic.Bool
 
 	opts       Options
 	rt         wazero.Runtime

@@ -114,37 +114,15 @@ tiers:
 					if !usesPlugin(r.conf, name) {
 						continue
 					}
-					if blindToPodRules[name] && clusterHasPodRules(t, r.cluster) {
-						t.Logf("%s: %s.%s is not compared: the port does not apply pod affinity or spread constraints yet", r.name, name, pb.build)
-						all = nil
-						continue
-					}
 					all = withPort(all, name, name+"."+pb.build)
 					check(t, r.name, r.cluster, withPort([]byte(r.conf), name, name+"."+pb.build), name+"."+pb.build, want)
 				}
-				if all != nil && string(all) != r.conf {
+				if string(all) != r.conf {
 					check(t, r.name, r.cluster, all, "every port ("+pb.build+")", want)
 				}
 			}
 		})
 	}
-}
-
-// blindToPodRules are the ports whose native plugins score inter-pod
-// affinity and topology spread, which those ports do not apply yet; they
-// are not compared on clusters whose pods have such rules (the runtime
-// logs that such a module does not apply them).
-var blindToPodRules = map[string]bool{"nodeorder": true}
-
-// clusterHasPodRules reports whether a cluster file's pods have inter-pod
-// affinity or topology spread constraints.
-func clusterHasPodRules(t *testing.T, cluster string) bool {
-	t.Helper()
-	raw, err := os.ReadFile(cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return regexp.MustCompile(`(?m)^\s*(podAffinity|podAntiAffinity|topologySpreadConstraints):`).Match(raw)
 }
 
 // usesPlugin reports whether a configuration has a tier entry named name.

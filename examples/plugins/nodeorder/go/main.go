@@ -10,9 +10,11 @@
 //	nodeaffinity.weight      2  preferred node affinity, best candidate 100
 //	tainttoleration.weight   3  fewest untolerated PreferNoSchedule taints 100
 //	imagelocality.weight     1  the task's images already on the node
+//	podaffinity.weight       2  preferred inter-pod affinity, existing pods'
+//	                            terms too (podaffinity.hardPodAffinityWeight 1)
+//	podtopologyspread.weight 2  ScheduleAnyway spread constraints
 //
-// podaffinity.weight and podtopologyspread.weight are accepted and add
-// nothing yet; the scheduler logs that this module cannot see pod rules.
+// (podrules.go).
 //
 // Node usage is what Volcano's kube-scheduler NodeInfo holds: the requests
 // of every pod on the node at session open (the view's KubeRequested), plus
@@ -44,6 +46,8 @@ type plugin struct {
 	entries []entry
 
 	images images
+	// rules is nil in a session without inter-pod affinity or spread rules.
+	rules *rules
 
 	// Scratch space reused by every NodeOrderBatch call.
 	raw, least, most, balanced []int64
@@ -87,6 +91,7 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	}
 	p.entries = reuse(p.entries, len(v.Tasks))
 	p.images = images{}
+	p.rules = newRules(v, &p.w)
 	var templates caldera.ByKey[*template]
 	tables := map[caldera.KubeRequest]*resourceScores{}
 	// The tasks of a job follow each other in the view and mostly share
@@ -121,8 +126,8 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	return nil
 }
 
-// ScoresNodeLocal: the resource strategies read the node and the task's
-// request only; the two normalised ones depend on the other candidates
+// ScoresNodeLocal: never in a session with pod rules. The resource
+// strategies read the node and the task's request only; the two normalised ones depend on the other candidates
 // unless a node's score does not depend on them. Taint toleration counts
 // a node's untolerated PreferNoSchedule taints and scales by the highest
 // count among the candidates, reversed: while no node has more than one,
@@ -130,6 +135,9 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 // highest and scores 0. Node affinity is skipped when no task has a
 // preferred node affinity.
 func (p *plugin) ScoresNodeLocal(s *caldera.Session) bool {
+	if p.rules != nil {
+		return false // normalised over the candidates, and reads other pods
+	}
 	v := &s.View
 	if p.w.taintToleration != 0 {
 		for i := range v.Nodes {
@@ -205,6 +213,9 @@ func (p *plugin) NodeOrderBatch(s *caldera.Session, task *caldera.Task, nodes []
 			}
 			addWeighted(scores, raw, w)
 		}
+	}
+	if p.rules != nil {
+		return p.rules.add(task, nodes, raw, scores)
 	}
 	return nil
 }

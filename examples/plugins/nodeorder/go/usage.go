@@ -56,8 +56,12 @@ func addRequest(r, o *caldera.KubeRequest, sign int64) {
 }
 
 // OnAllocate adds a placed, pipelined or unevicted task's requests to its
-// node. Placements are remembered even when usage does not follow them.
+// node, and counts its pod for the pod rules. Placements are remembered
+// even when usage does not follow them.
 func (p *plugin) OnAllocate(_ *caldera.Session, task *caldera.Task) {
+	if p.live && p.rules != nil {
+		p.rules.idx.Add(task)
+	}
 	if task.Node < 0 {
 		return
 	}
@@ -74,6 +78,9 @@ func (p *plugin) OnAllocate(_ *caldera.Session, task *caldera.Task) {
 func (p *plugin) OnDeallocate(_ *caldera.Session, task *caldera.Task) {
 	if !p.live {
 		return
+	}
+	if p.rules != nil {
+		p.rules.idx.Remove(task)
 	}
 	node := task.Node
 	if node < 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"math"
 	"strconv"
 
@@ -11,8 +12,10 @@ import (
 // weight of 0 turns a strategy off; negative weights are applied as given.
 type weights struct {
 	leastRequested, mostRequested, balancedResource, nodeAffinity, taintToleration, imageLocality int64
-	// Accepted and type-checked; the pod rules are not in this port yet.
-	podAffinity, podTopologySpread int64
+	podAffinity, podTopologySpread                                                                int64
+	// hardPodAffinity is what an existing pod's required affinity term
+	// that selects the task adds to its podaffinity score (0..100).
+	hardPodAffinity int64
 }
 
 // weightTable lists every weight with Volcano's defaults
@@ -31,7 +34,12 @@ var weightTable = [...]struct {
 	{"podaffinity.weight", 2, func(w *weights) *int64 { return &w.podAffinity }},
 	{"podtopologyspread.weight", 2, func(w *weights) *int64 { return &w.podTopologySpread }},
 	{"imagelocality.weight", 1, func(w *weights) *int64 { return &w.imageLocality }},
+	{hardPodAffinityKey, 1, func(w *weights) *int64 { return &w.hardPodAffinity }},
 }
+
+// hardPodAffinityKey is Caldera's own argument: kube-scheduler's
+// InterPodAffinityArgs.hardPodAffinityWeight.
+const hardPodAffinityKey = "podaffinity.hardPodAffinityWeight"
 
 func parseWeights(m map[string]any) (weights, error) {
 	var w weights
@@ -41,6 +49,9 @@ func parseWeights(m map[string]any) (weights, error) {
 		if err := readInt(m, f.key, dst); err != nil {
 			return w, err
 		}
+	}
+	if w.hardPodAffinity < 0 || w.hardPodAffinity > 100 {
+		return w, errors.New("argument " + hardPodAffinityKey + ": " + strconv.FormatInt(w.hardPodAffinity, 10) + " is not in the range 0-100")
 	}
 	return w, nil
 }

@@ -659,4 +659,3 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	}
 	return nil
 }
-

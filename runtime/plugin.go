@@ -58,7 +58,6 @@ type Options struct {
 // Plugin is a loaded module: compiled once, instantiated per concurrent
 // caller.
 type Plugin struct {
-
 	opts       Options
 	rt         wazero.Runtime
 	compiled   wazero.CompiledModule

@@ -116,6 +116,9 @@ func BenchmarkSessionPorts(b *testing.B) {
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 		// The worst case for node-local scores: no session promises them.
 		{Nodes: 5000, Gangs: 1000, GangSize: 10, SoftTaints: true},
+		// Inter-pod anti-affinity and zone spread: no node-local verdict,
+		// score or by-shape pre-predicate in any session.
+		{Nodes: 5000, Gangs: 1000, GangSize: 10, PodRules: true},
 	} {
 		for _, build := range []string{"native", "tinygo", "go", "rust", "tinygo,no-deadline", "go,no-deadline", "rust,no-deadline"} {
 			b.Run(w.Name()+"/"+build, func(b *testing.B) {

@@ -34,7 +34,13 @@ func NewAffinityFilter(idx *Index, t *caldera.Task) *AffinityFilter {
 	f.requiredAffinity = idx.resolve(required(t.PodAffinity))
 	f.requiredAnti = idx.resolve(required(t.PodAntiAffinity))
 	f.existingAnti, f.affinity, f.anti = pairCounts{}, pairCounts{}, pairCounts{}
-	f.start(idx, f.apply)
+	// A task without required terms of its own is kept off nodes only by
+	// other pods' required anti-affinity.
+	k := everyPod
+	if len(f.requiredAffinity) == 0 && len(f.requiredAnti) == 0 {
+		k = withRequiredAnti
+	}
+	f.start(idx, k, f.apply)
 	return f
 }
 

@@ -36,7 +36,13 @@ func NewAffinityScore(idx *Index, t *caldera.Task, hardWeight int32) *AffinitySc
 	s.preferredAff = idx.resolveWeighted(preferred(t.PodAffinity))
 	s.preferredAnti = idx.resolveWeighted(preferred(t.PodAntiAffinity))
 	s.scores = map[string]map[string]int64{}
-	s.start(idx, s.apply)
+	// A task without preferred terms of its own is scored only by other
+	// pods' terms.
+	k := everyPod
+	if len(s.preferredAff) == 0 && len(s.preferredAnti) == 0 {
+		k = withTerms
+	}
+	s.start(idx, k, s.apply)
 	return s
 }
 

@@ -3,15 +3,28 @@ package podrules
 import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 
 // Index is what the rules read of a session: its nodes' labels, the pods
-// counted on each node, and namespaces' labels. Add and Remove log their
-// changes, which the template states apply when they catch up.
+// counted on nodes, and namespaces' labels. It keeps the counted pods, and
+// a log of the changes Add and Remove make, three times over: every pod,
+// the pods with required anti-affinity terms, and the pods with any
+// affinity terms. A state whose task has no terms of its own reads only
+// the other pods' terms, so it follows a short list instead of every pod.
 type Index struct {
 	nodes      []caldera.Node
 	namespaces caldera.NamespaceLabels
-	pods       [][]*Pod // per node handle
-	byTask     []*Pod   // the counted pod of each task handle, or nil
-	log        []change
+	lists      [kinds][]*Pod
+	logs       [kinds][]change
+	byTask     []*Pod // the counted pod of each task handle, or nil
 }
+
+// kind selects the pods a state follows.
+type kind int
+
+const (
+	everyPod kind = iota
+	withRequiredAnti
+	withTerms
+	kinds
+)
 
 // Pod is a pod counted on a node: a task of the view or one of a node's
 // Others.
@@ -24,7 +37,18 @@ type Pod struct {
 	// leaves them out of pods already on nodes.
 	Affinity, Anti *caldera.PodAffinity
 	Node           int32
-	at             int // position in its node's list
+	at             [kinds]int // position in each list it is in
+}
+
+// is reports whether the pod is of a kind.
+func (p *Pod) is(k kind) bool {
+	switch k {
+	case withRequiredAnti:
+		return len(required(p.Anti)) > 0
+	case withTerms:
+		return p.Affinity != nil || p.Anti != nil
+	}
+	return true
 }
 
 type change struct {
@@ -34,8 +58,7 @@ type change struct {
 
 // NewIndex counts the pods on the view's nodes.
 func NewIndex(v *caldera.View) *Index {
-	idx := &Index{nodes: v.Nodes, namespaces: v.Namespaces,
-		pods: make([][]*Pod, len(v.Nodes)), byTask: make([]*Pod, len(v.Tasks))}
+	idx := &Index{nodes: v.Nodes, namespaces: v.Namespaces, byTask: make([]*Pod, len(v.Tasks))}
 	for i := range v.Nodes {
 		for j := range v.Nodes[i].Others {
 			o := &v.Nodes[i].Others[j]
@@ -48,7 +71,9 @@ func NewIndex(v *caldera.View) *Index {
 			idx.byTask[i] = idx.add(taskPod(t))
 		}
 	}
-	idx.log = idx.log[:0]
+	for k := range idx.logs {
+		idx.logs[k] = idx.logs[k][:0]
+	}
 	return idx
 }
 
@@ -75,17 +100,26 @@ func (idx *Index) Remove(t *caldera.Task) {
 		return
 	}
 	idx.byTask[t.Handle] = nil
-	list := idx.pods[p.Node]
-	last := list[len(list)-1]
-	list[p.at], last.at = last, p.at
-	idx.pods[p.Node] = list[:len(list)-1]
-	idx.log = append(idx.log, change{p, -1})
+	for k := range kinds {
+		if !p.is(k) {
+			continue
+		}
+		list := idx.lists[k]
+		last := list[len(list)-1]
+		list[p.at[k]], last.at[k] = last, p.at[k]
+		idx.lists[k] = list[:len(list)-1]
+		idx.logs[k] = append(idx.logs[k], change{p, -1})
+	}
 }
 
 func (idx *Index) add(p *Pod) *Pod {
-	p.at = len(idx.pods[p.Node])
-	idx.pods[p.Node] = append(idx.pods[p.Node], p)
-	idx.log = append(idx.log, change{p, 1})
+	for k := range kinds {
+		if p.is(k) {
+			p.at[k] = len(idx.lists[k])
+			idx.lists[k] = append(idx.lists[k], p)
+			idx.logs[k] = append(idx.logs[k], change{p, 1})
+		}
+	}
 	return p
 }
 
@@ -93,28 +127,28 @@ func (idx *Index) add(p *Pod) *Pod {
 func (idx *Index) nodeLabels(node int32) map[string]string { return idx.nodes[node].Labels }
 
 // follower keeps a state current with its Index: it applies every counted
-// pod when built, then each log entry it has not seen.
+// pod of its kind when built, then each entry of its kind's log it has not
+// seen.
 type follower struct {
 	idx  *Index
+	kind kind
 	seen int
 }
 
-func (f *follower) start(idx *Index, apply func(*Pod, int64)) {
-	f.idx = idx
-	for _, list := range idx.pods {
-		for _, p := range list {
-			apply(p, 1)
-		}
+func (f *follower) start(idx *Index, k kind, apply func(*Pod, int64)) {
+	f.idx, f.kind = idx, k
+	for _, p := range idx.lists[k] {
+		apply(p, 1)
 	}
-	f.seen = len(idx.log)
+	f.seen = len(idx.logs[k])
 }
 
 func (f *follower) catchUp(apply func(*Pod, int64)) {
 	if f.idx == nil { // a state whose pod does not parse
 		return
 	}
-	for ; f.seen < len(f.idx.log); f.seen++ {
-		c := f.idx.log[f.seen]
-		apply(c.pod, c.delta)
+	log := f.idx.logs[f.kind]
+	for ; f.seen < len(log); f.seen++ {
+		apply(log[f.seen].pod, log[f.seen].delta)
 	}
 }

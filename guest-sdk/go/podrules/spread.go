@@ -147,7 +147,7 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 			}
 		}
 	}
-	f.start(idx, f.apply)
+	f.start(idx, everyPod, f.apply)
 	return f
 }
 

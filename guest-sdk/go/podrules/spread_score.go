@@ -56,7 +56,7 @@ func NewSpreadScore(idx *Index, t *caldera.Task) *SpreadScore {
 			}
 		}
 	}
-	s.start(idx, s.apply)
+	s.start(idx, everyPod, s.apply)
 	return s
 }
 

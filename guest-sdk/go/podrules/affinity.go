@@ -71,6 +71,13 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 // from the PreFilter state.
 func (f *AffinityFilter) CatchUp() { f.catchUp(f.apply) }
 
+// PassesAll reports whether Filter passes every node as the state stands:
+// the task parses, has no required terms of its own, and no existing
+// pod's required anti-affinity selects it. A caller may then skip Filter.
+func (f *AffinityFilter) PassesAll() bool {
+	return f.Err == "" && len(f.requiredAffinity) == 0 && len(f.requiredAnti) == 0 && len(f.existingAnti) == 0
+}
+
 // Filter returns the reason the node fails and whether that failure is
 // unresolvable by preemption, or "" when it passes.
 func (f *AffinityFilter) Filter(n *caldera.Node) (reason string, unresolvable bool) {

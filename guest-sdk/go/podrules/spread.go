@@ -118,6 +118,8 @@ type SpreadFilter struct {
 	// constraint c.
 	eligible [][]bool
 	byKey    map[string]*domainCounts
+	// selfMatch[c] is 1 when constraint c's selector matches the task.
+	selfMatch []int
 }
 
 // NewSpreadFilter builds the filter state for a task.
@@ -129,7 +131,11 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 	}
 	f.byKey = map[string]*domainCounts{}
 	f.eligible = make([][]bool, len(f.cs))
+	f.selfMatch = make([]int, len(f.cs))
 	for i, c := range f.cs {
+		if c.Selector.Matches(f.labels) {
+			f.selfMatch[i] = 1
+		}
 		if f.byKey[c.TopologyKey] == nil {
 			f.byKey[c.TopologyKey] = newDomainCounts()
 		}
@@ -167,10 +173,14 @@ func (f *SpreadFilter) CatchUp() {
 	}
 }
 
+// PassesAll reports whether Filter passes every node: the task parses and
+// has no DoNotSchedule constraint.
+func (f *SpreadFilter) PassesAll() bool { return f.Err == "" && len(f.cs) == 0 }
+
 // Filter returns the reason the node fails and whether the failure is
 // unresolvable, or "" when it passes.
 func (f *SpreadFilter) Filter(n *caldera.Node) (reason string, unresolvable bool) {
-	for _, c := range f.cs {
+	for i, c := range f.cs {
 		v, ok := n.Labels[c.TopologyKey]
 		if !ok {
 			return ReasonSpreadMissingLabel, true
@@ -180,11 +190,7 @@ func (f *SpreadFilter) Filter(n *caldera.Node) (reason string, unresolvable bool
 		if len(dc.byValue) >= int(c.MinDomains) {
 			minMatch = dc.min
 		}
-		selfMatch := 0
-		if c.Selector.Matches(f.labels) {
-			selfMatch = 1
-		}
-		if dc.byValue[v]+selfMatch-minMatch > int(c.MaxSkew) {
+		if dc.byValue[v]+f.selfMatch[i]-minMatch > int(c.MaxSkew) {
 			return ReasonSpreadConstraintsNotMatch, false
 		}
 	}

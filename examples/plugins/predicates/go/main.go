@@ -162,6 +162,9 @@ func (p *plugin) PredicateBatch(s *caldera.Session, task *caldera.Task, nodes []
 		if s.InVictimTrial() {
 			rs.catchUp()
 		}
+		if rs.passesAll() {
+			rs = nil
+		}
 	}
 	for i, n := range nodes {
 		ns := &p.nodes[n.Handle]

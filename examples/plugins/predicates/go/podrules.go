@@ -70,6 +70,13 @@ func (s *ruleStates) catchUp() {
 	}
 }
 
+// passesAll reports whether both filters pass every node as the states
+// stand, so that PredicateBatch may skip them: most tasks of a session
+// with pod rules have none of their own.
+func (s *ruleStates) passesAll() bool {
+	return (s.affinity == nil || s.affinity.PassesAll()) && (s.spread == nil || s.spread.PassesAll())
+}
+
 // preFilter is the reason a task whose terms or constraints do not parse
 // is unschedulable, "" when they parse.
 func (s *ruleStates) preFilter() string {

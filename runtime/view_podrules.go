@@ -24,8 +24,7 @@ func wirePodRules(wt *abi.Task, p *v1.Pod) {
 		return
 	}
 	d := predicates.DescribePodRules(p)
-	wt.PodAffinity = wirePodAffinity(d.RequiredAffinity, d.PreferredAffinity)
-	wt.PodAntiAffinity = wirePodAffinity(d.RequiredAnti, d.PreferredAnti)
+	wt.PodAffinity, wt.PodAntiAffinity = wireAffinities(&d)
 	if d.AffinityErr != nil {
 		wt.AffinityError = d.AffinityErr.Error()
 	}
@@ -46,10 +45,9 @@ func wirePodRules(wt *abi.Task, p *v1.Pod) {
 // the rules read of an existing pod.
 func wireOther(p *v1.Pod) abi.Pod {
 	wp := abi.Pod{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Terminating: p.DeletionTimestamp != nil}
-	if framework.HasPodRules(p) {
+	if a := p.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
 		d := predicates.DescribePodRules(p)
-		wp.PodAffinity = wirePodAffinity(d.RequiredAffinity, d.PreferredAffinity)
-		wp.PodAntiAffinity = wirePodAffinity(d.RequiredAnti, d.PreferredAnti)
+		wp.PodAffinity, wp.PodAntiAffinity = wireAffinities(&d)
 	}
 	return wp
 }
@@ -94,6 +92,11 @@ func wireImages(images []v1.ContainerImage) []abi.Image {
 		out[i] = abi.Image{Names: img.Names, Size: img.SizeBytes}
 	}
 	return out
+}
+
+// wireAffinities are a pod's podAffinity and podAntiAffinity as parsed.
+func wireAffinities(d *predicates.PodRules) (affinity, anti *abi.PodAffinity) {
+	return wirePodAffinity(d.RequiredAffinity, d.PreferredAffinity), wirePodAffinity(d.RequiredAnti, d.PreferredAnti)
 }
 
 func wirePodAffinity(required, preferred []predicates.TermDescription) *abi.PodAffinity {

@@ -66,14 +66,11 @@ func Describe(pod *v1.Pod) Description {
 	d.PreferredAnti = describeTerms(terms.preferredAnti)
 	for i := range pod.Spec.TopologySpreadConstraints {
 		c := &pod.Spec.TopologySpreadConstraints[i]
-		one := *pod
-		one.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{*c}
-		cs, err := constraintsOf(&one, c.WhenUnsatisfiable)
+		tc, err := newConstraint(pod, c)
 		if err != nil {
 			d.Constraints = append(d.Constraints, ConstraintDescription{WhenUnsatisfiable: string(c.WhenUnsatisfiable), Err: err})
 			continue
 		}
-		tc := cs[0]
 		d.Constraints = append(d.Constraints, ConstraintDescription{
 			MaxSkew: tc.maxSkew, TopologyKey: tc.key, WhenUnsatisfiable: string(c.WhenUnsatisfiable),
 			Selector: requirements(tc.selector), MinDomains: tc.minDomains,

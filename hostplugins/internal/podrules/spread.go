@@ -35,26 +35,35 @@ func constraintsOf(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) ([]cons
 		if c.WhenUnsatisfiable != action {
 			continue
 		}
-		sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+		tc, err := newConstraint(pod, c)
 		if err != nil {
 			return nil, err
-		}
-		if sel, err = withLabelKeys(sel, pod.Labels, c.MatchLabelKeys, nil); err != nil {
-			return nil, err
-		}
-		tc := constraint{maxSkew: c.MaxSkew, key: c.TopologyKey, selector: sel, minDomains: 1, honorAffinity: true}
-		if c.MinDomains != nil {
-			tc.minDomains = *c.MinDomains
-		}
-		if c.NodeAffinityPolicy != nil {
-			tc.honorAffinity = *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor
-		}
-		if c.NodeTaintsPolicy != nil {
-			tc.honorTaints = *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor
 		}
 		out = append(out, tc)
 	}
 	return out, nil
+}
+
+// newConstraint parses one of the pod's constraints.
+func newConstraint(pod *v1.Pod, c *v1.TopologySpreadConstraint) (constraint, error) {
+	sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+	if err != nil {
+		return constraint{}, err
+	}
+	if sel, err = withLabelKeys(sel, pod.Labels, c.MatchLabelKeys, nil); err != nil {
+		return constraint{}, err
+	}
+	tc := constraint{maxSkew: c.MaxSkew, key: c.TopologyKey, selector: sel, minDomains: 1, honorAffinity: true}
+	if c.MinDomains != nil {
+		tc.minDomains = *c.MinDomains
+	}
+	if c.NodeAffinityPolicy != nil {
+		tc.honorAffinity = *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor
+	}
+	if c.NodeTaintsPolicy != nil {
+		tc.honorTaints = *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor
+	}
+	return tc, nil
 }
 
 // hasAllKeys reports whether a node carries every constraint's topology key.

@@ -188,7 +188,7 @@ GO_EXAMPLES := $(patsubst %/main.go,%,$(wildcard examples/plugins/*/go/main.go e
 TINYGO := $(TINYGO_CACHE)/bin/tinygo-wrapped
 # TinyGo optimises for size by default (-opt=z); -opt=2 makes modules about
 # 40 % larger and took 39-45 % off the three hook calls measured
-# (docs/performance.md, session 11).
+# (docs/performance.md, measured at 57a4850).
 TINYGO_OPT ?= 2
 plugins: tinygo rust-plugins
 	@mkdir -p build/plugins

@@ -16,16 +16,7 @@ import (
 // node annotated caldera.sh/draining=true, although that node is as empty
 // as the other.
 func TestWasmPolicyChangesPlacement(t *testing.T) {
-	plugins, err := filepath.Abs("../build/plugins")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(plugins, "draining.tinygo.wasm")); err != nil {
-		if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
-			t.Fatalf("draining.tinygo.wasm is missing (make plugins): %v", err)
-		}
-		t.Skip("draining.tinygo.wasm is not built; run make plugins")
-	}
+	plugins := requirePlugins(t, "draining.tinygo")
 	tc := harness.NewTest(t)
 	nodes := tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
 	tc.UpdateNode(nodes[0], func(n *v1.Node) { n.Annotations["caldera.sh/draining"] = "true" })
@@ -42,4 +33,24 @@ func TestWasmPolicyChangesPlacement(t *testing.T) {
 			t.Errorf("pod %s was bound to the draining node %s", p.Name, nodes[0])
 		}
 	}
+}
+
+// requirePlugins returns the absolute path of build/plugins after checking
+// that it holds the named modules; without them the test is skipped, or
+// fails when CALDERA_REQUIRE_PLUGINS is set.
+func requirePlugins(t *testing.T, names ...string) string {
+	t.Helper()
+	plugins, err := filepath.Abs("../build/plugins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(plugins, name+".wasm")); err != nil {
+			if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+				t.Fatalf("%s.wasm is missing (make plugins): %v", name, err)
+			}
+			t.Skipf("%s.wasm is not built; run make plugins", name)
+		}
+	}
+	return plugins
 }

@@ -25,6 +25,9 @@ type NodeSpec struct {
 	CPU, Memory string // quantities, e.g. "4" and "16Gi"
 	Pods        int
 	Labels      map[string]string
+	// LabelsOf, when set, gives the i-th node labels of its own beside
+	// Labels (a zone per node, say).
+	LabelsOf func(i int) map[string]string
 }
 
 // CreateNodes creates n nodes named <namespace>-n<i> and waits until kwok
@@ -50,6 +53,11 @@ func (tc *Test) CreateNodes(n int, spec NodeSpec) []string {
 		lbls := map[string]string{"type": "kwok", "kubernetes.io/hostname": names[i]}
 		for k, v := range spec.Labels {
 			lbls[k] = v
+		}
+		if spec.LabelsOf != nil {
+			for k, v := range spec.LabelsOf(i) {
+				lbls[k] = v
+			}
 		}
 		node := &v1.Node{
 			ObjectMeta: metav1.ObjectMeta{
@@ -177,6 +185,9 @@ type Pods struct {
 	PodGroup      string // Volcano's scheduling.k8s.io/group-name annotation
 	Queue         string // scheduling.volcano.sh/queue-name, for pods without a PodGroup
 	PriorityClass string
+	// Placement rules, copied into every pod of the set.
+	Affinity *v1.Affinity
+	Spread   []v1.TopologySpreadConstraint
 }
 
 // CreatePods creates the set with schedulerName volcano, a few at a time.
@@ -212,8 +223,10 @@ func (tc *Test) CreatePods(set Pods) []*v1.Pod {
 				Annotations: annotations,
 			},
 			Spec: v1.PodSpec{
-				SchedulerName:     SchedulerName,
-				PriorityClassName: set.PriorityClass,
+				SchedulerName:             SchedulerName,
+				PriorityClassName:         set.PriorityClass,
+				Affinity:                  set.Affinity,
+				TopologySpreadConstraints: set.Spread,
 				// Nothing pulls it: kwok only pretends to run containers.
 				Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests}}},
 			},

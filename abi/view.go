@@ -241,6 +241,11 @@ type Task struct {
 	// SpreadConstraints are the pod's topology spread constraints, in
 	// spec order (1.4).
 	SpreadConstraints []SpreadConstraint `msgpack:"spreadConstraints,omitempty"`
+	// SpreadDefaulted: the pod states no spread constraints, and
+	// SpreadConstraints are kube-scheduler's system defaults over the pods
+	// its Services and controller select; nodes lacking a topology key are
+	// then not left out of the score (1.4).
+	SpreadDefaulted bool `msgpack:"spreadDefaulted,omitempty"`
 	// Images are the pod's init and app containers' images, in that order,
 	// named as ImageLocality matches them (1.4).
 	Images []string `msgpack:"images,omitempty"`

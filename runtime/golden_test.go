@@ -48,7 +48,11 @@ func goldenView() abi.View {
 		Tasks: []abi.Task{
 			{Namespace: "ns", Name: "pg-0", Job: 0, Status: "Running", Node: 0, Priority: -5,
 				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
-				Tolerations: []abi.Toleration{{Key: "gpu", Operator: "Exists", Effect: "NoSchedule"}}, Role: "worker", CreationTime: 1735689601000},
+				Tolerations: []abi.Toleration{{Key: "gpu", Operator: "Exists", Effect: "NoSchedule"}}, Role: "worker", CreationTime: 1735689601000,
+				SpreadConstraints: []abi.SpreadConstraint{{MaxSkew: 3, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: "ScheduleAnyway",
+					Selector:   &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"pg"}}}},
+					MinDomains: 1, NodeAffinityPolicy: "Honor", NodeTaintsPolicy: "Ignore"}},
+				SpreadDefaulted: true},
 			{Namespace: "ns", Name: "pg-1", Job: 0, Status: "Pending", Node: -1, Priority: -5,
 				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
 				NodeSelector: map[string]string{"zone": "a"}, Role: "worker", CreationTime: 1735689601000, PriorityClassName: "low",

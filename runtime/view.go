@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/caldera-scheduler/caldera/abi"
@@ -172,7 +173,9 @@ func sequence(n int) []int32 {
 	return out
 }
 
-func wireTask(t *api.TaskInfo, job, node int32) abi.Task {
+// wireTask is a task as the view carries it; spreadDefaults is its pod's
+// system default spread selector, nil for none.
+func wireTask(t *api.TaskInfo, job, node int32, spreadDefaults labels.Selector) abi.Task {
 	wt := abi.Task{Namespace: t.Namespace, Name: t.Name, Job: job, Status: t.Status.String(), Node: node,
 		Priority: t.Priority, Request: wireResource(t.Resreq), InitRequest: wireResource(t.InitResreq),
 		Preemptable: t.Preemptable, Role: t.TaskRole, BestEffort: t.BestEffort}
@@ -188,7 +191,7 @@ func wireTask(t *api.TaskInfo, job, node int32) abi.Task {
 		}
 		wt.HostPorts = appendHostPorts(nil, p)
 		wt.KubeRequest = kubeRequest(p)
-		wirePodRules(&wt, p)
+		wirePodRules(&wt, p, spreadDefaults)
 	}
 	return wt
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
@@ -16,10 +17,16 @@ import (
 // the parsed affinity terms and spread constraints of tasks and of the
 // other pods on nodes, images, and namespaces' labels.
 
-// wirePodRules fills a task's affinity, spread and image fields.
-func wirePodRules(wt *abi.Task, p *v1.Pod) {
+// wirePodRules fills a task's affinity, spread and image fields;
+// defaults is the pod's system default spread selector, if any
+// (framework.Session.SpreadDefaults).
+func wirePodRules(wt *abi.Task, p *v1.Pod, defaults labels.Selector) {
 	wt.Terminating = p.DeletionTimestamp != nil
 	wt.Images = nodeorder.ImageNames(p)
+	if defaults != nil {
+		wt.SpreadDefaulted = true
+		wt.SpreadConstraints = wireConstraints(predicates.DescribeSpreadDefaults(defaults))
+	}
 	if !framework.HasPodRules(p) {
 		return
 	}
@@ -28,17 +35,25 @@ func wirePodRules(wt *abi.Task, p *v1.Pod) {
 	if d.AffinityErr != nil {
 		wt.AffinityError = d.AffinityErr.Error()
 	}
-	for _, c := range d.Constraints {
+	if len(d.Constraints) > 0 {
+		wt.SpreadConstraints = wireConstraints(d.Constraints)
+	}
+}
+
+func wireConstraints(cs []predicates.ConstraintDescription) []abi.SpreadConstraint {
+	out := make([]abi.SpreadConstraint, 0, len(cs))
+	for _, c := range cs {
 		if c.Err != nil {
-			wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{WhenUnsatisfiable: c.WhenUnsatisfiable, Error: c.Err.Error()})
+			out = append(out, abi.SpreadConstraint{WhenUnsatisfiable: c.WhenUnsatisfiable, Error: c.Err.Error()})
 			continue
 		}
-		wt.SpreadConstraints = append(wt.SpreadConstraints, abi.SpreadConstraint{
+		out = append(out, abi.SpreadConstraint{
 			MaxSkew: c.MaxSkew, TopologyKey: c.TopologyKey, WhenUnsatisfiable: c.WhenUnsatisfiable,
 			Selector: wireSelector(c.Selector), MinDomains: c.MinDomains,
 			NodeAffinityPolicy: c.NodeAffinityPolicy, NodeTaintsPolicy: c.NodeTaintsPolicy,
 		})
 	}
+	return out
 }
 
 // wireOther is a pod on a node that is not a task of the view: only what

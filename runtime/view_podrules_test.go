@@ -45,7 +45,7 @@ func TestWirePodRules(t *testing.T) {
 		},
 	}
 	var wt abi.Task
-	wirePodRules(&wt, pod)
+	wirePodRules(&wt, pod, nil)
 	if want := []string{"busybox:latest", "registry:5000/db:latest", "db:1.2"}; !reflect.DeepEqual(wt.Images, want) {
 		t.Errorf("images %q, want %q", wt.Images, want)
 	}
@@ -73,6 +73,24 @@ func TestWirePodRules(t *testing.T) {
 	}
 	if bad := wt.SpreadConstraints[1]; !strings.Contains(bad.Error, "for 'in', 'notin' operators, values set can't be empty") || bad.TopologyKey != "" || bad.WhenUnsatisfiable != "ScheduleAnyway" {
 		t.Errorf("second constraint %+v: want kube-scheduler's error and its kind, nothing else", bad)
+	}
+}
+
+// A pod without constraints of its own that a Service selects carries
+// kube-scheduler's system defaults over the Service's selector, marked as
+// defaulted; a pod with constraints keeps its own.
+func TestWireSpreadDefaults(t *testing.T) {
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", Labels: map[string]string{"app": "web", "tier": "1"}}}
+	w := &api.Workloads{Services: map[string][]map[string]string{"ns": {{"app": "web"}, {"app": "other"}}}}
+	var wt abi.Task
+	wirePodRules(&wt, pod, w.DefaultSelector(pod))
+	sel := &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"web"}}}}
+	want := []abi.SpreadConstraint{
+		{MaxSkew: 3, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: "ScheduleAnyway", Selector: sel, MinDomains: 1, NodeAffinityPolicy: "Honor", NodeTaintsPolicy: "Ignore"},
+		{MaxSkew: 5, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: "ScheduleAnyway", Selector: sel, MinDomains: 1, NodeAffinityPolicy: "Honor", NodeTaintsPolicy: "Ignore"},
+	}
+	if !wt.SpreadDefaulted || !reflect.DeepEqual(wt.SpreadConstraints, want) {
+		t.Errorf("defaulted %v, constraints %+v; want true and %+v", wt.SpreadDefaulted, wt.SpreadConstraints, want)
 	}
 }
 

@@ -23,13 +23,16 @@ func appendTaskPodRules(b []byte, t *abi.Task) []byte {
 			b = appendSpreadConstraint(b, &t.SpreadConstraints[i])
 		}
 	}
+	if t.SpreadDefaulted {
+		b = appendBool(appendStr(b, "spreadDefaulted"), true)
+	}
 	return appendStrsField(b, "images", t.Images)
 }
 
 // taskPodRulesFields counts the fields appendTaskPodRules writes.
 func taskPodRulesFields(t *abi.Task) int {
 	return countTrue(t.Terminating, t.PodAffinity != nil, t.PodAntiAffinity != nil, t.AffinityError != "",
-		len(t.SpreadConstraints) > 0, len(t.Images) > 0)
+		len(t.SpreadConstraints) > 0, t.SpreadDefaulted, len(t.Images) > 0)
 }
 
 // appendNodePodRules writes the node fields of 1.4, each omitempty.

@@ -163,7 +163,7 @@ func randTask(rng *rand.Rand) *abi.Task {
 	if rng.IntN(2) == 0 {
 		t.PriorityClassName = randString(rng)
 	}
-	t.Terminating, t.Images = rng.IntN(2) == 0, randStrings(rng)
+	t.Terminating, t.SpreadDefaulted, t.Images = rng.IntN(2) == 0, rng.IntN(2) == 0, randStrings(rng)
 	t.PodAffinity, t.PodAntiAffinity = randPodAffinity(rng), randPodAffinity(rng)
 	if rng.IntN(3) == 0 {
 		t.AffinityError = randString(rng)

@@ -59,7 +59,7 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 	nodes := make([]int32, 0, len(h.taskList))
 	for th, t := range h.taskList {
 		node := h.nodeHandle(t.NodeName)
-		o := memo.task(t, h.taskJob[th], node, &e)
+		o := memo.task(t, h.taskJob[th], node, ssn.SpreadDefaults(t.Pod), &e)
 		ev.add(listTasks, o)
 		shapes = append(shapes, o.shape)
 		nodes = append(nodes, node)

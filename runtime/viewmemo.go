@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -80,6 +81,9 @@ type taskStamp struct {
 	status                api.TaskStatus
 	preemptable           bool
 	bestEffort            bool
+	// spreadDefaults is the pod's system default spread selector, which
+	// the session's Services and controllers decide.
+	spreadDefaults string
 }
 
 func stampTask(t *api.TaskInfo, job, node int32) taskStamp {
@@ -126,12 +130,16 @@ func (m *viewMemo) node(n *api.NodeInfo, inView map[api.TaskID]int32, e *viewEnc
 
 // task returns the task's encoding, from the memo when it is still valid.
 // Callers hold mu.
-func (m *viewMemo) task(t *api.TaskInfo, job, node int32, e *viewEncoder) encodedObject {
+func (m *viewMemo) task(t *api.TaskInfo, job, node int32, spreadDefaults labels.Selector, e *viewEncoder) encodedObject {
 	if t.Pod == nil {
-		return e.encodeTask(t, job, node)
+		return e.encodeTask(t, job, node, nil)
 	}
-	return remember(&m.tasks, t.Pod, stampTask(t, job, node),
-		func() encodedObject { return e.encodeTask(t, job, node) })
+	stamp := stampTask(t, job, node)
+	if spreadDefaults != nil {
+		stamp.spreadDefaults = spreadDefaults.String()
+	}
+	return remember(&m.tasks, t.Pod, stamp,
+		func() encodedObject { return e.encodeTask(t, job, node, spreadDefaults) })
 }
 
 // remember returns the encoding kept for key if it was made with this
@@ -164,8 +172,8 @@ func (e *viewEncoder) encodeNode(n *api.NodeInfo, inView map[api.TaskID]int32) e
 	return e.object(n.Name, func(b []byte) []byte { return appendNode(b, &wn) })
 }
 
-func (e *viewEncoder) encodeTask(t *api.TaskInfo, job, node int32) encodedObject {
-	wt := wireTask(t, job, node)
+func (e *viewEncoder) encodeTask(t *api.TaskInfo, job, node int32, spreadDefaults labels.Selector) encodedObject {
+	wt := wireTask(t, job, node, spreadDefaults)
 	o := e.object(t.Namespace+"/"+t.Name, func(b []byte) []byte { return appendTask(b, &wt) })
 	o.shape = e.taskShape(wt)
 	return o

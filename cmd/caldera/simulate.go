@@ -21,8 +21,9 @@ func newSimulateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "simulate --cluster FILE",
 		Short: "Run the scheduler on an embedded cluster built from manifests",
-		Long: `Loads Nodes, Pods, Namespaces, PriorityClasses, PodGroups and Queues from a
-multi-document manifest file into an in-memory API server and runs the real
+		Long: `Loads Nodes, Pods, Namespaces, PriorityClasses, PodGroups and Queues (and the
+Services, ReplicationControllers, ReplicaSets and StatefulSets whose selectors
+give pods default spread constraints) from a multi-document manifest file into an in-memory API server and runs the real
 informers, cache, sessions, actions and binder on it. Between sessions bound
 pods start running and evicted pods are gone.
 

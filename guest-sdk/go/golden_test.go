@@ -99,7 +99,8 @@ func TestGoldenVectors(t *testing.T) {
 		len(pref.Term.Selector.Requirements) != 0 || pref.Term.NamespaceSelector == nil || pref.Term.TopologyKey != "zone" ||
 		spread.MaxSkew != 1 || spread.WhenUnsatisfiable != "DoNotSchedule" || spread.Selector.Requirements[0].Key != "app" ||
 		spread.MinDomains != 1 || spread.NodeAffinityPolicy != "Honor" || spread.NodeTaintsPolicy != "Ignore" ||
-		v.Namespaces["ns"]["team"] != "a" || len(v.Namespaces) != 2 || v.Tasks[0].PodAntiAffinity != nil {
+		v.Namespaces["ns"]["team"] != "a" || len(v.Namespaces) != 2 || v.Tasks[0].PodAntiAffinity != nil ||
+		!v.Tasks[0].SpreadDefaulted || v.Tasks[0].SpreadConstraints[0].MaxSkew != 3 || t1.SpreadDefaulted {
 		t.Errorf("request_session_open's pod rules decoded to node %+v, task %+v, namespaces %v", n, t1, v.Namespaces)
 	}
 	if w, err := g.open.Int("binpack.weight", 0); err != nil || w != 10 {

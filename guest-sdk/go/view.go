@@ -221,6 +221,11 @@ type Task struct {
 	// SpreadConstraints are the pod's topology spread constraints, in
 	// spec order (ABI 1.4).
 	SpreadConstraints []SpreadConstraint `msg:"spreadConstraints"`
+	// SpreadDefaulted: the pod states no spread constraints, and
+	// SpreadConstraints are kube-scheduler's system defaults over the pods
+	// its Services and controller select, which score but never filter;
+	// nodes lacking a topology key then still take part (ABI 1.4).
+	SpreadDefaulted bool `msg:"spreadDefaulted"`
 	// Images are the images of the pod's init and app containers, in that
 	// order, with kube-scheduler's ":latest" added to untagged names
 	// (ABI 1.4).

@@ -3381,9 +3381,9 @@ func (z Taint) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 26
+	// map header, size 27
 	// string "namespace"
-	o = append(o, 0xde, 0x0, 0x1a, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0xde, 0x0, 0x1b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = wire.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -3549,6 +3549,9 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 			return
 		}
 	}
+	// string "spreadDefaulted"
+	o = append(o, 0xaf, 0x73, 0x70, 0x72, 0x65, 0x61, 0x64, 0x44, 0x65, 0x66, 0x61, 0x75, 0x6c, 0x74, 0x65, 0x64)
+	o = wire.AppendBool(o, z.SpreadDefaulted)
 	// string "images"
 	o = append(o, 0xa6, 0x69, 0x6d, 0x61, 0x67, 0x65, 0x73)
 	o = wire.AppendArrayHeader(o, uint32(len(z.Images)))
@@ -3969,6 +3972,12 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "spreadDefaulted":
+			z.SpreadDefaulted, bts, err = wire.ReadBoolBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "SpreadDefaulted")
+				return
+			}
 		case "images":
 			var zb0011 uint32
 			zb0011, bts, err = wire.ReadArrayHeaderBytes(bts)
@@ -4053,7 +4062,7 @@ func (z *Task) Msgsize() (s int) {
 	for za0009 := range z.SpreadConstraints {
 		s += z.SpreadConstraints[za0009].Msgsize()
 	}
-	s += 7 + wire.ArrayHeaderSize
+	s += 16 + wire.BoolSize + 7 + wire.ArrayHeaderSize
 	for za0010 := range z.Images {
 		s += wire.StringPrefixSize + len(z.Images[za0010])
 	}

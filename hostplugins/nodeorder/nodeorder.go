@@ -113,7 +113,8 @@ type Plugin struct {
 	scoreTables map[podRequests]*resourceScores
 
 	// rules scores inter-pod affinity and topology spread; nil when no pod
-	// of the session has such rules or both weights are 0.
+	// of the session has such rules nor default spread constraints, or the
+	// weights are 0.
 	rules *podRules
 	// images are the nodes' images, for ImageLocality.
 	images       *imageStates
@@ -166,7 +167,8 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.templates = map[string]*template{}
 	p.scoreTables = map[podRequests]*resourceScores{}
 	p.rules = nil
-	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && ssn.HasPodRules() {
+	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && ssn.HasPodRules() ||
+		p.w.PodTopologySpread != 0 && ssn.HasSpreadDefaults() {
 		p.rules = newPodRules(ssn, p.w)
 	}
 	p.images = &imageStates{}

@@ -24,16 +24,25 @@ type ruleScores struct {
 
 func newPodRules(ssn *framework.Session, w Weights) *podRules {
 	idx := podrules.NewIndex(ssn.NodeList, ssn.NamespaceLabels)
-	return &podRules{idx: idx, scores: podrules.NewTemplates(func(pod *v1.Pod) *ruleScores {
+	build := func(pod *v1.Pod) *ruleScores {
 		s := &ruleScores{}
 		if w.PodAffinity != 0 {
 			s.affinity = podrules.NewAffinityScore(idx, pod, int32(w.HardPodAffinity))
 		}
 		if w.PodTopologySpread != 0 {
-			s.spread = podrules.NewSpreadScore(idx, pod)
+			s.spread = podrules.NewSpreadScore(idx, pod, ssn.SpreadDefaults(pod))
 		}
 		return s
-	})}
+	}
+	// Pods of one template share states only when their default spread
+	// selectors are equal too.
+	defaults := func(pod *v1.Pod) string {
+		if sel := ssn.SpreadDefaults(pod); sel != nil {
+			return sel.String()
+		}
+		return ""
+	}
+	return &podRules{idx: idx, scores: podrules.NewTemplatesKeyed(build, defaults)}
 }
 
 // errPodRules is kube-scheduler's PreScore failure for a pod whose terms or

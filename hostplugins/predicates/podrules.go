@@ -2,6 +2,7 @@ package predicates
 
 import (
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -99,12 +100,22 @@ func (r *podRules) onDeallocate(task *api.TaskInfo) { r.idx.Remove(task) }
 // the filters parse them.
 type PodRules = podrules.Description
 
-// TermDescription and Requirement are the parts of PodRules.
+// TermDescription, ConstraintDescription and Requirement are the parts of
+// PodRules.
 type (
-	TermDescription = podrules.TermDescription
-	Requirement     = podrules.Requirement
+	TermDescription       = podrules.TermDescription
+	ConstraintDescription = podrules.ConstraintDescription
+	Requirement           = podrules.Requirement
 )
 
 // DescribePodRules parses a pod's rules as the filters do, for the Wasm
 // view, whose guests then apply the same rules to the same terms.
 func DescribePodRules(pod *v1.Pod) PodRules { return podrules.Describe(pod) }
+
+// DescribeSpreadDefaults describes kube-scheduler's system default spread
+// constraints over the pods selector selects, which nodeorder's score
+// applies to a pod without constraints of its own
+// (framework.Session.SpreadDefaults).
+func DescribeSpreadDefaults(selector labels.Selector) []ConstraintDescription {
+	return podrules.DescribeSpreadDefaults(selector)
+}

@@ -15,6 +15,9 @@ type ClusterInfo struct {
 	// NamespaceLabels holds the labels of every Namespace object, which
 	// inter-pod affinity's namespace selectors read. Shared, not copied.
 	NamespaceLabels map[string]map[string]string
+	// Workloads are the Services and controllers whose selectors give pods
+	// without spread constraints kube-scheduler's default ones. Shared.
+	Workloads *Workloads
 }
 
 // NewClusterInfo returns an empty snapshot.
@@ -56,5 +59,6 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 	}
 	out.NamespaceWeights = c.NamespaceWeights
 	out.NamespaceLabels = c.NamespaceLabels
+	out.Workloads = c.Workloads
 	return out
 }

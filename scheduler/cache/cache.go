@@ -206,6 +206,16 @@ func (c *Cache) registerHandlers() error {
 	// Namespaces are watched for their labels, which inter-pod affinity's
 	// namespace selectors read, and for per-namespace policies.
 	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
+	// Services and controllers are watched for their selectors, which give
+	// pods without spread constraints kube-scheduler's default ones.
+	for _, inf := range []cache.SharedIndexInformer{
+		c.informers.Core().V1().Services().Informer(),
+		c.informers.Core().V1().ReplicationControllers().Informer(),
+		c.informers.Apps().V1().ReplicaSets().Informer(),
+		c.informers.Apps().V1().StatefulSets().Informer(),
+	} {
+		c.synced = append(c.synced, inf.HasSynced)
+	}
 	// A handler that works through a queue (a Wasm handler sends events in
 	// batches) has synced once its queue is empty. It is checked after the
 	// registrations: once they say every initial event was delivered, an

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -58,7 +59,47 @@ func (c *Cache) Snapshot() *api.ClusterInfo {
 		snap.NodeList = append(snap.NodeList, name)
 	}
 	snap.NamespaceLabels = c.namespaceLabels()
+	snap.Workloads = c.workloads()
 	return snap
+}
+
+// workloads reads the selectors of the Services and controllers the
+// informers hold; nil when there are none.
+func (c *Cache) workloads() *api.Workloads {
+	w := &api.Workloads{}
+	if list, err := c.informers.Core().V1().Services().Lister().List(labels.Everything()); err == nil {
+		for _, s := range list {
+			if s.Spec.Selector == nil {
+				continue
+			}
+			if w.Services == nil {
+				w.Services = map[string][]map[string]string{}
+			}
+			w.Services[s.Namespace] = append(w.Services[s.Namespace], s.Spec.Selector)
+		}
+	}
+	if list, err := c.informers.Core().V1().ReplicationControllers().Lister().List(labels.Everything()); err == nil && len(list) > 0 {
+		w.ReplicationControllers = make(map[string]map[string]string, len(list))
+		for _, rc := range list {
+			w.ReplicationControllers[rc.Namespace+"/"+rc.Name] = rc.Spec.Selector
+		}
+	}
+	if list, err := c.informers.Apps().V1().ReplicaSets().Lister().List(labels.Everything()); err == nil && len(list) > 0 {
+		w.ReplicaSets = make(map[string]*metav1.LabelSelector, len(list))
+		for _, rs := range list {
+			w.ReplicaSets[rs.Namespace+"/"+rs.Name] = rs.Spec.Selector
+		}
+	}
+	if list, err := c.informers.Apps().V1().StatefulSets().Lister().List(labels.Everything()); err == nil && len(list) > 0 {
+		w.StatefulSets = make(map[string]*metav1.LabelSelector, len(list))
+		for _, ss := range list {
+			w.StatefulSets[ss.Namespace+"/"+ss.Name] = ss.Spec.Selector
+		}
+	}
+	if w.Empty() {
+		return nil
+	}
+	return w
 }
 
 // namespaceLabels reads the labels of every Namespace the informer holds.

@@ -2,7 +2,9 @@ package framework
 
 import (
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 )
 
@@ -44,6 +46,47 @@ func (ssn *Session) HasPodRules() bool {
 		}
 	})
 	return ssn.podRules
+}
+
+// SpreadDefaults returns the selector of kube-scheduler's system default
+// spread constraints for a pod (hostname maxSkew 3 and zone maxSkew 5, both
+// ScheduleAnyway, as Volcano's nodeorder configures PodTopologySpread), or
+// nil when the pod states constraints of its own or nothing in the
+// session's Workloads selects it. Memoised per pod for the session.
+func (ssn *Session) SpreadDefaults(p *v1.Pod) labels.Selector {
+	if p == nil || len(p.Spec.TopologySpreadConstraints) > 0 || ssn.Workloads.Empty() {
+		return nil
+	}
+	ssn.spreadMu.Lock()
+	defer ssn.spreadMu.Unlock()
+	if sel, ok := ssn.spreadDefaults[p]; ok {
+		return sel
+	}
+	sel := ssn.Workloads.DefaultSelector(p)
+	if sel.Empty() {
+		sel = nil
+	}
+	if ssn.spreadDefaults == nil {
+		ssn.spreadDefaults = map[*v1.Pod]labels.Selector{}
+	}
+	ssn.spreadDefaults[p] = sel
+	return sel
+}
+
+// HasSpreadDefaults reports whether any pending task of the session gets
+// system default spread constraints.
+func (ssn *Session) HasSpreadDefaults() bool {
+	if ssn.Workloads.Empty() {
+		return false
+	}
+	for _, j := range ssn.JobList {
+		for _, t := range j.Tasks {
+			if t.Status == api.Pending && ssn.SpreadDefaults(t.Pod) != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // BeginVictimTrial marks the start of a preemption dry run: evictions made

@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/klog/v2"
@@ -40,19 +41,24 @@ type Session struct {
 	TotalResource *api.Resource
 	// NamespaceLabels are the labels of the cluster's Namespace objects.
 	NamespaceLabels map[string]map[string]string
+	// Workloads give pods without spread constraints default ones (see
+	// SpreadDefaults).
+	Workloads *api.Workloads
 
 	Tiers          []conf.Tier
 	Configurations []conf.Configuration
 	// Actions are the configured actions' names, in order.
 	Actions []string
 
-	cache        Cache
-	fits         *api.FitCache
-	instances    [][]instance
-	hooks        *hookTable
-	podRulesOnce sync.Once
-	podRules     bool
-	victimTrial  bool
+	cache          Cache
+	fits           *api.FitCache
+	instances      [][]instance
+	hooks          *hookTable
+	podRulesOnce   sync.Once
+	podRules       bool
+	victimTrial    bool
+	spreadMu       sync.Mutex
+	spreadDefaults map[*v1.Pod]labels.Selector
 	// podGroupStatus is each job's PodGroup status at open, so that close
 	// writes only what changed.
 	podGroupStatus map[api.JobID]v1beta1.PodGroupStatus
@@ -70,6 +76,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 		Nodes:           snap.Nodes,
 		Queues:          snap.Queues,
 		NamespaceLabels: snap.NamespaceLabels,
+		Workloads:       snap.Workloads,
 		TotalResource:   api.EmptyResource(),
 		Tiers:           cfg.Tiers,
 		Configurations:  cfg.Configurations,

@@ -38,6 +38,7 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 	for _, o := range c.Pods {
 		kubeObjs = append(kubeObjs, o)
 	}
+	kubeObjs = append(kubeObjs, c.Workloads...)
 	for _, o := range c.Queues {
 		vcObjs = append(vcObjs, o)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -31,6 +32,10 @@ type Cluster struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	PodGroups       []*v1beta1.PodGroup
 	Queues          []*v1beta1.Queue
+	// Workloads are the Services, ReplicationControllers, ReplicaSets and
+	// StatefulSets, read only for the selectors that give pods without
+	// spread constraints kube-scheduler's default ones.
+	Workloads []runtime.Object
 }
 
 // creationBase is the creation time given to objects that state none; later
@@ -52,8 +57,9 @@ func LoadCluster(path string) (*Cluster, error) {
 }
 
 // ParseCluster decodes manifests of the supported kinds: v1 Node, Pod,
-// Namespace; scheduling.k8s.io/v1 PriorityClass; scheduling.volcano.sh/v1beta1
-// PodGroup and Queue. Any other kind, a malformed document or an invalid
+// Namespace, Service, ReplicationController; apps/v1 ReplicaSet and
+// StatefulSet; scheduling.k8s.io/v1 PriorityClass;
+// scheduling.volcano.sh/v1beta1 PodGroup and Queue. Any other kind, a malformed document or an invalid
 // object is an error naming the document.
 func ParseCluster(data []byte, source string) (*Cluster, error) {
 	s := runtime.NewScheme()
@@ -159,6 +165,9 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 			}
 		}
 		c.Pods = append(c.Pods, o)
+	case *v1.Service, *v1.ReplicationController, *appsv1.ReplicaSet, *appsv1.StatefulSet:
+		defaultNamespace(m)
+		c.Workloads = append(c.Workloads, obj)
 	case *schedulingv1.PriorityClass:
 		c.PriorityClasses = append(c.PriorityClasses, o)
 	case *v1beta1.PodGroup:
@@ -179,7 +188,7 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		}
 		c.Queues = append(c.Queues, o)
 	default:
-		return fmt.Errorf("unsupported kind: expected v1 Node, Pod or Namespace, scheduling.k8s.io/v1 PriorityClass, or scheduling.volcano.sh/v1beta1 PodGroup or Queue")
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service or ReplicationController, apps/v1 ReplicaSet or StatefulSet, scheduling.k8s.io/v1 PriorityClass, or scheduling.volcano.sh/v1beta1 PodGroup or Queue")
 	}
 	return nil
 }

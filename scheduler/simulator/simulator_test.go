@@ -153,7 +153,7 @@ func TestRunBindsAdmitsAndRunsUntilQuiet(t *testing.T) {
 
 func TestParseClusterNamesBadDocument(t *testing.T) {
 	for name, tc := range map[string]struct{ doc, want string }{
-		"unsupported kind": {"apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", "document 1 (Service s): unsupported kind"},
+		"unsupported kind": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n", "document 1 (ConfigMap s): unsupported kind"},
 		"no containers":    {"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n", "document 1 (Pod default/p): spec.containers"},
 		"bad quantity":     {"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: lots}}\n", "document 1"},
 		"missing name":     {"---\napiVersion: v1\nkind: Node\nmetadata: {}\n", "metadata.name is required"},

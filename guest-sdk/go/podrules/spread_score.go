@@ -13,6 +13,9 @@ type SpreadScore struct {
 	follower
 	namespace string
 	cs        []*caldera.SpreadConstraint
+	// requireAll says nodes lacking any constraint's key are ignored; it
+	// is false only for system default constraints.
+	requireAll bool
 	// Err is the error reading the task's constraints: scoring the task
 	// then fails.
 	Err string
@@ -29,9 +32,9 @@ type SpreadScore struct {
 }
 
 // NewSpreadScore builds the score state for a task from its
-// ScheduleAnyway constraints.
+// ScheduleAnyway constraints (its system defaults when SpreadDefaulted).
 func NewSpreadScore(idx *Index, t *caldera.Task) *SpreadScore {
-	s := &SpreadScore{namespace: t.Namespace}
+	s := &SpreadScore{namespace: t.Namespace, requireAll: !t.SpreadDefaulted}
 	s.cs, s.Err = constraintsOf(t, "ScheduleAnyway")
 	if s.Err != "" || len(s.cs) == 0 {
 		return s
@@ -47,7 +50,7 @@ func NewSpreadScore(idx *Index, t *caldera.Task) *SpreadScore {
 	s.byPair = map[topologyPair]int64{}
 	for ni := range idx.nodes {
 		n := &idx.nodes[ni]
-		if !hasAllKeys(n.Labels, s.cs) {
+		if s.requireAll && !hasAllKeys(n.Labels, s.cs) {
 			continue
 		}
 		for i, c := range s.cs {
@@ -88,7 +91,7 @@ func (s *SpreadScore) Score(nodes []*caldera.Node, out []int64) bool {
 	ignored := s.ignored[:len(nodes)]
 	kept := 0
 	for i, n := range nodes {
-		ignored[i] = !hasAllKeys(n.Labels, s.cs)
+		ignored[i] = s.requireAll && !hasAllKeys(n.Labels, s.cs)
 		if !ignored[i] {
 			kept++
 		}

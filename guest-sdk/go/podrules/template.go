@@ -29,6 +29,7 @@ func TemplateKey(key []byte, t *caldera.Task) []byte {
 	for i := range t.SpreadConstraints {
 		key, _ = t.SpreadConstraints[i].MarshalMsg(key)
 	}
+	key = appendBool(key, t.SpreadDefaulted)
 	if na := t.NodeAffinity; na != nil && na.Required != nil {
 		key = binary.AppendUvarint(key, uint64(len(na.Required.Terms)+1))
 		for i := range na.Required.Terms {
@@ -55,12 +56,13 @@ func appendMapKey(key []byte, m map[string]string) []byte {
 }
 
 // HasRules reports whether any pod of the view, pending or on a node, has
-// inter-pod affinity terms or spread constraints: without any, the rules
-// pass every node and score nothing.
+// inter-pod affinity terms or spread constraints of its own: without any,
+// the rules pass every node and score nothing but system default spread
+// constraints (HasSpreadDefaults).
 func HasRules(v *caldera.View) bool {
 	for i := range v.Tasks {
 		t := &v.Tasks[i]
-		if t.PodAffinity != nil || t.PodAntiAffinity != nil || t.AffinityError != "" || len(t.SpreadConstraints) > 0 {
+		if t.PodAffinity != nil || t.PodAntiAffinity != nil || t.AffinityError != "" || len(t.SpreadConstraints) > 0 && !t.SpreadDefaulted {
 			return true
 		}
 	}
@@ -72,4 +74,22 @@ func HasRules(v *caldera.View) bool {
 		}
 	}
 	return false
+}
+
+// HasSpreadDefaults reports whether any pending task of the view carries
+// system default spread constraints, which only the score applies.
+func HasSpreadDefaults(v *caldera.View) bool {
+	for i := range v.Tasks {
+		if t := &v.Tasks[i]; t.SpreadDefaulted && t.Status == caldera.Pending {
+			return true
+		}
+	}
+	return false
+}
+
+func appendBool(key []byte, b bool) []byte {
+	if b {
+		return append(key, 1)
+	}
+	return append(key, 0)
 }

@@ -185,6 +185,8 @@ fn golden_vectors() {
         assert_eq!((c.node_affinity_policy.as_str(), c.node_taints_policy.as_str()), ("Honor", "Ignore"));
         assert_eq!(c.selector.as_ref().unwrap().requirements[0].key, "app");
         assert!(t0.pod_anti_affinity.is_none());
+        assert!(t0.spread_defaulted && !t1.spread_defaulted);
+        assert_eq!(t0.spread_constraints[0].max_skew, 3);
         assert_eq!((v.namespaces.len(), v.namespaces["ns"]["team"].as_str()), (2, "a"));
         assert_eq!(s.tasks_of(j).count(), 2);
         assert_eq!(s.arguments().str("binpack.resources"), Some("nvidia.com/gpu"));

@@ -48,6 +48,17 @@ pub trait Plugin {
     /// anything else must leave it false, or stale verdicts will place pods.
     const NODE_LOCAL_PREDICATES: bool = false;
 
+    /// Whether this session's `predicate_batch` verdicts are node-local as
+    /// [`Plugin::NODE_LOCAL_PREDICATES`] promises, for a plugin whose
+    /// verdicts read other pods in some sessions only (when a task of the
+    /// session has inter-pod affinity or topology spread rules). Asked after
+    /// [`Plugin::on_session_open`], and only when that constant is true;
+    /// false withdraws the promise for the session (ABI 1.4): the scheduler
+    /// keeps no verdict of it and serves none kept from earlier sessions.
+    fn predicates_node_local_in(&self, _s: &Session) -> bool {
+        true
+    }
+
     /// The configuration arguments the plugin reads, with their types and
     /// defaults, for the module's descriptor (`caldera plugin inspect`
     /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them

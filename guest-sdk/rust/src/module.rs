@@ -173,6 +173,9 @@ struct Args {
     jobs: Vec<Handle>,
     queues: Vec<Handle>,
     scores: Vec<f64>,
+    /// predicate_batch's `trial` (ABI 1.4): the call is made during a
+    /// preemption dry run.
+    trial: bool,
 }
 
 /// A failed call: a code other than OK and its message.
@@ -202,6 +205,8 @@ enum Answer {
     Valid(Result<(), Invalid>),
     Conditions(Vec<Condition>),
     EventVerdicts,
+    /// session_open's `{nodeLocalWithdrawn: true}`.
+    NodeLocalWithdrawn,
 }
 
 type Served = Result<Answer, Failure>;
@@ -302,6 +307,9 @@ impl<P: Plugin> Module<P> {
         };
         let s = self.session.insert(Session::new(view, arguments));
         self.plugin.on_session_open(s).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
+        if P::NODE_LOCAL_PREDICATES && !self.plugin.predicates_node_local_in(s) {
+            return Ok(Answer::NodeLocalWithdrawn);
+        }
         Ok(Answer::Nil)
     }
 
@@ -346,6 +354,7 @@ impl<P: Plugin> Module<P> {
             list.clear();
         }
         a.scores.clear();
+        a.trial = false;
         let raw = match raw {
             Some(raw) => raw,
             None => return Ok(()),
@@ -369,6 +378,7 @@ impl<P: Plugin> Module<P> {
                         }
                     }
                 }
+                "trial" => a.trial = r.bool()?,
                 _ => r.skip()?,
             }
         }
@@ -429,7 +439,9 @@ impl<P: Plugin> Module<P> {
                 let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("predicate_batch: {}", e.0)))?;
                 verdicts.clear();
                 verdicts.resize(nodes.len(), Verdict::PASS);
+                s.set_victim_trial(args.trial);
                 f(plugin, s, t, &nodes, verdicts);
+                s.set_victim_trial(false);
                 Ok(Answer::Verdicts)
             }
             HOOK_NODE_ORDER_BATCH => {
@@ -570,6 +582,11 @@ impl<P: Plugin> Module<P> {
                 }
             }
             Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
+            Answer::NodeLocalWithdrawn => {
+                w.map(1);
+                w.str("nodeLocalWithdrawn");
+                w.bool(true);
+            }
         }
     }
 }

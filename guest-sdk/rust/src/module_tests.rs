@@ -8,7 +8,7 @@ use crate::hooks::*;
 use crate::module::*;
 use crate::msgpack::{Reader, Writer};
 use crate::session::Session;
-use crate::view::{status, Job, Node, Resource, Taint, Task, View};
+use crate::view::{status, Job, Node, PodAffinity, Resource, Taint, Task, View};
 
 #[derive(Default)]
 struct Counter {
@@ -332,6 +332,102 @@ fn a_session_closes_with_its_events_undone() {
     }
     call(&mut m, HOOK_SESSION_CLOSE, &request(&[[1, 1, 0]], |w| w.nil()));
     assert_eq!(m.last.as_ref().unwrap(), &want);
+}
+
+/// Reads other pods when a task of the session has inter-pod anti-affinity,
+/// as the predicates port does, and notes whether each predicate_batch is
+/// part of a victim trial.
+#[derive(Default)]
+struct Rules {
+    pod_rules: bool,
+    trials: Vec<bool>,
+}
+
+impl Plugin for Rules {
+    const NAME: &'static str = "rules";
+    const NODE_LOCAL_PREDICATES: bool = true;
+
+    fn on_session_open(&mut self, s: &Session) -> Result<(), Error> {
+        self.pod_rules = s.tasks().iter().any(|t| t.pod_anti_affinity.is_some());
+        Ok(())
+    }
+
+    fn predicates_node_local_in(&self, _: &Session) -> bool {
+        !self.pod_rules
+    }
+}
+
+impl Predicate for Rules {
+    fn predicate_batch(&mut self, s: &Session, _: &Task, _: &[&Node], _: &mut [Verdict]) {
+        self.trials.push(s.in_victim_trial());
+    }
+}
+
+/// A predicate_batch request for task 0 on both nodes, with `trial` when
+/// given.
+fn predicate_batch(trial: Option<bool>) -> Vec<u8> {
+    request(&[], |w| {
+        w.map(2 + usize::from(trial.is_some()));
+        w.str("task");
+        w.int(0);
+        w.str("nodes");
+        w.array(2);
+        w.int(0);
+        w.int(1);
+        if let Some(on) = trial {
+            w.str("trial");
+            w.bool(on);
+        }
+    })
+}
+
+#[test]
+fn predicate_batch_tells_a_victim_trial() {
+    let mut m = Module::new(Rules::default(), crate::__hooks!(Rules));
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    for trial in [Some(true), None, Some(false), Some(true)] {
+        assert_eq!(reply(&call(&mut m, HOOK_PREDICATE_BATCH, &predicate_batch(trial))), (0, String::new()), "trial {:?}", trial);
+        assert!(!m.session.as_ref().unwrap().in_victim_trial(), "a trial lasts one call");
+    }
+    assert_eq!(m.plugin.trials, [true, false, false, true]);
+
+    let bad = request(&[], |w| {
+        w.map(1);
+        w.str("trial");
+        w.int(1);
+    });
+    assert_eq!(reply(&call(&mut m, HOOK_PREDICATE_BATCH, &bad)).0, 65, "trial is a bool");
+    assert_eq!(m.plugin.trials.len(), 4);
+}
+
+#[test]
+fn session_open_withdraws_node_local_verdicts_when_the_plugin_says_so() {
+    let nil = b"\x93\x00\xa0\xc0".to_vec();
+    let mut withdrawn = b"\x93\x00\xa0".to_vec();
+    let mut w = Writer(&mut withdrawn);
+    w.map(1);
+    w.str("nodeLocalWithdrawn");
+    w.bool(true);
+
+    let mut rules = view();
+    rules.tasks[1].pod_anti_affinity = Some(PodAffinity::default());
+    let mut m = Module::new(Rules::default(), crate::__hooks!(Rules));
+    for (v, want, what) in [(&view(), &nil, "no pod rules"), (&rules, &withdrawn, "pod rules"), (&view(), &nil, "no pod rules again")] {
+        assert_eq!(&call(&mut m, HOOK_SESSION_OPEN, &open_request(v)), want, "{}", what);
+        call(&mut m, HOOK_SESSION_CLOSE, &request(&[], |w| w.nil()));
+    }
+
+    // A plugin that made no promise has none to withdraw.
+    #[derive(Default)]
+    struct Unpromised;
+    impl Plugin for Unpromised {
+        const NAME: &'static str = "unpromised";
+        fn predicates_node_local_in(&self, _: &Session) -> bool {
+            false
+        }
+    }
+    let mut m = Module::new(Unpromised, crate::__hooks!(Unpromised));
+    assert_eq!(call(&mut m, HOOK_SESSION_OPEN, &open_request(&rules)), nil);
 }
 
 /// Counts placements and, at close, notes the first task's status.

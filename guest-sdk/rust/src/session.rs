@@ -24,6 +24,9 @@ pub struct Session {
     // Set by the default `Plugin::on_session_close`: the plugin does
     // nothing at close.
     closed_by_default: Cell<bool>,
+    // Set while `Predicate::predicate_batch` serves a call made during a
+    // preemption dry run (`in_victim_trial`).
+    trial: Cell<bool>,
 }
 
 /// A PodGroup condition to set when the session closes.
@@ -58,6 +61,7 @@ impl Session {
             conditions: RefCell::new(Vec::new()),
             undo: Undo::default(),
             closed_by_default: Cell::new(false),
+            trial: Cell::new(false),
         };
         s.index();
         s
@@ -169,6 +173,18 @@ impl Session {
         ids.iter().map(move |&i| &self.view.tasks[i as usize])
     }
 
+    /// Whether the [`Predicate::predicate_batch`](crate::Predicate::predicate_batch)
+    /// call being served is part of a preemption dry run in which this
+    /// plugin takes part (its configuration enables `preemptable` or
+    /// `allocatable`; ABI 1.4); false in every other hook. The evictions
+    /// applied to the view since the dry run began only test whether the
+    /// victims make room: Volcano's predicates plugin counts them in its
+    /// inter-pod affinity and spread state then, and only then, outside
+    /// PrePredicate.
+    pub fn in_victim_trial(&self) -> bool {
+        self.trial.get()
+    }
+
     /// Asks the scheduler to set a condition on the job's PodGroup when the
     /// session closes, as a native plugin does from OnSessionClose (for
     /// example `Unschedulable`, `True`, `NotEnoughResources`, "3/4 tasks in
@@ -197,6 +213,10 @@ impl Session {
 
     pub(crate) fn closed_by_default(&self) -> bool {
         self.closed_by_default.get()
+    }
+
+    pub(crate) fn set_victim_trial(&self, on: bool) {
+        self.trial.set(on);
     }
 
     pub(crate) fn take_conditions(&self) -> Vec<Condition> {

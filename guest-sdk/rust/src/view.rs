@@ -368,6 +368,11 @@ pub struct Task {
     /// The pod's topology spread constraints, in spec order (ABI 1.4).
     #[serde(deserialize_with = "nullable")]
     pub spread_constraints: Vec<SpreadConstraint>,
+    /// The pod states no spread constraints and `spread_constraints` are
+    /// kube-scheduler's system defaults over the pods its Services and
+    /// controller select, which score but never filter; nodes lacking a
+    /// topology key still take part in the score (ABI 1.4).
+    pub spread_defaulted: bool,
     /// The images of the pod's init and app containers, in that order,
     /// with kube-scheduler's `:latest` added to untagged names (ABI 1.4).
     #[serde(deserialize_with = "nullable")]
@@ -407,6 +412,7 @@ impl Default for Task {
             pod_anti_affinity: None,
             affinity_error: String::new(),
             spread_constraints: Vec::new(),
+            spread_defaulted: false,
             images: Vec::new(),
             handle: 0,
         }

@@ -71,13 +71,28 @@ func Describe(pod *v1.Pod) Description {
 			d.Constraints = append(d.Constraints, ConstraintDescription{WhenUnsatisfiable: string(c.WhenUnsatisfiable), Err: err})
 			continue
 		}
-		d.Constraints = append(d.Constraints, ConstraintDescription{
-			MaxSkew: tc.maxSkew, TopologyKey: tc.key, WhenUnsatisfiable: string(c.WhenUnsatisfiable),
-			Selector: requirements(tc.selector), MinDomains: tc.minDomains,
-			NodeAffinityPolicy: policy(tc.honorAffinity), NodeTaintsPolicy: policy(tc.honorTaints),
-		})
+		d.Constraints = append(d.Constraints, describeConstraint(&tc, c.WhenUnsatisfiable))
 	}
 	return d
+}
+
+// DescribeSpreadDefaults describes the system default constraints over
+// selector, as NewSpreadScore applies them.
+func DescribeSpreadDefaults(selector labels.Selector) []ConstraintDescription {
+	cs := systemDefaults(selector)
+	out := make([]ConstraintDescription, len(cs))
+	for i := range cs {
+		out[i] = describeConstraint(&cs[i], v1.ScheduleAnyway)
+	}
+	return out
+}
+
+func describeConstraint(c *constraint, when v1.UnsatisfiableConstraintAction) ConstraintDescription {
+	return ConstraintDescription{
+		MaxSkew: c.maxSkew, TopologyKey: c.key, WhenUnsatisfiable: string(when),
+		Selector: requirements(c.selector), MinDomains: c.minDomains,
+		NodeAffinityPolicy: policy(c.honorAffinity), NodeTaintsPolicy: policy(c.honorTaints),
+	}
 }
 
 func policy(honor bool) string {

@@ -90,7 +90,7 @@ func TestIncrementalStatesAnswerAsFreshOnes(t *testing.T) {
 		}
 		kept := make([]states, len(incoming))
 		for i, p := range incoming {
-			kept[i] = states{NewAffinityFilter(idx, p), NewAffinityScore(idx, p, 1), NewSpreadFilter(idx, p), NewSpreadScore(idx, p)}
+			kept[i] = states{NewAffinityFilter(idx, p), NewAffinityScore(idx, p, 1), NewSpreadFilter(idx, p), NewSpreadScore(idx, p, nil)}
 		}
 		var placed []*api.TaskInfo
 		for step := 0; step < 60; step++ {
@@ -107,7 +107,7 @@ func TestIncrementalStatesAnswerAsFreshOnes(t *testing.T) {
 			for i, p := range incoming {
 				kept[i].af.CatchUp()
 				kept[i].sf.CatchUp()
-				fresh := states{NewAffinityFilter(idx, p), NewAffinityScore(idx, p, 1), NewSpreadFilter(idx, p), NewSpreadScore(idx, p)}
+				fresh := states{NewAffinityFilter(idx, p), NewAffinityScore(idx, p, 1), NewSpreadFilter(idx, p), NewSpreadScore(idx, p, nil)}
 				compareStates(t, fmt.Sprintf("seed %d step %d pod %d", seed, step, i), idx,
 					kept[i].af, fresh.af, kept[i].as, fresh.as, kept[i].sf, fresh.sf, kept[i].ss, fresh.ss)
 			}

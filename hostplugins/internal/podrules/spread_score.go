@@ -4,8 +4,18 @@ import (
 	"math"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 )
+
+// systemDefaults are kube-scheduler's system default spread constraints,
+// hostname maxSkew 3 and zone maxSkew 5, over the pods selector selects.
+func systemDefaults(selector labels.Selector) []constraint {
+	return []constraint{
+		{maxSkew: 3, key: v1.LabelHostname, selector: selector, minDomains: 1, honorAffinity: true},
+		{maxSkew: 5, key: v1.LabelTopologyZone, selector: selector, minDomains: 1, honorAffinity: true},
+	}
+}
 
 // SpreadScore is the PodTopologySpread score's state for one template: the
 // matching pods per domain over every node that counts, and per node for
@@ -34,19 +44,28 @@ type SpreadScore struct {
 }
 
 // NewSpreadScore builds the score state for a pod from its ScheduleAnyway
-// constraints.
-func NewSpreadScore(idx *Index, pod *v1.Pod) *SpreadScore {
+// constraints, or, when it states none and defaults is not nil, from
+// kube-scheduler's system default constraints over the pods defaults
+// selects (see framework.Session.SpreadDefaults).
+func NewSpreadScore(idx *Index, pod *v1.Pod, defaults labels.Selector) *SpreadScore {
 	s := &SpreadScore{pod: pod}
-	cs, err := constraintsOf(pod, v1.ScheduleAnyway)
-	if err != nil {
-		s.Err = err
-		return s
+	s.requireAll = true
+	if len(pod.Spec.TopologySpreadConstraints) == 0 && defaults != nil {
+		s.cs = systemDefaults(defaults)
+		// Nodes without a zone label still count for hostname spreading.
+		s.requireAll = false
+	} else {
+		cs, err := constraintsOf(pod, v1.ScheduleAnyway)
+		if err != nil {
+			s.Err = err
+			return s
+		}
+		s.cs = cs
 	}
-	s.cs = cs
+	cs := s.cs
 	if len(cs) == 0 {
 		return s
 	}
-	s.requireAll = true
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	s.eligible = make([][]bool, len(cs))
 	s.perNode = make([][]int64, len(cs))

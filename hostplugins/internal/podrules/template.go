@@ -71,6 +71,8 @@ func appendString(buf []byte, s string) []byte {
 // states are kept apart and found without the lock.
 type Templates[S any] struct {
 	build func(*v1.Pod) S
+	// extra, when set, adds to a pod's key what build reads beside the pod.
+	extra func(*v1.Pod) string
 
 	mu    sync.Mutex
 	byKey map[string]S
@@ -89,6 +91,15 @@ func NewTemplates[S any](build func(*v1.Pod) S) *Templates[S] {
 	return &Templates[S]{build: build, byKey: map[string]S{}, byPod: map[*v1.Pod]S{}}
 }
 
+// NewTemplatesKeyed is NewTemplates for a build that also reads something
+// of the session about the pod (its default spread selector, say): extra
+// returns that, and pods share states only where it is equal too.
+func NewTemplatesKeyed[S any](build func(*v1.Pod) S, extra func(*v1.Pod) string) *Templates[S] {
+	t := NewTemplates(build)
+	t.extra = extra
+	return t
+}
+
 // Of returns a pod's states, building its template's on first use.
 func (t *Templates[S]) Of(pod *v1.Pod) S {
 	if l := t.last.Load(); l != nil && l.pod == pod {
@@ -98,7 +109,11 @@ func (t *Templates[S]) Of(pod *v1.Pod) S {
 	defer t.mu.Unlock()
 	s, ok := t.byPod[pod]
 	if !ok {
-		key := string(TemplateKey(nil, pod))
+		buf := TemplateKey(nil, pod)
+		if t.extra != nil {
+			buf = appendString(append(buf, '|'), t.extra(pod))
+		}
+		key := string(buf)
 		if s, ok = t.byKey[key]; !ok {
 			s = t.build(pod)
 			t.byKey[key] = s

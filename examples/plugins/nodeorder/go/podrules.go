@@ -7,7 +7,8 @@ import (
 
 // rules holds the InterPodAffinity and PodTopologySpread score states of a
 // session, one per rule template, made on first use. Nil when no pod of
-// the session has such rules or both weights are 0.
+// the session has such rules nor system default spread constraints, or the
+// weights are 0.
 type rules struct {
 	idx    *podrules.Index
 	w      *weights
@@ -22,7 +23,9 @@ type ruleScores struct {
 }
 
 func newRules(v *caldera.View, w *weights) *rules {
-	if (w.podAffinity == 0 && w.podTopologySpread == 0) || !podrules.HasRules(v) {
+	rulesApply := (w.podAffinity != 0 || w.podTopologySpread != 0) && podrules.HasRules(v)
+	defaultsApply := w.podTopologySpread != 0 && podrules.HasSpreadDefaults(v)
+	if !rulesApply && !defaultsApply {
 		return nil
 	}
 	return &rules{idx: podrules.NewIndex(v), w: w, byTask: make([]*ruleScores, len(v.Tasks))}

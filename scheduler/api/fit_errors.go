@@ -10,37 +10,64 @@ import (
 // them the way kube-scheduler does: "0/5 nodes are available: 3 Insufficient
 // cpu, 2 node(s) had untolerated taint {k: v}."
 type FitErrors struct {
-	nodes map[string][]string
+	// nodes counts the nodes recorded; reasons counts, per reason, the
+	// nodes rejected for it, in order of first appearance. A search
+	// rejects thousands of nodes per task, for a handful of reasons, and
+	// most tasks then find a node: recording is a count, not an entry.
+	nodes   int
+	reasons []reasonCount
 	// err is a task-level reason that applies before any node is looked at.
 	err string
 }
 
-// NewFitErrors returns an empty collection.
-func NewFitErrors() *FitErrors { return &FitErrors{nodes: map[string][]string{}} }
+type reasonCount struct {
+	reason string
+	n      int
+}
 
-// SetNodeError records the reasons one node was rejected.
-func (f *FitErrors) SetNodeError(node string, reasons ...string) { f.nodes[node] = reasons }
+// NewFitErrors returns an empty collection.
+func NewFitErrors() *FitErrors { return &FitErrors{} }
+
+// SetNodeError records the reasons one node was rejected. Each node is
+// recorded at most once per collection (a search looks at a node once).
+func (f *FitErrors) SetNodeError(node string, reasons ...string) {
+	f.nodes++
+	for _, r := range reasons {
+		f.count(r)
+	}
+}
+
+// SetNodeReason is SetNodeError with one reason, without the variadic
+// slice.
+func (f *FitErrors) SetNodeReason(node, reason string) {
+	f.nodes++
+	f.count(reason)
+}
+
+func (f *FitErrors) count(reason string) {
+	for i := range f.reasons {
+		if f.reasons[i].reason == reason {
+			f.reasons[i].n++
+			return
+		}
+	}
+	f.reasons = append(f.reasons, reasonCount{reason, 1})
+}
 
 // SetError records a reason that applies to the task as a whole.
 func (f *FitErrors) SetError(err string) { f.err = err }
 
 // Error renders the histogram of reasons.
 func (f *FitErrors) Error() string {
-	if f.err != "" && len(f.nodes) == 0 {
+	if f.err != "" && f.nodes == 0 {
 		return f.err
 	}
-	counts := map[string]int{}
-	for _, reasons := range f.nodes {
-		for _, r := range reasons {
-			counts[r]++
-		}
-	}
-	parts := make([]string, 0, len(counts))
-	for r, n := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	parts := make([]string, 0, len(f.reasons))
+	for _, rc := range f.reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", rc.n, rc.reason))
 	}
 	sort.Strings(parts)
-	msg := fmt.Sprintf("0/%d nodes are available", len(f.nodes))
+	msg := fmt.Sprintf("0/%d nodes are available", f.nodes)
 	if len(parts) > 0 {
 		msg += ": " + strings.Join(parts, ", ")
 	}

@@ -58,7 +58,13 @@ func NewAffinityFilter(idx *Index, pod *v1.Pod) *AffinityFilter {
 	terms.requiredAnti = idx.resolveNamespaces(terms.requiredAnti)
 	f.terms = terms
 	f.existingAnti, f.affinity, f.anti = pairCounts{}, pairCounts{}, pairCounts{}
-	f.start(idx, f.apply)
+	// Existing pods' required anti-affinity, and pods the pod's own
+	// required terms can select.
+	var src sources
+	idx.requiredAnti.selectors(&src, pod)
+	src.everyTerm(idx, terms.requiredAffinity)
+	src.anyTerm(idx, terms.requiredAnti)
+	f.start(idx, src.list(), f.apply)
 	return f
 }
 

@@ -38,7 +38,12 @@ func NewAffinityScore(idx *Index, pod *v1.Pod, hardWeight int32) *AffinityScore 
 	terms.preferredAnti = idx.resolveNamespaces(terms.preferredAnti)
 	s.terms = terms
 	s.scores = map[string]map[string]int64{}
-	s.start(idx, s.apply)
+	// Existing pods' terms, and pods the pod's preferred terms can select.
+	var src sources
+	idx.scoring.selectors(&src, pod)
+	src.anyTerm(idx, terms.preferredAffinity)
+	src.anyTerm(idx, terms.preferredAnti)
+	s.start(idx, src.list(), s.apply)
 	return s
 }
 

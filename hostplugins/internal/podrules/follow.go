@@ -13,10 +13,11 @@ type follower struct {
 	seen atomic.Int64 // log entries applied
 }
 
-// start applies every pod counted now.
-func (f *follower) start(idx *Index, apply func(*Pod, int64)) {
+// start applies every pod counted now that is in src (every pod for a
+// nil src; see sources).
+func (f *follower) start(idx *Index, src []podSet, apply func(*Pod, int64)) {
 	f.idx = idx
-	idx.eachPod(func(p *Pod) { apply(p, 1) })
+	idx.eachPod(src, func(p *Pod) { apply(p, 1) })
 	f.seen.Store(int64(len(idx.log)))
 }
 

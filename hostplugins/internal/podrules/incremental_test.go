@@ -22,6 +22,9 @@ func randomPod(r *rand.Rand, i int) *v1.Pod {
 	}}
 	keys := []string{v1.LabelHostname, "zone"}
 	sel := func() *metav1.LabelSelector {
+		if r.Intn(4) == 0 { // no label demanded: any pod may match
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"z"}}}}
+		}
 		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": []string{"x", "y"}[r.Intn(2)]}}
 	}
 	term := func() v1.PodAffinityTerm {

@@ -18,11 +18,22 @@ type Index struct {
 	nsLabels map[string]labels.Set
 	pods     map[api.TaskID]*Pod
 	log      []change
-	// withRequiredAnti and withAffinity count the pods that have required
-	// anti-affinity terms, and any affinity terms at all.
-	withRequiredAnti int
-	withAffinity     int
+	// Every counted pod is in all and in byLabel under each of its labels;
+	// requiredAnti files those with required anti-affinity terms, scoring
+	// those with terms the affinity score reads of existing pods. A state
+	// built mid-session walks only the sets that can hold pods which
+	// change it (sources).
+	all          podSet
+	byLabel      map[labelPair]podSet
+	requiredAnti termIndex
+	scoring      termIndex
 }
+
+// podSet is a set of counted pods.
+type podSet map[*Pod]struct{}
+
+// labelPair is one label, key and value.
+type labelPair struct{ key, value string }
 
 // Node is one session node as the rules see it.
 type Node struct {
@@ -49,10 +60,14 @@ type change struct {
 // an object has no labels.
 func NewIndex(nodes []*api.NodeInfo, nsLabels map[string]map[string]string) *Index {
 	idx := &Index{
-		nodes:    make([]*Node, len(nodes)),
-		byName:   make(map[string]*Node, len(nodes)),
-		nsLabels: make(map[string]labels.Set, len(nsLabels)),
-		pods:     map[api.TaskID]*Pod{},
+		nodes:        make([]*Node, len(nodes)),
+		byName:       make(map[string]*Node, len(nodes)),
+		nsLabels:     make(map[string]labels.Set, len(nsLabels)),
+		pods:         map[api.TaskID]*Pod{},
+		all:          podSet{},
+		byLabel:      map[labelPair]podSet{},
+		requiredAnti: newTermIndex(),
+		scoring:      newTermIndex(),
 	}
 	for name, l := range nsLabels {
 		idx.nsLabels[name] = labels.Set(l)
@@ -96,7 +111,7 @@ func (idx *Index) Remove(task *api.TaskInfo) {
 	}
 	delete(idx.pods, task.UID)
 	delete(p.node.pods, p)
-	idx.tally(p, -1)
+	idx.forget(p)
 	idx.log = append(idx.log, change{pod: p, delta: -1})
 }
 
@@ -110,25 +125,53 @@ func (idx *Index) add(task *api.TaskInfo, nd *Node, logged bool) {
 	p := &Pod{pod: task.Pod, node: nd, terms: terms}
 	idx.pods[task.UID] = p
 	nd.pods[p] = struct{}{}
-	idx.tally(p, 1)
+	idx.remember(p)
 	if logged {
 		idx.log = append(idx.log, change{pod: p, delta: 1})
 	}
 }
 
-func (idx *Index) tally(p *Pod, d int) {
-	if len(p.terms.requiredAnti) > 0 {
-		idx.withRequiredAnti += d
+// remember puts a pod into the sets; forget takes it out.
+func (idx *Index) remember(p *Pod) {
+	idx.all[p] = struct{}{}
+	for k, v := range p.pod.Labels {
+		lp := labelPair{k, v}
+		set := idx.byLabel[lp]
+		if set == nil {
+			set = podSet{}
+			idx.byLabel[lp] = set
+		}
+		set[p] = struct{}{}
 	}
-	if p.terms.any() {
-		idx.withAffinity += d
-	}
+	idx.requiredAnti.add(p, p.terms.requiredAnti)
+	t := &p.terms
+	idx.scoring.add(p, t.requiredAffinity, t.preferredAffinity, t.preferredAnti)
 }
 
-// eachPod calls f for every counted pod.
-func (idx *Index) eachPod(f func(*Pod)) {
-	for _, nd := range idx.nodes {
-		for p := range nd.pods {
+func (idx *Index) forget(p *Pod) {
+	delete(idx.all, p)
+	for k, v := range p.pod.Labels {
+		delete(idx.byLabel[labelPair{k, v}], p)
+	}
+	idx.requiredAnti.remove(p, p.terms.requiredAnti)
+	t := &p.terms
+	idx.scoring.remove(p, t.requiredAffinity, t.preferredAffinity, t.preferredAnti)
+}
+
+// eachPod calls f once for every counted pod in any of the sets; with no
+// sets, for every counted pod.
+func (idx *Index) eachPod(sets []podSet, f func(*Pod)) {
+	if sets == nil {
+		sets = []podSet{idx.all}
+	}
+	for i, set := range sets {
+	pods:
+		for p := range set {
+			for _, earlier := range sets[:i] {
+				if _, seen := earlier[p]; seen {
+					continue pods
+				}
+			}
 			f(p)
 		}
 	}

@@ -66,6 +66,15 @@ func newConstraint(pod *v1.Pod, c *v1.TopologySpreadConstraint) (constraint, err
 	return tc, nil
 }
 
+// constraintSources lists the pods that constraints' selectors can match.
+func constraintSources(idx *Index, cs []constraint) []podSet {
+	var src sources
+	for i := range cs {
+		src.add(idx.selecting(cs[i].selector))
+	}
+	return src.list()
+}
+
 // hasAllKeys reports whether a node carries every constraint's topology key.
 func hasAllKeys(nodeLabels map[string]string, cs []constraint) bool {
 	for i := range cs {
@@ -160,6 +169,8 @@ type SpreadFilter struct {
 	// constraint c.
 	eligible [][]bool
 	byKey    map[string]*domainCounts
+	// selfMatch[c] is 1 when constraint c's selector matches the pod itself.
+	selfMatch []int
 }
 
 // NewSpreadFilter builds the filter state for a pod.
@@ -182,8 +193,13 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 		}
 	}
 	f.eligible = make([][]bool, len(cs))
+	f.selfMatch = make([]int, len(cs))
+	self := labels.Set(pod.Labels)
 	for i := range cs {
 		f.eligible[i] = make([]bool, len(idx.nodes))
+		if cs[i].selector.Matches(self) {
+			f.selfMatch[i] = 1
+		}
 	}
 	for ni, nd := range idx.nodes {
 		if !hasAllKeys(nd.labels, cs) {
@@ -198,7 +214,7 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 			f.byKey[c.key].ensure(nd.labels[c.key])
 		}
 	}
-	f.start(idx, f.apply)
+	f.start(idx, constraintSources(idx, cs), f.apply)
 	return f
 }
 
@@ -226,7 +242,6 @@ func (f *SpreadFilter) Filter(nd *Node) (reason string, unresolvable bool) {
 	if len(f.cs) == 0 {
 		return "", false
 	}
-	self := labels.Set(f.pod.Labels)
 	for i := range f.cs {
 		c := &f.cs[i]
 		v, ok := nd.labels[c.key]
@@ -238,11 +253,7 @@ func (f *SpreadFilter) Filter(nd *Node) (reason string, unresolvable bool) {
 		if len(dc.byValue) >= int(c.minDomains) {
 			minMatch = dc.min
 		}
-		selfMatch := 0
-		if c.selector.Matches(self) {
-			selfMatch = 1
-		}
-		if dc.byValue[v]+selfMatch-minMatch > int(c.maxSkew) {
+		if dc.byValue[v]+f.selfMatch[i]-minMatch > int(c.maxSkew) {
 			return ReasonSpreadConstraintsNotMatch, false
 		}
 	}

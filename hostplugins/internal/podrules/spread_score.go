@@ -86,7 +86,7 @@ func NewSpreadScore(idx *Index, pod *v1.Pod, defaults labels.Selector) *SpreadSc
 			}
 		}
 	}
-	s.start(idx, s.apply)
+	s.start(idx, constraintSources(idx, cs), s.apply)
 	return s
 }
 

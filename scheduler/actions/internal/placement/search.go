@@ -64,13 +64,13 @@ func (f *Finder) Find(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicate)
 		processed++
 		if failedBefore {
 			if reason, ok := cached[node.Name]; ok {
-				fe.SetNodeError(node.Name, reason)
+				fe.SetNodeReason(node.Name, reason)
 				continue
 			}
 		}
 		if st := pred(task, node); !st.IsSuccess() {
 			reason := st.Message()
-			fe.SetNodeError(node.Name, reason)
+			fe.SetNodeReason(node.Name, reason)
 			if useCache {
 				if cached == nil {
 					cached = map[string]string{}

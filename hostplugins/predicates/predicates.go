@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -319,7 +320,9 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		return framework.NewStatus(code, insufficientPrefix+dim)
 	}
 	portsTaken := p.args.NodePorts && len(tpl.ports) > 0 && p.portsTaken(tpl.ports, node)
-	var reasons []string
+	// Reasons gather on the stack; a failing node's status copies them.
+	var buf [4]string
+	reasons := buf[:0]
 	if tooMany {
 		reasons = append(reasons, ReasonPodNumberExceeded)
 	}
@@ -335,15 +338,46 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 			var unresolvable bool
 			reasons, unresolvable = p.rulesFor(task).filter(nd, reasons)
 			if unresolvable {
-				return &framework.Status{Code: framework.UnschedulableAndUnresolvable, Reasons: reasons}
+				return failed(framework.UnschedulableAndUnresolvable, reasons)
 			}
 		}
 	}
 	if len(reasons) > 0 {
-		return &framework.Status{Code: framework.Unschedulable, Reasons: reasons}
+		return failed(framework.Unschedulable, reasons)
 	}
 	return nil
 }
+
+// failed returns a status with a copy of reasons. A search fails
+// thousands of nodes per task, nearly always for one of a few fixed
+// reasons: those statuses are made once and shared (read-only; they name
+// the plugin already, so the framework does not write them).
+func failed(code framework.Code, reasons []string) *framework.Status {
+	if len(reasons) == 1 {
+		if st, ok := sharedStatuses[sharedStatusKey{code, reasons[0]}]; ok {
+			return st
+		}
+	}
+	return &framework.Status{Code: code, Reasons: append([]string(nil), reasons...)}
+}
+
+type sharedStatusKey struct {
+	code   framework.Code
+	reason string
+}
+
+var sharedStatuses = func() map[sharedStatusKey]*framework.Status {
+	out := map[sharedStatusKey]*framework.Status{}
+	for _, code := range []framework.Code{framework.Unschedulable, framework.UnschedulableAndUnresolvable} {
+		for _, r := range []string{ReasonPodNumberExceeded, ReasonNodePorts,
+			podrules.ReasonAffinityRulesNotMatch, podrules.ReasonAntiAffinityRulesNotMatch,
+			podrules.ReasonExistingAntiAffinityNotMatched,
+			podrules.ReasonSpreadConstraintsNotMatch, podrules.ReasonSpreadMissingLabel} {
+			out[sharedStatusKey{code, r}] = &framework.Status{Code: code, Reasons: []string{r}, Plugin: Name}
+		}
+	}
+	return out
+}()
 
 // podCount is the number of pods Volcano counts on the node.
 func (p *Plugin) podCount(ns *nodeState) int {

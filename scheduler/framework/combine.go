@@ -104,12 +104,26 @@ func firstFailure[F any](t tiered[F], call func(F) *Status) *Status {
 	for _, tier := range t {
 		for _, e := range tier {
 			if s := call(e.fn); !s.IsSuccess() {
-				s.Plugin = e.plugin
-				return s
+				return withPlugin(s, e.plugin)
 			}
 		}
 	}
 	return nil
+}
+
+// withPlugin names the plugin that failed. A status that already names
+// one may be shared by many calls and is copied rather than written.
+func withPlugin(s *Status, plugin string) *Status {
+	switch s.Plugin {
+	case plugin:
+		return s
+	case "":
+		s.Plugin = plugin
+		return s
+	}
+	c := *s
+	c.Plugin = plugin
+	return &c
 }
 
 // firstNonNil: the first non-nil answer wins.

@@ -42,8 +42,12 @@ type AffinityFilter struct {
 	Err error
 
 	existingAnti pairCounts // existing pods' required anti-affinity matching the pod
-	affinity     pairCounts // pods matching all the pod's required affinity terms
-	anti         pairCounts // pods matching the pod's required anti-affinity terms
+	// antiKeys counts, per topology key, the domains existingAnti holds, so
+	// that Filter looks up a node's value of those few keys instead of
+	// walking its labels.
+	antiKeys []keyCount
+	affinity pairCounts // pods matching all the pod's required affinity terms
+	anti     pairCounts // pods matching the pod's required anti-affinity terms
 }
 
 // NewAffinityFilter builds the filter state for a pod.
@@ -92,7 +96,7 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 	for i := range p.terms.requiredAnti {
 		t := &p.terms.requiredAnti[i]
 		if t.matches(f.pod, f.nsLabels) {
-			f.existingAnti.update(p.node, t.topologyKey, d)
+			f.updateExisting(p.node, t.topologyKey, d)
 		}
 	}
 	if matchesAll(f.terms.requiredAffinity, p.pod) {
@@ -104,6 +108,44 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 		t := &f.terms.requiredAnti[i]
 		if t.matches(p.pod, nil) {
 			f.anti.update(p.node, t.topologyKey, d)
+		}
+	}
+}
+
+// keyCount is a topology key and how many domains of it are held.
+type keyCount struct {
+	key string
+	n   int
+}
+
+// updateExisting adds d to the node's domain of key in existingAnti and
+// keeps antiKeys in step.
+func (f *AffinityFilter) updateExisting(nd *Node, key string, d int64) {
+	v, ok := nd.labels[key]
+	if !ok {
+		return
+	}
+	pair := topologyPair{key, v}
+	before := f.existingAnti[pair]
+	f.existingAnti.update(nd, key, d)
+	after := f.existingAnti[pair]
+	switch {
+	case before == 0 && after != 0:
+		for i := range f.antiKeys {
+			if f.antiKeys[i].key == key {
+				f.antiKeys[i].n++
+				return
+			}
+		}
+		f.antiKeys = append(f.antiKeys, keyCount{key, 1})
+	case before != 0 && after == 0:
+		for i := range f.antiKeys {
+			if f.antiKeys[i].key == key {
+				if f.antiKeys[i].n--; f.antiKeys[i].n == 0 {
+					f.antiKeys = append(f.antiKeys[:i], f.antiKeys[i+1:]...)
+				}
+				return
+			}
 		}
 	}
 }
@@ -127,11 +169,9 @@ func (f *AffinityFilter) Filter(nd *Node) (reason string, unresolvable bool) {
 			}
 		}
 	}
-	if len(f.existingAnti) > 0 {
-		for k, v := range nd.labels {
-			if f.existingAnti[topologyPair{k, v}] > 0 {
-				return ReasonExistingAntiAffinityNotMatched, false
-			}
+	for _, kc := range f.antiKeys {
+		if v, ok := nd.labels[kc.key]; ok && f.existingAnti[topologyPair{kc.key, v}] > 0 {
+			return ReasonExistingAntiAffinityNotMatched, false
 		}
 	}
 	return "", false

@@ -354,26 +354,23 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 // the plugin already, so the framework does not write them).
 func failed(code framework.Code, reasons []string) *framework.Status {
 	if len(reasons) == 1 {
-		if st, ok := sharedStatuses[sharedStatusKey{code, reasons[0]}]; ok {
-			return st
+		for _, st := range sharedStatuses {
+			if st.Code == code && st.Reasons[0] == reasons[0] {
+				return st
+			}
 		}
 	}
 	return &framework.Status{Code: code, Reasons: append([]string(nil), reasons...)}
 }
 
-type sharedStatusKey struct {
-	code   framework.Code
-	reason string
-}
-
-var sharedStatuses = func() map[sharedStatusKey]*framework.Status {
-	out := map[sharedStatusKey]*framework.Status{}
+var sharedStatuses = func() []*framework.Status {
+	var out []*framework.Status
 	for _, code := range []framework.Code{framework.Unschedulable, framework.UnschedulableAndUnresolvable} {
 		for _, r := range []string{ReasonPodNumberExceeded, ReasonNodePorts,
 			podrules.ReasonAffinityRulesNotMatch, podrules.ReasonAntiAffinityRulesNotMatch,
 			podrules.ReasonExistingAntiAffinityNotMatched,
 			podrules.ReasonSpreadConstraintsNotMatch, podrules.ReasonSpreadMissingLabel} {
-			out[sharedStatusKey{code, r}] = &framework.Status{Code: code, Reasons: []string{r}, Plugin: Name}
+			out = append(out, &framework.Status{Code: code, Reasons: []string{r}, Plugin: Name})
 		}
 	}
 	return out

@@ -132,15 +132,15 @@ func compareStates(t *testing.T, where string, idx *Index, af, faf *AffinityFilt
 			}
 		}
 	}
-	for key, dc := range sf.byKey {
+	for i, dc := range sf.counts {
 		least := -1
-		for _, n := range dc.byValue {
-			if least < 0 || n < least {
+		for id, n := range dc.counts {
+			if dc.known[id] && (least < 0 || n < least) {
 				least = n
 			}
 		}
 		if least >= 0 && dc.min != least {
-			t.Fatalf("%s: smallest count of %s kept as %d, the domains hold %v", where, key, dc.min, dc.byValue)
+			t.Fatalf("%s: smallest count of %s kept as %d, the domains hold %v (known %v)", where, sf.cs[i].key, dc.min, dc.counts, dc.known)
 		}
 	}
 	a, b := make([]int64, len(idx.nodes)), make([]int64, len(idx.nodes))

@@ -1,6 +1,8 @@
 package podrules
 
 import (
+	"sync"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -27,6 +29,46 @@ type Index struct {
 	byLabel      map[labelPair]podSet
 	requiredAnti termIndex
 	scoring      termIndex
+
+	domainsMu sync.Mutex
+	domains   map[string]*keyDomains
+}
+
+// keyDomains numbers the values of one topology key on the session's
+// nodes: of[node] is the node's value's number, -1 when it lacks the key.
+type keyDomains struct {
+	of []int32
+	n  int
+}
+
+// domainsOf numbers the values of key, once per session.
+func (idx *Index) domainsOf(key string) *keyDomains {
+	idx.domainsMu.Lock()
+	defer idx.domainsMu.Unlock()
+	if kd, ok := idx.domains[key]; ok {
+		return kd
+	}
+	kd := &keyDomains{of: make([]int32, len(idx.nodes))}
+	ids := map[string]int32{}
+	for i, nd := range idx.nodes {
+		v, ok := nd.labels[key]
+		if !ok {
+			kd.of[i] = -1
+			continue
+		}
+		id, seen := ids[v]
+		if !seen {
+			id = int32(len(ids))
+			ids[v] = id
+		}
+		kd.of[i] = id
+	}
+	kd.n = len(ids)
+	if idx.domains == nil {
+		idx.domains = map[string]*keyDomains{}
+	}
+	idx.domains[key] = kd
+	return kd
 }
 
 // podSet is a set of counted pods.

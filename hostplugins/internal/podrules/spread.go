@@ -115,35 +115,39 @@ func (c *constraint) counted(p *v1.Pod, ns string) bool {
 }
 
 // domainCounts holds, for one topology key, the matching pods per domain
-// and how many domains hold each count, so that the smallest count is
-// known without a walk over the domains.
+// (numbered by Index.domainsOf) and how many domains hold each count, so
+// that the smallest count is known without a walk over the domains. Only
+// the domains known (of a node whose pods count) take part in it.
 type domainCounts struct {
-	byValue map[string]int
-	hist    map[int]int
-	min     int
+	counts []int
+	known  []bool
+	nKnown int
+	hist   map[int]int
+	min    int
 }
 
-func newDomainCounts() *domainCounts {
-	return &domainCounts{byValue: map[string]int{}, hist: map[int]int{}}
+func newDomainCounts(n int) *domainCounts {
+	return &domainCounts{counts: make([]int, n), known: make([]bool, n), hist: map[int]int{}}
 }
 
 // ensure makes a domain known with no pods.
-func (d *domainCounts) ensure(v string) {
-	if _, ok := d.byValue[v]; ok {
+func (d *domainCounts) ensure(id int32) {
+	if d.known[id] {
 		return
 	}
-	d.byValue[v] = 0
+	d.known[id] = true
+	d.nKnown++
 	d.hist[0]++
 	d.min = 0
 }
 
-func (d *domainCounts) add(v string, delta int) {
-	old, ok := d.byValue[v]
-	if !ok {
+func (d *domainCounts) add(id int32, delta int) {
+	if !d.known[id] {
 		return
 	}
+	old := d.counts[id]
 	n := old + delta
-	d.byValue[v] = n
+	d.counts[id] = n
 	if d.hist[old]--; d.hist[old] == 0 {
 		delete(d.hist, old)
 	}
@@ -166,9 +170,12 @@ type SpreadFilter struct {
 	Err error
 
 	// eligible[c][node] says whether pods on the node count for
-	// constraint c.
+	// constraint c; domain[c][node] is the node's domain of c's key, -1
+	// when the node lacks the key; counts[c] holds the domains of c's key
+	// (shared by constraints on one key).
 	eligible [][]bool
-	byKey    map[string]*domainCounts
+	domain   [][]int32
+	counts   []*domainCounts
 	// selfMatch[c] is 1 when constraint c's selector matches the pod itself.
 	selfMatch []int
 }
@@ -186,32 +193,38 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 		return f
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
-	f.byKey = map[string]*domainCounts{}
-	for i := range cs {
-		if f.byKey[cs[i].key] == nil {
-			f.byKey[cs[i].key] = newDomainCounts()
-		}
-	}
+	byKey := map[string]*domainCounts{}
 	f.eligible = make([][]bool, len(cs))
+	f.domain = make([][]int32, len(cs))
+	f.counts = make([]*domainCounts, len(cs))
 	f.selfMatch = make([]int, len(cs))
 	self := labels.Set(pod.Labels)
 	for i := range cs {
+		key := cs[i].key
+		kd := idx.domainsOf(key)
+		if byKey[key] == nil {
+			byKey[key] = newDomainCounts(kd.n)
+		}
+		f.counts[i] = byKey[key]
+		f.domain[i] = kd.of
 		f.eligible[i] = make([]bool, len(idx.nodes))
 		if cs[i].selector.Matches(self) {
 			f.selfMatch[i] = 1
 		}
 	}
+nodes:
 	for ni, nd := range idx.nodes {
-		if !hasAllKeys(nd.labels, cs) {
-			continue
+		for i := range cs {
+			if f.domain[i][ni] < 0 {
+				continue nodes // lacks a key: its pods count for none
+			}
 		}
 		for i := range cs {
-			c := &cs[i]
-			if !c.includes(pod, nd, required) {
+			if !cs[i].includes(pod, nd, required) {
 				continue
 			}
 			f.eligible[i][ni] = true
-			f.byKey[c.key].ensure(nd.labels[c.key])
+			f.counts[i].ensure(f.domain[i][ni])
 		}
 	}
 	f.start(idx, constraintSources(idx, cs), f.apply)
@@ -219,11 +232,10 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 }
 
 func (f *SpreadFilter) apply(p *Pod, d int64) {
-	nd := p.node
+	ni := p.node.index
 	for i := range f.cs {
-		c := &f.cs[i]
-		if f.eligible[i][nd.index] && c.counted(p.pod, f.pod.Namespace) {
-			f.byKey[c.key].add(nd.labels[c.key], int(d))
+		if f.eligible[i][ni] && f.cs[i].counted(p.pod, f.pod.Namespace) {
+			f.counts[i].add(f.domain[i][ni], int(d))
 		}
 	}
 }
@@ -244,16 +256,16 @@ func (f *SpreadFilter) Filter(nd *Node) (reason string, unresolvable bool) {
 	}
 	for i := range f.cs {
 		c := &f.cs[i]
-		v, ok := nd.labels[c.key]
-		if !ok {
+		id := f.domain[i][nd.index]
+		if id < 0 {
 			return ReasonSpreadMissingLabel, true
 		}
-		dc := f.byKey[c.key]
+		dc := f.counts[i]
 		minMatch := 0
-		if len(dc.byValue) >= int(c.minDomains) {
+		if dc.nKnown >= int(c.minDomains) {
 			minMatch = dc.min
 		}
-		if dc.byValue[v]+f.selfMatch[i]-minMatch > int(c.maxSkew) {
+		if dc.counts[id]+f.selfMatch[i]-minMatch > int(c.maxSkew) {
 			return ReasonSpreadConstraintsNotMatch, false
 		}
 	}

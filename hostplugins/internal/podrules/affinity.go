@@ -16,19 +16,67 @@ const (
 // topologyPair is one topology domain: a node label and its value.
 type topologyPair struct{ key, value string }
 
-type pairCounts map[topologyPair]int64
+// domainTally counts pods per topology domain, key by key, the domains
+// numbered by Index.domainsOf, so that a node's count is read by its index.
+type domainTally struct {
+	idx  *Index
+	keys []keyTally
+	// nonzero is how many domains, over all keys, hold a count.
+	nonzero int
+}
 
-// update adds value to the node's domain of key; a domain that drops to
-// zero is forgotten, so that an empty map means no pod matched anywhere.
-func (m pairCounts) update(nd *Node, key string, value int64) {
-	v, ok := nd.labels[key]
-	if !ok {
+type keyTally struct {
+	key     string
+	of      []int32 // node index -> domain number, -1 without the key
+	counts  []int64
+	nonzero int
+}
+
+// forKey returns the tally of key, made on first use; a filter has a few
+// keys, so a slice beats a map.
+func (t *domainTally) forKey(key string) *keyTally {
+	for i := range t.keys {
+		if t.keys[i].key == key {
+			return &t.keys[i]
+		}
+	}
+	kd := t.idx.domainsOf(key)
+	t.keys = append(t.keys, keyTally{key: key, of: kd.of, counts: make([]int64, kd.n)})
+	return &t.keys[len(t.keys)-1]
+}
+
+// update adds d to the node's domain of key; a node without the key has
+// no domain and counts nothing.
+func (t *domainTally) update(nd *Node, key string, d int64) {
+	kt := t.forKey(key)
+	id := kt.of[nd.index]
+	if id < 0 {
 		return
 	}
-	p := topologyPair{key, v}
-	if m[p] += value; m[p] == 0 {
-		delete(m, p)
+	before := kt.counts[id]
+	kt.counts[id] += d
+	switch after := kt.counts[id]; {
+	case before == 0 && after != 0:
+		kt.nonzero++
+		t.nonzero++
+	case before != 0 && after == 0:
+		kt.nonzero--
+		t.nonzero--
 	}
+}
+
+// at returns the count of the node's domain of key, 0 when it lacks the
+// key or nothing was counted for key.
+func (t *domainTally) at(nd *Node, key string) int64 {
+	for i := range t.keys {
+		if kt := &t.keys[i]; kt.key == key {
+			if id := kt.of[nd.index]; id >= 0 {
+				return kt.counts[id]
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // AffinityFilter is the InterPodAffinity filter's state for one template:
@@ -41,13 +89,9 @@ type AffinityFilter struct {
 	// Err is the pod's parse error: the pod is unschedulable with it.
 	Err error
 
-	existingAnti pairCounts // existing pods' required anti-affinity matching the pod
-	// antiKeys counts, per topology key, the domains existingAnti holds, so
-	// that Filter looks up a node's value of those few keys instead of
-	// walking its labels.
-	antiKeys []keyCount
-	affinity pairCounts // pods matching all the pod's required affinity terms
-	anti     pairCounts // pods matching the pod's required anti-affinity terms
+	existingAnti domainTally // existing pods' required anti-affinity matching the pod
+	affinity     domainTally // pods matching all the pod's required affinity terms
+	anti         domainTally // pods matching the pod's required anti-affinity terms
 }
 
 // NewAffinityFilter builds the filter state for a pod.
@@ -61,7 +105,7 @@ func NewAffinityFilter(idx *Index, pod *v1.Pod) *AffinityFilter {
 	terms.requiredAffinity = idx.resolveNamespaces(terms.requiredAffinity)
 	terms.requiredAnti = idx.resolveNamespaces(terms.requiredAnti)
 	f.terms = terms
-	f.existingAnti, f.affinity, f.anti = pairCounts{}, pairCounts{}, pairCounts{}
+	f.existingAnti, f.affinity, f.anti = domainTally{idx: idx}, domainTally{idx: idx}, domainTally{idx: idx}
 	// Existing pods' required anti-affinity, and pods the pod's own
 	// required terms can select.
 	var src sources
@@ -96,7 +140,7 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 	for i := range p.terms.requiredAnti {
 		t := &p.terms.requiredAnti[i]
 		if t.matches(f.pod, f.nsLabels) {
-			f.updateExisting(p.node, t.topologyKey, d)
+			f.existingAnti.update(p.node, t.topologyKey, d)
 		}
 	}
 	if matchesAll(f.terms.requiredAffinity, p.pod) {
@@ -112,44 +156,6 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 	}
 }
 
-// keyCount is a topology key and how many domains of it are held.
-type keyCount struct {
-	key string
-	n   int
-}
-
-// updateExisting adds d to the node's domain of key in existingAnti and
-// keeps antiKeys in step.
-func (f *AffinityFilter) updateExisting(nd *Node, key string, d int64) {
-	v, ok := nd.labels[key]
-	if !ok {
-		return
-	}
-	pair := topologyPair{key, v}
-	before := f.existingAnti[pair]
-	f.existingAnti.update(nd, key, d)
-	after := f.existingAnti[pair]
-	switch {
-	case before == 0 && after != 0:
-		for i := range f.antiKeys {
-			if f.antiKeys[i].key == key {
-				f.antiKeys[i].n++
-				return
-			}
-		}
-		f.antiKeys = append(f.antiKeys, keyCount{key, 1})
-	case before != 0 && after == 0:
-		for i := range f.antiKeys {
-			if f.antiKeys[i].key == key {
-				if f.antiKeys[i].n--; f.antiKeys[i].n == 0 {
-					f.antiKeys = append(f.antiKeys[:i], f.antiKeys[i+1:]...)
-				}
-				return
-			}
-		}
-	}
-}
-
 // CatchUp applies the placements and removals made since the last call.
 // The filter answers from the state as of then, as Volcano's answers come
 // from the PreFilter state computed when the task's PrePredicate ran.
@@ -161,17 +167,18 @@ func (f *AffinityFilter) Filter(nd *Node) (reason string, unresolvable bool) {
 	if !f.satisfiesAffinity(nd) {
 		return ReasonAffinityRulesNotMatch, true
 	}
-	if len(f.anti) > 0 {
+	if f.anti.nonzero > 0 {
 		for i := range f.terms.requiredAnti {
-			key := f.terms.requiredAnti[i].topologyKey
-			if v, ok := nd.labels[key]; ok && f.anti[topologyPair{key, v}] > 0 {
+			if f.anti.at(nd, f.terms.requiredAnti[i].topologyKey) > 0 {
 				return ReasonAntiAffinityRulesNotMatch, false
 			}
 		}
 	}
-	for _, kc := range f.antiKeys {
-		if v, ok := nd.labels[kc.key]; ok && f.existingAnti[topologyPair{kc.key, v}] > 0 {
-			return ReasonExistingAntiAffinityNotMatched, false
+	for i := range f.existingAnti.keys {
+		if kt := &f.existingAnti.keys[i]; kt.nonzero > 0 {
+			if id := kt.of[nd.index]; id >= 0 && kt.counts[id] > 0 {
+				return ReasonExistingAntiAffinityNotMatched, false
+			}
 		}
 	}
 	return "", false
@@ -181,11 +188,10 @@ func (f *AffinityFilter) satisfiesAffinity(nd *Node) bool {
 	podsExist := true
 	for i := range f.terms.requiredAffinity {
 		key := f.terms.requiredAffinity[i].topologyKey
-		v, ok := nd.labels[key]
-		if !ok {
+		if _, ok := nd.labels[key]; !ok {
 			return false
 		}
-		if f.affinity[topologyPair{key, v}] <= 0 {
+		if f.affinity.at(nd, key) <= 0 {
 			podsExist = false
 		}
 	}
@@ -194,5 +200,5 @@ func (f *AffinityFilter) satisfiesAffinity(nd *Node) bool {
 	}
 	// The first pod of a group whose members must be together: nothing
 	// matches anywhere yet, and the pod matches its own terms.
-	return len(f.affinity) == 0 && matchesAll(f.terms.requiredAffinity, f.pod)
+	return f.affinity.nonzero == 0 && matchesAll(f.terms.requiredAffinity, f.pod)
 }

@@ -38,9 +38,11 @@ build:
 	$(GO) build -o build/caldera ./cmd/caldera
 
 # Unit tests, the acceptance scenarios and the simulator, then the Rust SDK's and
-# examples' tests; what CI runs.
+# examples' tests; what CI runs. With the ports built, cmd/caldera's differential
+# test runs every scenario through three builds of nine ports (9-10 minutes on
+# the 2-core machine), beyond go test's default 10-minute limit per package.
 test:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory rust-test
 
 # Only the scenario folders under testdata/scenarios, run through `caldera simulate`.

@@ -114,6 +114,16 @@ type OpenResult struct {
 	// verdicts read other pods (inter-pod affinity, topology spread) in
 	// this session sends it.
 	NodeLocalWithdrawn bool `msgpack:"nodeLocalWithdrawn,omitempty"`
+	// NodeLocalClasses (1.4), one per task handle, keeps node-local verdicts
+	// for some tasks of a session that withdrew the promise: a task of
+	// class c >= 0 has verdicts that depend on nothing but the node (the
+	// pods on it with every field) and the task's shape and class, so tasks
+	// of one shape and one class share them; -1 means not node-local. The
+	// host keeps them for this session only, and keeps or recalls them for
+	// a task only in the epoch its pre_predicate was asked, where the
+	// module's own state is current. A list of another length promises
+	// nothing.
+	NodeLocalClasses []int32 `msgpack:"nodeLocalClasses,omitempty"`
 }
 
 // CloseResult is session_close's result; nil means nothing to do.

@@ -76,6 +76,17 @@ type adapter struct {
 	// node-local promise for the session (abi.OpenResult): its verdicts
 	// are neither kept nor recalled until a session_open makes it again.
 	localWithdrawn bool
+	// classes holds, per task handle, the node-local class the module gave
+	// it at this session's open when it withdrew the promise (-1: none),
+	// or nil; keptClass holds the verdicts kept under those classes, for
+	// this session only. lastPre is the task whose pre_predicate was asked
+	// last, and in which epoch: a class serves a task only then.
+	classes   []int32
+	keptClass []kept[abi.Verdict]
+	lastPre   struct {
+		task  int32
+		epoch int
+	}
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -117,10 +128,13 @@ type predicateCache struct {
 	task  api.TaskID
 	epoch int
 	valid bool
-	// local says the module's kept verdicts serve this task-epoch: the
-	// module is NodeLocal and the task's shape digest is known.
+	// local says kept verdicts serve this task-epoch: the module is
+	// NodeLocal, or gave the task a node-local class, and the task's shape
+	// digest is known. store is where they are kept: the module's verdicts
+	// (shape) or its class verdicts of this session (shape and class).
 	shape uint64
 	local bool
+	store *[]kept[abi.Verdict]
 	// verdicts and known are indexed by node handle; known marks the
 	// verdicts this task-epoch has received.
 	verdicts []abi.Verdict
@@ -280,6 +294,10 @@ func (a *adapter) open(reopen bool) error {
 	promises := openPromises(res)
 	a.scoresLocal, a.preByShape = promises.NodeLocalScores, promises.PrePredicateByShape
 	a.localWithdrawn = promises.NodeLocalWithdrawn
+	a.classes = nil
+	if a.localWithdrawn && len(promises.NodeLocalClasses) == len(a.handles.taskList) {
+		a.classes = promises.NodeLocalClasses
+	}
 	ViewObjectsSent.WithLabelValues(a.name, "full").Add(float64(full))
 	ViewObjectsSent.WithLabelValues(a.name, "delta").Add(float64(delta))
 	ViewObjectsSent.WithLabelValues(a.name, "unchanged").Add(float64(kept))
@@ -320,8 +338,13 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 // answers kept under them, keeping their storage for the next session.
 func (a *adapter) dropPromises() {
 	a.scoresLocal, a.preByShape, a.localWithdrawn = false, false, false
+	a.classes = nil
 	clear(a.keptScores)
 	clear(a.keptPre)
+	// No lock, as for kept in open: a reopen runs under the predicate
+	// cache's lock when a predicate made it, and a session's open runs
+	// before any predicate.
+	clear(a.keptClass)
 }
 
 // openPromises decodes a session_open result; anything but a map of
@@ -579,8 +602,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
 		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
 		if t, ok := a.handles.tasks[task.UID]; ok {
-			shape, known := a.shapeOf(t)
-			c.shape, c.local = shape, known && a.nodeLocal()
+			a.servedLocally(c, t)
 		}
 	}
 	if c.err != nil {
@@ -605,7 +627,7 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 }
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
-	c.task, c.epoch, c.valid, c.shape, c.local = task, epoch, true, 0, false
+	c.task, c.epoch, c.valid, c.shape, c.local, c.store = task, epoch, true, 0, false, nil
 	c.err, c.asked = nil, 0
 	if cap(c.known) < nodes {
 		c.known = make([]bool, nodes)

@@ -93,6 +93,7 @@ func (a *adapter) prePredicate(t int32) (abi.Verdict, bool) {
 	if !a.ask(abi.HookPrePredicate, abi.TaskArgs{Task: t}, &v) {
 		return v, false
 	}
+	a.lastPre.task, a.lastPre.epoch = t, a.epoch
 	if keep {
 		if a.keptPre == nil {
 			a.keptPre = map[uint64]abi.Verdict{}

@@ -51,14 +51,52 @@ func (a *adapter) shapeOf(t int32) (uint64, bool) {
 // across tasks and events.
 func (a *adapter) nodeLocal() bool { return a.mod.descriptor.NodeLocal && !a.localWithdrawn }
 
+// servedLocally decides, for task t's new task-epoch, whether kept
+// verdicts serve it and which: the module's node-local ones, or those of
+// the node-local class the module gave t in this session, while t's
+// pre_predicate was asked in this epoch (or the module has none).
+func (a *adapter) servedLocally(c *predicateCache, t int32) {
+	shape, known := a.shapeOf(t)
+	switch {
+	case !known:
+	case a.nodeLocal():
+		c.shape, c.local, c.store = shape, true, &a.kept
+	case a.classes != nil && a.classes[t] >= 0 && a.preAskedNow(t):
+		c.shape, c.local, c.store = classShape(shape, a.classes[t]), true, &a.keptClass
+	}
+}
+
+// preAskedNow reports whether task t's pre_predicate was asked since the
+// last event, or the module serves none. The predicates port brings its
+// rule states up to date in pre_predicate: a verdict given in a later
+// epoch may answer from a state older than the node it is kept with.
+func (a *adapter) preAskedNow(t int32) bool {
+	if !a.mod.Implements(abi.HookPrePredicate) {
+		return true
+	}
+	return a.lastPre.task == t && a.lastPre.epoch == a.epoch
+}
+
+// classShape tells apart the tasks of one shape in different node-local
+// classes.
+func classShape(shape uint64, class int32) uint64 {
+	const prime = 1099511628211 // FNV-1a's, as fnv64a digests shapes
+	for i := range 4 {
+		shape ^= uint64(byte(uint32(class) >> (8 * i)))
+		shape *= prime
+	}
+	return shape
+}
+
 // recall fills the task-epoch cache with the verdict kept for node h, if
 // it was given for a task of the cache's shape and the node has not
 // changed since. Callers hold the cache's lock.
 func (a *adapter) recall(c *predicateCache, h int32) bool {
-	if int(h) >= len(a.kept) { // kept is empty or sized to the node list
+	ks := *c.store
+	if int(h) >= len(ks) { // empty or sized to the node list
 		return false
 	}
-	k := &a.kept[h]
+	k := &ks[h]
 	if !k.holds(c.shape, a.ssn.NodeList[h].Generation) {
 		return false
 	}
@@ -69,10 +107,11 @@ func (a *adapter) recall(c *predicateCache, h int32) bool {
 // keep remembers the verdicts of a predicate_batch call. Callers hold the
 // cache's lock.
 func (a *adapter) keep(c *predicateCache) {
-	a.kept = sized(a.kept, len(a.ssn.NodeList))
+	ks := sized(*c.store, len(a.ssn.NodeList))
+	*c.store = ks
 	for i, h := range c.window {
-		if int(h) < len(a.kept) {
-			a.kept[h] = kept[abi.Verdict]{shape: c.shape, generation: a.ssn.NodeList[h].Generation, answer: c.got[i], valid: true}
+		if int(h) < len(ks) {
+			ks[h] = kept[abi.Verdict]{shape: c.shape, generation: a.ssn.NodeList[h].Generation, answer: c.got[i], valid: true}
 		}
 	}
 }
@@ -94,4 +133,5 @@ func (a *adapter) forget(nodes ...int32) {
 	a.verdicts.mu.Lock()
 	defer a.verdicts.mu.Unlock()
 	drop(a.kept, nodes)
+	drop(a.keptClass, nodes)
 }

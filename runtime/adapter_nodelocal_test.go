@@ -452,3 +452,74 @@ func TestRefusedDeltaGetsTheWholeViewWhenIgnorable(t *testing.T) {
 		}
 	}
 }
+
+// In a session with pod rules the predicates port withdraws its node-local
+// promise and gives classes instead (ABI 1.4): three replicas that keep
+// apart by hostname share a class, so a replica whose pre_predicate was
+// asked since the last event is answered from the verdicts another gave,
+// except on the node that changed; without its pre_predicate it is asked
+// about every node again, since the port's rule states catch up there.
+func TestNodeLocalClassesServeAfterPrePredicate(t *testing.T) {
+	const name = "predicates.tinygo"
+	p := builtPort(t, name)
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
+	ci := gangOnSmallNodes()
+	for _, n := range ci.Nodes {
+		n.Node.Labels = map[string]string{v1.LabelHostname: n.Name}
+	}
+	job := ci.Jobs["ns/pg"]
+	for _, task := range job.Tasks {
+		job.DeleteTaskInfo(task)
+	}
+	anti := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: v1.LabelHostname}}}}
+	for i := range 3 {
+		pod := gangPod(fmt.Sprintf("db%d", i), "100m")
+		pod.Labels = map[string]string{"app": "db"}
+		pod.Spec.Affinity = anti
+		job.AddTaskInfo(api.NewTaskInfo(pod))
+	}
+	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ssn.Close()
+	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPredicateBatch.String())
+	before := testutil.ToFloat64(calls)
+	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
+	task := func(i int) *api.TaskInfo { return ssn.Jobs["ns/pg"].Tasks[api.TaskID(fmt.Sprintf("uid-db%d", i))] }
+	verdicts := func(task *api.TaskInfo, pre bool) string {
+		if pre {
+			if s := ssn.PrePredicateFn(task); s != nil {
+				t.Fatalf("pre_predicate: %v", s.Message())
+			}
+		}
+		var out []string
+		for _, n := range ssn.NodeList {
+			if s := ssn.PredicateFn(task, n); s != nil {
+				out = append(out, s.Message())
+			} else {
+				out = append(out, "")
+			}
+		}
+		return strings.Join(out, "|")
+	}
+	if got := verdicts(task(0), true); got != "||" || asked() != 1 {
+		t.Fatalf("db0: %q after %d calls, want three passes after 1", got, asked())
+	}
+	if got := verdicts(task(1), true); got != "||" || asked() != 1 {
+		t.Fatalf("db1 after its pre_predicate: %q after %d calls, want three passes after 1", got, asked())
+	}
+	if err := framework.NewStatement(ssn).Allocate(task(0), ssn.NodeList[0]); err != nil {
+		t.Fatal(err)
+	}
+	// Without its pre_predicate db1 is asked, and answered from the state
+	// of its last one, as Volcano's filters answer from PreFilter's.
+	if got := verdicts(task(1), false); got != "||" || asked() != 2 {
+		t.Fatalf("db1 after db0 went to n0, no pre_predicate: %q after %d calls, want three passes after 2", got, asked())
+	}
+	if got := verdicts(task(2), true); got != "node(s) didn't match pod anti-affinity rules||" || asked() != 3 {
+		t.Fatalf("db2 after its pre_predicate: %q after %d calls, want n0 refused after 3 (n0 alone asked)", got, asked())
+	}
+}

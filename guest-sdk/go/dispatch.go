@@ -65,6 +65,8 @@ type host struct {
 	queues  []*Queue
 	scores  []float64
 	verdict []Verdict
+	// classes holds session_open's node-local classes (NodeLocalClasser).
+	classes []int32
 }
 
 var module host
@@ -453,8 +455,16 @@ func (h *host) promises() (int32, string, []byte) {
 	scores := sc != nil && sc.ScoresNodeLocal(h.session)
 	pre := pp != nil && pp.PrePredicatesByShape(h.session)
 	withdrawn := abiMinor >= 4 && nl != nil && !nl.PredicatesNodeLocalIn(h.session)
+	classes := withdrawn && impl.nodeLocalClasser != nil
+	if classes {
+		h.classes = resize(h.classes, len(h.session.View.Tasks))
+		for i := range h.classes {
+			h.classes[i] = -1
+		}
+		impl.nodeLocalClasser.PredicatesNodeLocalClasses(h.session, h.classes)
+	}
 	n := uint32(0)
-	for _, on := range [...]bool{scores, pre, withdrawn} {
+	for _, on := range [...]bool{scores, pre, withdrawn, classes} {
 		if on {
 			n++
 		}
@@ -471,6 +481,12 @@ func (h *host) promises() (int32, string, []byte) {
 	}
 	if withdrawn {
 		b = wire.AppendBool(wire.AppendString(b, "nodeLocalWithdrawn"), true)
+	}
+	if classes {
+		b = wire.AppendArrayHeader(wire.AppendString(b, "nodeLocalClasses"), uint32(len(h.classes)))
+		for _, c := range h.classes {
+			b = wire.AppendInt32(b, c)
+		}
 	}
 	return h.ok(b)
 }

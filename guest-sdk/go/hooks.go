@@ -76,6 +76,23 @@ type SessionNodeLocalPredicates interface {
 	PredicatesNodeLocalIn(s *Session) bool
 }
 
+// NodeLocalClasser is implemented by a SessionNodeLocalPredicates plugin
+// that, in a session where it withdraws the promise, can still name tasks
+// whose verdicts are node-local (ABI 1.4): for a task of class c >= 0,
+// the verdict on a node depends on nothing but that node (the pods on it,
+// any of their fields) and the task's shape and class, for the whole
+// session. Tasks of one shape and one class then share verdicts, as
+// NodeLocalPredicates' tasks of one shape do; give tasks that read their
+// own labels (another pod's anti-affinity selects them) a class per set of
+// labels. PredicatesNodeLocalClasses is asked after PredicatesNodeLocalIn
+// said false; classes has one entry per task handle, each -1 (not
+// node-local) on entry. The scheduler keeps such verdicts for this session
+// only, and serves a task from them only when its PrePredicate was asked
+// since the last event, so a plugin may bring state up to date there.
+type NodeLocalClasser interface {
+	PredicatesNodeLocalClasses(s *Session, classes []int32)
+}
+
 // NodeLocalScorer is implemented by a plugin whose NodeOrderBatch score
 // for a task and a node depends, in some sessions, on nothing but that
 // node and the task's shape (as NodeLocalPredicates words it): not on the

@@ -34,6 +34,7 @@ type implemented struct {
 	nodeLocalScorer       NodeLocalScorer
 	shapeLocalPrePred     ShapeLocalPrePredicater
 	sessionNodeLocal      SessionNodeLocalPredicates
+	nodeLocalClasser      NodeLocalClasser
 	cacheEventHandler     CacheEventHandler
 }
 
@@ -69,6 +70,7 @@ func implementationOf(p Plugin) implemented {
 	i.nodeLocalScorer, _ = p.(NodeLocalScorer)
 	i.shapeLocalPrePred, _ = p.(ShapeLocalPrePredicater)
 	i.sessionNodeLocal, _ = p.(SessionNodeLocalPredicates)
+	i.nodeLocalClasser, _ = p.(NodeLocalClasser)
 	i.cacheEventHandler, _ = p.(CacheEventHandler)
 	return i
 }

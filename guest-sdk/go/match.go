@@ -37,7 +37,7 @@ func (t *NodeSelectorTerm) Matches(n *Node) bool {
 }
 
 func labelMatches(r *NodeSelectorRequirement, labels map[string]string) bool {
-	val, exists := labels[r.Key]
+	val, exists := Label(labels, r.Key)
 	switch r.Operator {
 	case "In":
 		return exists && slices.Contains(r.Values, val)

@@ -20,9 +20,9 @@ type AffinityFilter struct {
 	// Err is the task's AffinityError: the task is then unschedulable.
 	Err string
 
-	existingAnti pairCounts // existing pods' required anti-affinity selecting the task
-	affinity     pairCounts // pods matching all the task's required affinity terms
-	anti         pairCounts // pods matching the task's required anti-affinity terms
+	existingAnti domainTally // existing pods' required anti-affinity selecting the task
+	affinity     domainTally // pods matching all the task's required affinity terms
+	anti         domainTally // pods matching the task's required anti-affinity terms
 }
 
 // NewAffinityFilter builds the filter state for a task.
@@ -33,35 +33,34 @@ func NewAffinityFilter(idx *Index, t *caldera.Task) *AffinityFilter {
 	}
 	f.requiredAffinity = idx.resolve(required(t.PodAffinity))
 	f.requiredAnti = idx.resolve(required(t.PodAntiAffinity))
-	f.existingAnti, f.affinity, f.anti = pairCounts{}, pairCounts{}, pairCounts{}
-	// A task without required terms of its own is kept off nodes only by
-	// other pods' required anti-affinity.
-	k := everyPod
-	if len(f.requiredAffinity) == 0 && len(f.requiredAnti) == 0 {
-		k = withRequiredAnti
-	}
-	f.start(idx, k, f.apply)
+	f.existingAnti, f.affinity, f.anti = domainTally{idx: idx}, domainTally{idx: idx}, domainTally{idx: idx}
+	// Existing pods' required anti-affinity, and pods the task's own
+	// required terms can select.
+	var src sources
+	idx.requiredAnti.selectors(&src, t.Labels)
+	src.everyTerm(idx, f.requiredAffinity)
+	src.anyTerm(idx, f.requiredAnti)
+	f.start(idx, src.list(), f)
 	return f
 }
 
 func (f *AffinityFilter) apply(p *Pod, d int64) {
-	labels := f.idx.nodeLabels(p.Node)
 	if p.Anti != nil {
 		for i := range p.Anti.Required {
 			t := &p.Anti.Required[i]
 			if existingMatches(t, f.namespace, f.nsLabels, f.labels) {
-				f.existingAnti.update(labels, t.TopologyKey, d)
+				f.existingAnti.update(p.Node, t.TopologyKey, d)
 			}
 		}
 	}
 	if matchesAll(f.requiredAffinity, p.Namespace, p.Labels) {
 		for i := range f.requiredAffinity {
-			f.affinity.update(labels, f.requiredAffinity[i].key, d)
+			f.affinity.update(p.Node, f.requiredAffinity[i].key, d)
 		}
 	}
 	for i := range f.requiredAnti {
 		if t := &f.requiredAnti[i]; t.matches(p.Namespace, p.Labels) {
-			f.anti.update(labels, t.key, d)
+			f.anti.update(p.Node, t.key, d)
 		}
 	}
 }
@@ -69,32 +68,31 @@ func (f *AffinityFilter) apply(p *Pod, d int64) {
 // CatchUp applies the placements and removals made since the last call;
 // the filter answers from the state as of then, as kube-scheduler answers
 // from the PreFilter state.
-func (f *AffinityFilter) CatchUp() { f.catchUp(f.apply) }
+func (f *AffinityFilter) CatchUp() { f.catchUp(f) }
 
 // PassesAll reports whether Filter passes every node as the state stands:
 // the task parses, has no required terms of its own, and no existing
 // pod's required anti-affinity selects it. A caller may then skip Filter.
 func (f *AffinityFilter) PassesAll() bool {
-	return f.Err == "" && len(f.requiredAffinity) == 0 && len(f.requiredAnti) == 0 && len(f.existingAnti) == 0
+	return f.Err == "" && len(f.requiredAffinity) == 0 && len(f.requiredAnti) == 0 && f.existingAnti.nonzero == 0
 }
 
 // Filter returns the reason the node fails and whether that failure is
 // unresolvable by preemption, or "" when it passes.
 func (f *AffinityFilter) Filter(n *caldera.Node) (reason string, unresolvable bool) {
-	if !f.satisfiesAffinity(n.Labels) {
+	if !f.satisfiesAffinity(n.Handle) {
 		return ReasonAffinityRulesNotMatch, true
 	}
-	if len(f.anti) > 0 {
+	if f.anti.nonzero > 0 {
 		for i := range f.requiredAnti {
-			key := f.requiredAnti[i].key
-			if v, ok := n.Labels[key]; ok && f.anti[topologyPair{key, v}] > 0 {
+			if f.anti.at(n.Handle, f.requiredAnti[i].key) > 0 {
 				return ReasonAntiAffinityRulesNotMatch, false
 			}
 		}
 	}
-	if len(f.existingAnti) > 0 {
-		for k, v := range n.Labels {
-			if f.existingAnti[topologyPair{k, v}] > 0 {
+	for i := range f.existingAnti.keys {
+		if kt := &f.existingAnti.keys[i]; kt.nonzero > 0 {
+			if id := kt.of[n.Handle]; id >= 0 && kt.get(id) > 0 {
 				return ReasonExistingAntiAffinityNotMatched, false
 			}
 		}
@@ -102,15 +100,14 @@ func (f *AffinityFilter) Filter(n *caldera.Node) (reason string, unresolvable bo
 	return "", false
 }
 
-func (f *AffinityFilter) satisfiesAffinity(labels map[string]string) bool {
+func (f *AffinityFilter) satisfiesAffinity(node int32) bool {
 	podsExist := true
 	for i := range f.requiredAffinity {
 		key := f.requiredAffinity[i].key
-		v, ok := labels[key]
-		if !ok {
+		if f.affinity.forKey(key).of[node] < 0 {
 			return false
 		}
-		if f.affinity[topologyPair{key, v}] <= 0 {
+		if f.affinity.at(node, key) <= 0 {
 			podsExist = false
 		}
 	}
@@ -119,5 +116,5 @@ func (f *AffinityFilter) satisfiesAffinity(labels map[string]string) bool {
 	}
 	// The first pod of a group whose members must be together: nothing
 	// matches anywhere yet, and the pod matches its own terms.
-	return len(f.affinity) == 0 && matchesAll(f.requiredAffinity, f.namespace, f.labels)
+	return f.affinity.nonzero == 0 && matchesAll(f.requiredAffinity, f.namespace, f.labels)
 }

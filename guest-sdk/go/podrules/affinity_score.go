@@ -36,13 +36,12 @@ func NewAffinityScore(idx *Index, t *caldera.Task, hardWeight int32) *AffinitySc
 	s.preferredAff = idx.resolveWeighted(preferred(t.PodAffinity))
 	s.preferredAnti = idx.resolveWeighted(preferred(t.PodAntiAffinity))
 	s.scores = map[string]map[string]int64{}
-	// A task without preferred terms of its own is scored only by other
-	// pods' terms.
-	k := everyPod
-	if len(s.preferredAff) == 0 && len(s.preferredAnti) == 0 {
-		k = withTerms
-	}
-	s.start(idx, k, s.apply)
+	// Existing pods' terms, and pods the task's preferred terms can select.
+	var src sources
+	idx.scoring.selectors(&src, t.Labels)
+	src.anyTerm(idx, s.preferredAff)
+	src.anyTerm(idx, s.preferredAnti)
+	s.start(idx, src.list(), s)
 	return s
 }
 
@@ -98,7 +97,7 @@ func (s *AffinityScore) apply(p *Pod, d int64) {
 // Score writes each node's normalised score (0..100) into out; false when
 // no term has ever contributed, in which case every node scores 0.
 func (s *AffinityScore) Score(nodes []*caldera.Node, out []int64) bool {
-	s.catchUp(s.apply)
+	s.catchUp(s)
 	if len(s.scores) == 0 {
 		return false
 	}

@@ -63,35 +63,39 @@ func counted(c *caldera.SpreadConstraint, p *Pod, ns string) bool {
 }
 
 // domainCounts holds, for one topology key, the matching pods per domain
-// and how many domains hold each count, so that the smallest count is
-// known without a walk over the domains.
+// (numbered by Index.domainsOf) and how many domains hold each count, so
+// that the smallest count is known without a walk over the domains. Only
+// the domains known (of a node whose pods count) take part in it.
 type domainCounts struct {
-	byValue map[string]int
-	hist    map[int]int
-	min     int
+	counts []int32
+	known  []bool
+	nKnown int
+	hist   map[int32]int32
+	min    int32
 }
 
-func newDomainCounts() *domainCounts {
-	return &domainCounts{byValue: map[string]int{}, hist: map[int]int{}}
+func newDomainCounts(n int) *domainCounts {
+	return &domainCounts{counts: make([]int32, n), known: make([]bool, n), hist: map[int32]int32{}}
 }
 
 // ensure makes a domain known with no pods.
-func (d *domainCounts) ensure(v string) {
-	if _, ok := d.byValue[v]; ok {
+func (d *domainCounts) ensure(id int32) {
+	if d.known[id] {
 		return
 	}
-	d.byValue[v] = 0
+	d.known[id] = true
+	d.nKnown++
 	d.hist[0]++
 	d.min = 0
 }
 
-func (d *domainCounts) add(v string, delta int) {
-	old, ok := d.byValue[v]
-	if !ok {
+func (d *domainCounts) add(id int32, delta int32) {
+	if !d.known[id] {
 		return
 	}
+	old := d.counts[id]
 	n := old + delta
-	d.byValue[v] = n
+	d.counts[id] = n
 	if d.hist[old]--; d.hist[old] == 0 {
 		delete(d.hist, old)
 	}
@@ -115,11 +119,14 @@ type SpreadFilter struct {
 	Err string
 
 	// eligible[c][node] says whether pods on the node count for
-	// constraint c.
+	// constraint c; domain[c][node] is the node's domain of c's key, -1
+	// when the node lacks it; counts[c] holds the domains of c's key
+	// (shared by constraints on one key).
 	eligible [][]bool
-	byKey    map[string]*domainCounts
+	domain   [][]int32
+	counts   []*domainCounts
 	// selfMatch[c] is 1 when constraint c's selector matches the task.
-	selfMatch []int
+	selfMatch []int32
 }
 
 // NewSpreadFilter builds the filter state for a task.
@@ -129,39 +136,49 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 	if f.Err != "" || len(f.cs) == 0 {
 		return f
 	}
-	f.byKey = map[string]*domainCounts{}
-	f.eligible = make([][]bool, len(f.cs))
-	f.selfMatch = make([]int, len(f.cs))
+	n := len(f.cs)
+	f.eligible, f.domain = make([][]bool, n), make([][]int32, n)
+	f.counts, f.selfMatch = make([]*domainCounts, n), make([]int32, n)
+	var src sources
 	for i, c := range f.cs {
 		if c.Selector.Matches(f.labels) {
 			f.selfMatch[i] = 1
 		}
-		if f.byKey[c.TopologyKey] == nil {
-			f.byKey[c.TopologyKey] = newDomainCounts()
+		kd := idx.domainsOf(c.TopologyKey)
+		f.domain[i] = kd.of
+		for j := range i {
+			if f.cs[j].TopologyKey == c.TopologyKey {
+				f.counts[i] = f.counts[j]
+			}
+		}
+		if f.counts[i] == nil {
+			f.counts[i] = newDomainCounts(kd.n)
 		}
 		f.eligible[i] = make([]bool, len(idx.nodes))
+		src.add(idx.selecting(c.Selector))
 	}
+nodes:
 	for ni := range idx.nodes {
-		n := &idx.nodes[ni]
-		if !hasAllKeys(n.Labels, f.cs) {
-			continue
+		for i := range f.cs {
+			if f.domain[i][ni] < 0 {
+				continue nodes // lacks a key: its pods count for none
+			}
 		}
 		for i, c := range f.cs {
-			if includes(c, t, n) {
+			if includes(c, t, &idx.nodes[ni]) {
 				f.eligible[i][ni] = true
-				f.byKey[c.TopologyKey].ensure(n.Labels[c.TopologyKey])
+				f.counts[i].ensure(f.domain[i][ni])
 			}
 		}
 	}
-	f.start(idx, everyPod, f.apply)
+	f.start(idx, src.list(), f)
 	return f
 }
 
 func (f *SpreadFilter) apply(p *Pod, d int64) {
-	labels := f.idx.nodeLabels(p.Node)
 	for i, c := range f.cs {
 		if f.eligible[i][p.Node] && counted(c, p, f.namespace) {
-			f.byKey[c.TopologyKey].add(labels[c.TopologyKey], int(d))
+			f.counts[i].add(f.domain[i][p.Node], int32(d))
 		}
 	}
 }
@@ -169,7 +186,7 @@ func (f *SpreadFilter) apply(p *Pod, d int64) {
 // CatchUp applies the placements and removals made since the last call.
 func (f *SpreadFilter) CatchUp() {
 	if len(f.cs) > 0 {
-		f.catchUp(f.apply)
+		f.catchUp(f)
 	}
 }
 
@@ -181,16 +198,16 @@ func (f *SpreadFilter) PassesAll() bool { return f.Err == "" && len(f.cs) == 0 }
 // unresolvable, or "" when it passes.
 func (f *SpreadFilter) Filter(n *caldera.Node) (reason string, unresolvable bool) {
 	for i, c := range f.cs {
-		v, ok := n.Labels[c.TopologyKey]
-		if !ok {
+		id := f.domain[i][n.Handle]
+		if id < 0 {
 			return ReasonSpreadMissingLabel, true
 		}
-		dc := f.byKey[c.TopologyKey]
-		minMatch := 0
-		if len(dc.byValue) >= int(c.MinDomains) {
+		dc := f.counts[i]
+		var minMatch int32
+		if dc.nKnown >= int(c.MinDomains) {
 			minMatch = dc.min
 		}
-		if dc.byValue[v]+f.selfMatch[i]-minMatch > int(c.MaxSkew) {
+		if dc.counts[id]+f.selfMatch[i]-minMatch > c.MaxSkew {
 			return ReasonSpreadConstraintsNotMatch, false
 		}
 	}

@@ -59,7 +59,11 @@ func NewSpreadScore(idx *Index, t *caldera.Task) *SpreadScore {
 			}
 		}
 	}
-	s.start(idx, everyPod, s.apply)
+	var src sources
+	for _, c := range s.cs {
+		src.add(idx.selecting(c.Selector))
+	}
+	s.start(idx, src.list(), s)
 	return s
 }
 
@@ -84,7 +88,7 @@ func (s *SpreadScore) Score(nodes []*caldera.Node, out []int64) bool {
 	if len(s.cs) == 0 {
 		return false
 	}
-	s.catchUp(s.apply)
+	s.catchUp(s)
 	if cap(s.ignored) < len(nodes) {
 		s.ignored = make([]bool, len(nodes))
 	}

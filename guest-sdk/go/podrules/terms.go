@@ -10,7 +10,7 @@ import (
 // selector resolved, as kube-scheduler resolves the incoming pod's: the
 // namespaces it names or selects now, or every namespace.
 type term struct {
-	namespaces    map[string]bool
+	namespaces    []string
 	allNamespaces bool
 	selector      *caldera.Selector
 	key           string
@@ -19,7 +19,7 @@ type term struct {
 
 // matches reports whether the term selects a pod.
 func (t *term) matches(namespace string, labels map[string]string) bool {
-	return (t.allNamespaces || t.namespaces[namespace]) && t.selector.Matches(labels)
+	return (t.allNamespaces || slices.Contains(t.namespaces, namespace)) && t.selector.Matches(labels)
 }
 
 // matchesAll reports whether a pod matches every term; false for none.
@@ -54,18 +54,15 @@ func (idx *Index) resolveWeighted(in []caldera.WeightedPodAffinityTerm) []term {
 }
 
 func (idx *Index) resolveTerm(t *caldera.PodAffinityTerm, weight int32) term {
-	out := term{selector: t.Selector, key: t.TopologyKey, weight: weight, namespaces: map[string]bool{}}
-	for _, ns := range t.Namespaces {
-		out.namespaces[ns] = true
-	}
+	out := term{selector: t.Selector, key: t.TopologyKey, weight: weight, namespaces: t.Namespaces}
 	switch sel := t.NamespaceSelector; {
 	case sel == nil:
 	case len(sel.Requirements) == 0:
 		out.allNamespaces = true
 	default:
 		for name, labels := range idx.namespaces {
-			if sel.Matches(labels) {
-				out.namespaces[name] = true
+			if sel.Matches(labels) && !slices.Contains(out.namespaces, name) {
+				out.namespaces = append(slices.Clip(out.namespaces), name)
 			}
 		}
 	}
@@ -95,18 +92,3 @@ func preferred(a *caldera.PodAffinity) []caldera.WeightedPodAffinityTerm {
 
 // topologyPair is one topology domain: a node label and its value.
 type topologyPair struct{ key, value string }
-
-type pairCounts map[topologyPair]int64
-
-// update adds value to the node's domain of key; a domain back at zero is
-// forgotten, so that an empty map means no pod matched anywhere.
-func (m pairCounts) update(labels map[string]string, key string, value int64) {
-	v, ok := labels[key]
-	if !ok {
-		return
-	}
-	p := topologyPair{key, v}
-	if m[p] += value; m[p] == 0 {
-		delete(m, p)
-	}
-}

@@ -59,6 +59,21 @@ pub trait Plugin {
         true
     }
 
+    /// In a session where [`Plugin::predicates_node_local_in`] withdrew the
+    /// promise, the tasks whose verdicts are node-local after all (ABI
+    /// 1.4): `classes` has one entry per task handle, each -1 (not
+    /// node-local) on entry. For a task of class c >= 0 the verdict on a
+    /// node depends on nothing but that node (the pods on it, any of their
+    /// fields) and the task's shape and class, for the whole session; tasks
+    /// of one shape and one class share verdicts. Give tasks that another
+    /// pod's anti-affinity tells apart by their labels a class per set of
+    /// labels. The scheduler keeps such verdicts for the session only, and
+    /// serves a task from them only when its `pre_predicate` was asked
+    /// since the last event. Return true to send the classes.
+    fn predicates_node_local_classes(&self, _s: &Session, _classes: &mut [i32]) -> bool {
+        false
+    }
+
     /// The configuration arguments the plugin reads, with their types and
     /// defaults, for the module's descriptor (`caldera plugin inspect`
     /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them

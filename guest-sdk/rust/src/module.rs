@@ -205,8 +205,9 @@ enum Answer {
     Valid(Result<(), Invalid>),
     Conditions(Vec<Condition>),
     EventVerdicts,
-    /// session_open's `{nodeLocalWithdrawn: true}`.
-    NodeLocalWithdrawn,
+    /// session_open's `{nodeLocalWithdrawn: true}`, with the node-local
+    /// classes the plugin gave, if any.
+    NodeLocalWithdrawn(Option<Vec<i32>>),
 }
 
 type Served = Result<Answer, Failure>;
@@ -308,7 +309,9 @@ impl<P: Plugin> Module<P> {
         let s = self.session.insert(Session::new(view, arguments));
         self.plugin.on_session_open(s).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
         if P::NODE_LOCAL_PREDICATES && !self.plugin.predicates_node_local_in(s) {
-            return Ok(Answer::NodeLocalWithdrawn);
+            let mut classes = vec![-1; s.tasks().len()];
+            let given = self.plugin.predicates_node_local_classes(s, &mut classes);
+            return Ok(Answer::NodeLocalWithdrawn(given.then_some(classes)));
         }
         Ok(Answer::Nil)
     }
@@ -582,10 +585,17 @@ impl<P: Plugin> Module<P> {
                 }
             }
             Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
-            Answer::NodeLocalWithdrawn => {
-                w.map(1);
+            Answer::NodeLocalWithdrawn(classes) => {
+                w.map(if classes.is_some() { 2 } else { 1 });
                 w.str("nodeLocalWithdrawn");
                 w.bool(true);
+                if let Some(classes) = classes {
+                    w.str("nodeLocalClasses");
+                    w.array(classes.len());
+                    for c in classes {
+                        w.int(i64::from(c));
+                    }
+                }
             }
         }
     }

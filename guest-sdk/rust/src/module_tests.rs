@@ -430,6 +430,37 @@ fn session_open_withdraws_node_local_verdicts_when_the_plugin_says_so() {
     assert_eq!(call(&mut m, HOOK_SESSION_OPEN, &open_request(&rules)), nil);
 }
 
+#[test]
+fn session_open_sends_node_local_classes_with_the_withdrawal() {
+    #[derive(Default)]
+    struct Classed;
+    impl Plugin for Classed {
+        const NAME: &'static str = "classed";
+        const NODE_LOCAL_PREDICATES: bool = true;
+        fn predicates_node_local_in(&self, _: &Session) -> bool {
+            false
+        }
+        fn predicates_node_local_classes(&self, _: &Session, classes: &mut [i32]) -> bool {
+            classes[0] = 0;
+            true
+        }
+    }
+    let v = view();
+    let mut want = b"\x93\x00\xa0".to_vec();
+    let mut w = Writer(&mut want);
+    w.map(2);
+    w.str("nodeLocalWithdrawn");
+    w.bool(true);
+    w.str("nodeLocalClasses");
+    w.array(v.tasks.len());
+    w.int(0);
+    for _ in 1..v.tasks.len() {
+        w.int(-1);
+    }
+    let mut m = Module::new(Classed, crate::__hooks!(Classed));
+    assert_eq!(call(&mut m, HOOK_SESSION_OPEN, &open_request(&v)), want);
+}
+
 /// Counts placements and, at close, notes the first task's status.
 #[derive(Default)]
 struct Closing {

@@ -6,15 +6,18 @@ import (
 )
 
 // rules holds the InterPodAffinity and PodTopologySpread score states of a
-// session, one per rule template, made on first use. Nil when no pod of
-// the session has such rules nor system default spread constraints, or the
-// weights are 0.
+// session, one per rule template, made on first use. Nil when neither
+// score can tell nodes apart in the session (no preferred terms, no
+// required affinity, no ScheduleAnyway or default spread constraints: a
+// session whose pods have only required anti-affinity and hard spread
+// constraints scores as one without rules), or the weights are 0.
 type rules struct {
-	idx    *podrules.Index
-	w      *weights
-	byKey  caldera.ByKey[*ruleScores]
-	byTask []*ruleScores
-	key    []byte
+	idx     *podrules.Index
+	w       *weights
+	byKey   caldera.ByKey[*ruleScores]
+	byTask  []*ruleScores
+	key     []byte
+	scratch podrules.KeyScratch
 }
 
 type ruleScores struct {
@@ -23,9 +26,7 @@ type ruleScores struct {
 }
 
 func newRules(v *caldera.View, w *weights) *rules {
-	rulesApply := (w.podAffinity != 0 || w.podTopologySpread != 0) && podrules.HasRules(v)
-	defaultsApply := w.podTopologySpread != 0 && podrules.HasSpreadDefaults(v)
-	if !rulesApply && !defaultsApply {
+	if !podrules.ScoresAnything(v, w.podAffinity != 0, int32(w.hardPodAffinity), w.podTopologySpread != 0) {
 		return nil
 	}
 	return &rules{idx: podrules.NewIndex(v), w: w, byTask: make([]*ruleScores, len(v.Tasks))}
@@ -35,7 +36,7 @@ func (r *rules) of(t *caldera.Task) *ruleScores {
 	if s := r.byTask[t.Handle]; s != nil {
 		return s
 	}
-	r.key = podrules.TemplateKey(r.key[:0], t)
+	r.key = podrules.TemplateKey(r.key[:0], &r.scratch, t)
 	s, ok := r.byKey.Get(r.key)
 	if !ok {
 		s = &ruleScores{}

@@ -16,11 +16,12 @@ const (
 // and one filter state per rule template, made on first use. Nil when no
 // pod of the session has such rules or both filters are off.
 type rules struct {
-	idx    *podrules.Index
-	args   *args
-	byKey  caldera.ByKey[*ruleStates]
-	byTask []*ruleStates
-	key    []byte
+	idx     *podrules.Index
+	args    *args
+	byKey   caldera.ByKey[*ruleStates]
+	byTask  []*ruleStates
+	key     []byte
+	scratch podrules.KeyScratch
 }
 
 type ruleStates struct {
@@ -44,7 +45,7 @@ func newRules(v *caldera.View, a *args) *rules {
 func (r *rules) of(t *caldera.Task) *ruleStates {
 	s := r.byTask[t.Handle]
 	if s == nil {
-		r.key = podrules.TemplateKey(r.key[:0], t)
+		r.key = podrules.TemplateKey(r.key[:0], &r.scratch, t)
 		var ok bool
 		if s, ok = r.byKey.Get(r.key); !ok {
 			s = &ruleStates{}
@@ -59,6 +60,15 @@ func (r *rules) of(t *caldera.Task) *ruleStates {
 		r.byTask[t.Handle] = s
 	}
 	return s
+}
+
+// PredicatesNodeLocalClasses names the tasks whose verdicts stay
+// node-local in a session with pod rules: most have no rules of their own
+// that read other nodes (podrules.NodeLocalClasses). PrePredicate brings
+// their states up to date, which is where the scheduler lets kept verdicts
+// serve them.
+func (p *plugin) PredicatesNodeLocalClasses(s *caldera.Session, classes []int32) {
+	podrules.NodeLocalClasses(&s.View, p.args.podAffinity, p.args.podTopologySpread, classes)
 }
 
 func (s *ruleStates) catchUp() {

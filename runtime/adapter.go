@@ -145,6 +145,8 @@ type predicateCache struct {
 	// window and got are the request's node list and the reply, reused.
 	window []int32
 	got    []abi.Verdict
+	// statuses are the failed verdicts' statuses, shared (status).
+	statuses []*framework.Status
 }
 
 // firstPredicateWindow is how many nodes the first predicate_batch call of
@@ -621,9 +623,31 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 		}
 	}
 	if v := c.verdicts[h]; v.Code != abi.OK {
-		return framework.NewStatus(framework.Code(v.Code), v.Reason)
+		return c.status(v, a.name)
 	}
 	return nil
+}
+
+// sharedStatuses is how many failed verdicts' statuses a predicate cache
+// shares: a search rejects thousands of nodes per task for a handful of
+// reasons, and a status per rejected node was most of what a Wasm
+// predicate allocated in the host.
+const sharedStatuses = 16
+
+// status returns the framework's status of a failed verdict. Statuses
+// are shared, read-only: they name the plugin already, so the framework
+// copies rather than writes them. Callers hold the cache's lock.
+func (c *predicateCache) status(v abi.Verdict, plugin string) *framework.Status {
+	for _, s := range c.statuses {
+		if s.Code == framework.Code(v.Code) && s.Reasons[0] == v.Reason {
+			return s
+		}
+	}
+	s := &framework.Status{Code: framework.Code(v.Code), Reasons: []string{v.Reason}, Plugin: plugin}
+	if len(c.statuses) < sharedStatuses {
+		c.statuses = append(c.statuses, s)
+	}
+	return s
 }
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {

@@ -27,7 +27,7 @@ import _ "unsafe" // for go:linkname
 // runtime/debug.SetGCPercent, which the runtime exports under that name;
 // importing runtime/debug instead would add 383 KB to every module. Should a
 // Go release stop the link, the build fails, it does not misbehave.
-func finishCollection() { setGCPercent(setGCPercent(-1)) }
+func finishCollection(uint32) { setGCPercent(setGCPercent(-1)) }
 
 //go:linkname setGCPercent runtime/debug.setGCPercent
 func setGCPercent(int32) int32

@@ -209,7 +209,7 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 		// Whatever the call's outcome: a plugin skipped after a failed
 		// call is never sent its session_close, and an event handler has
 		// no sessions at all.
-		defer finishCollection()
+		defer finishCollection(hook)
 	}
 	var args []byte
 	// A session hook's arguments are read where they lie: skipping them to

@@ -115,7 +115,8 @@ type OpenResult struct {
 	// this session sends it.
 	NodeLocalWithdrawn bool `msgpack:"nodeLocalWithdrawn,omitempty"`
 	// NodeLocalClasses (1.4), one per task handle, keeps node-local verdicts
-	// for some tasks of a session that withdrew the promise: a task of
+	// for some tasks of a session in which a NodeLocal module withdrew the
+	// promise: a task of
 	// class c >= 0 has verdicts that depend on nothing but the node (the
 	// pods on it with every field) and the task's shape and class, so tasks
 	// of one shape and one class share them; -1 means not node-local. The

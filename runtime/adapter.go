@@ -297,7 +297,10 @@ func (a *adapter) open(reopen bool) error {
 	a.scoresLocal, a.preByShape = promises.NodeLocalScores, promises.PrePredicateByShape
 	a.localWithdrawn = promises.NodeLocalWithdrawn
 	a.classes = nil
-	if a.localWithdrawn && len(promises.NodeLocalClasses) == len(a.handles.taskList) {
+	// Classes refine a NodeLocal module's promise: forget drops what is
+	// kept under them only for such a module, since a bind changes no
+	// node's generation.
+	if a.localWithdrawn && a.mod.descriptor.NodeLocal && len(promises.NodeLocalClasses) == len(a.handles.taskList) {
 		a.classes = promises.NodeLocalClasses
 	}
 	ViewObjectsSent.WithLabelValues(a.name, "full").Add(float64(full))
@@ -700,7 +703,10 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	for i, h := range c.window {
 		c.verdicts[h], c.known[h] = c.got[i], true
 	}
-	if c.local {
+	// A reopen within the call (a lost instance) started another epoch on
+	// a fresh instance: what it answered is not kept under this one's
+	// promise.
+	if c.local && c.epoch == a.epoch {
 		a.keep(c)
 	}
 	return nil

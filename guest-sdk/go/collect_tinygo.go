@@ -22,8 +22,9 @@ import (
 // growHeap is TinyGo's own (memory.grow by the current size); should a
 // TinyGo release stop the link, the build fails, it does not misbehave.
 var heapUse struct {
-	openEnd uint64 // total allocated at the end of the last session_open
-	session uint64 // allocated between the last session's open and close
+	openEnd  uint64 // total allocated at the end of the last session_open
+	session  uint64 // allocated between the last session's open and close
+	measured bool   // a session has closed since the module started
 }
 
 func finishCollection(hook uint32) {
@@ -33,11 +34,11 @@ func finishCollection(hook uint32) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	if hook == hookSessionClose {
-		heapUse.session = m.TotalAlloc - heapUse.openEnd
+		heapUse.session, heapUse.measured = m.TotalAlloc-heapUse.openEnd, true
 		return
 	}
 	want := 2 * heapUse.session
-	if heapUse.session == 0 {
+	if !heapUse.measured {
 		want = m.HeapSys / 3
 	}
 	if m.HeapIdle < want {

@@ -455,7 +455,7 @@ func (h *host) promises() (int32, string, []byte) {
 	scores := sc != nil && sc.ScoresNodeLocal(h.session)
 	pre := pp != nil && pp.PrePredicatesByShape(h.session)
 	withdrawn := abiMinor >= 4 && nl != nil && !nl.PredicatesNodeLocalIn(h.session)
-	classes := withdrawn && impl.nodeLocalClasser != nil
+	classes := withdrawn && impl.nodeLocalClasser != nil && declaresNodeLocal()
 	if classes {
 		h.classes = resize(h.classes, len(h.session.View.Tasks))
 		for i := range h.classes {
@@ -489,6 +489,13 @@ func (h *host) promises() (int32, string, []byte) {
 		}
 	}
 	return h.ok(b)
+}
+
+// declaresNodeLocal reports whether the module's descriptor says
+// nodeLocal, which node-local classes refine.
+func declaresNodeLocal() bool {
+	nl, ok := registered.(NodeLocalPredicates)
+	return ok && nl.PredicatesNodeLocal()
 }
 
 // resize returns s with length n and every element zero, reusing its

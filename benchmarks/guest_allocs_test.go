@@ -94,7 +94,8 @@ func (l allocListener) ended(m api.Module) {
 // as its TinyGo port and counts what each module allocates once the first
 // session (the whole view) is done. A TinyGo module collects when its heap
 // is full, and a collection marks the whole view; at 5,000 nodes one cost
-// a port about a quarter of a second (docs/performance.md, session 17), so
+// a port about a quarter of a second (docs/performance.md, "Every default
+// plugin as a Wasm port"), so
 // a session's allocations must not grow with its tasks or nodes.
 func TestTinyGoSessionsAllocateLittle(t *testing.T) {
 	// 2,000 tasks and 1,000 nodes: a budget far below one allocation per

@@ -251,7 +251,7 @@ func kubeRequest(p *v1.Pod) abi.KubeRequest { return podRequests.get(p) }
 
 // podRequests remembers each pod's requests across sessions: the helper
 // sums containers into maps of quantities (7.5 ms of the 17 ms a session
-// spent building its view, in session 9's CPU profile of
+// spent building its view, in a CPU profile of
 // BenchmarkSessionPorts/rust at 1,000 nodes and 2,000 pods), and most pods
 // outlive many sessions. The
 // informer's pod objects are never changed in place (an update is a new

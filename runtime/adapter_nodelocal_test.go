@@ -73,6 +73,37 @@ func gangPod(name, cpu string) *v1.Pod {
 	}
 }
 
+// predicateSession opens a session of ci with the module as its one
+// plugin, predicates enabled, closed when the test ends; asked counts its
+// predicate_batch calls since.
+func predicateSession(t *testing.T, name string, p *Plugin, ci *api.ClusterInfo) (*framework.Session, func() int) {
+	t.Helper()
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
+	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ssn.Close)
+	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPredicateBatch.String())
+	before := testutil.ToFloat64(calls)
+	return ssn, func() int { return int(testutil.ToFloat64(calls) - before) }
+}
+
+// nodeVerdicts is the session's predicate message for the task on each
+// node, "" where it passes.
+func nodeVerdicts(ssn *framework.Session, task *api.TaskInfo) []string {
+	var out []string
+	for _, n := range ssn.NodeList {
+		if s := ssn.PredicateFn(task, n); s != nil {
+			out = append(out, s.Message())
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
 // A NodeLocal module (the predicates port declares it) is asked about a
 // node once per task shape while the node is unchanged, and again once
 // the node changed: the second task of a gang costs no call, and a
@@ -83,32 +114,14 @@ func TestNodeLocalVerdictsAreKeptUntilTheNodeChanges(t *testing.T) {
 	if !p.descriptor.NodeLocal {
 		t.Fatalf("%s does not declare nodeLocal", name)
 	}
-	enabled := true
-	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
 	ci := gangOnSmallNodes()
 	ci.Jobs["ns/pg"].AddTaskInfo(api.NewTaskInfo(gangPod("big", "1500m")))
-	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ssn.Close()
-	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPredicateBatch.String())
-	before := testutil.ToFloat64(calls)
-	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
+	ssn, asked := predicateSession(t, name, p, ci)
 	var tasks []*api.TaskInfo
 	for _, id := range []api.TaskID{"uid-p0", "uid-p1", "uid-p2"} {
 		tasks = append(tasks, ssn.Jobs["ns/pg"].Tasks[id])
 	}
-	verdicts := func(task *api.TaskInfo) (out []string) {
-		for _, n := range ssn.NodeList {
-			if s := ssn.PredicateFn(task, n); s != nil {
-				out = append(out, s.Message())
-			} else {
-				out = append(out, "")
-			}
-		}
-		return out
-	}
+	verdicts := func(task *api.TaskInfo) []string { return nodeVerdicts(ssn, task) }
 
 	first := verdicts(tasks[0])
 	if fmt.Sprint(first) != "[  ]" || asked() != 1 {
@@ -462,8 +475,6 @@ func TestRefusedDeltaGetsTheWholeViewWhenIgnorable(t *testing.T) {
 func TestNodeLocalClassesServeAfterPrePredicate(t *testing.T) {
 	const name = "predicates.tinygo"
 	p := builtPort(t, name)
-	enabled := true
-	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledPredicate: &enabled}}}}}
 	ci := gangOnSmallNodes()
 	for _, n := range ci.Nodes {
 		n.Node.Labels = map[string]string{v1.LabelHostname: n.Name}
@@ -480,14 +491,7 @@ func TestNodeLocalClassesServeAfterPrePredicate(t *testing.T) {
 		pod.Spec.Affinity = anti
 		job.AddTaskInfo(api.NewTaskInfo(pod))
 	}
-	ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ssn.Close()
-	calls := metrics.PluginCalls.WithLabelValues(name, abi.HookPredicateBatch.String())
-	before := testutil.ToFloat64(calls)
-	asked := func() int { return int(testutil.ToFloat64(calls) - before) }
+	ssn, asked := predicateSession(t, name, p, ci)
 	task := func(i int) *api.TaskInfo { return ssn.Jobs["ns/pg"].Tasks[api.TaskID(fmt.Sprintf("uid-db%d", i))] }
 	verdicts := func(task *api.TaskInfo, pre bool) string {
 		if pre {
@@ -495,15 +499,7 @@ func TestNodeLocalClassesServeAfterPrePredicate(t *testing.T) {
 				t.Fatalf("pre_predicate: %v", s.Message())
 			}
 		}
-		var out []string
-		for _, n := range ssn.NodeList {
-			if s := ssn.PredicateFn(task, n); s != nil {
-				out = append(out, s.Message())
-			} else {
-				out = append(out, "")
-			}
-		}
-		return strings.Join(out, "|")
+		return strings.Join(nodeVerdicts(ssn, task), "|")
 	}
 	if got := verdicts(task(0), true); got != "||" || asked() != 1 {
 		t.Fatalf("db0: %q after %d calls, want three passes after 1", got, asked())

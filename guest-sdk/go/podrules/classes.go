@@ -22,9 +22,9 @@ import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 //     on a key of one node per domain: the verdict then reads the task's
 //     namespace and labels, and c numbers them.
 //
-// classes has one entry per task handle.
-func NodeLocalClasses(v *caldera.View, affinity, spread bool, classes []int32) {
-	k := newOneNodeKeys(v.Nodes)
+// v is the view the Index was made from; classes has one entry per task
+// handle.
+func (idx *Index) NodeLocalClasses(v *caldera.View, affinity, spread bool, classes []int32) {
 	var anti antiTerms
 	if affinity {
 		anti = collectAntiTerms(v)
@@ -43,12 +43,12 @@ func NodeLocalClasses(v *caldera.View, affinity, spread bool, classes []int32) {
 		if i == 0 || t.Namespace != ns {
 			ns, nsLabels = t.Namespace, v.Namespaces[t.Namespace]
 		}
-		if !ownRulesNodeLocal(t, affinity, spread, k) {
+		if !idx.ownRulesNodeLocal(t, affinity, spread) {
 			continue
 		}
 		selected, local := false, true
 		if affinity {
-			selected, local = anti.selecting(t, nsLabels, k)
+			selected, local = anti.selecting(idx, t, nsLabels)
 		}
 		switch {
 		case !local:
@@ -68,13 +68,13 @@ func NodeLocalClasses(v *caldera.View, affinity, spread bool, classes []int32) {
 
 // ownRulesNodeLocal reports whether a task's own terms and constraints
 // read the node alone.
-func ownRulesNodeLocal(t *caldera.Task, affinity, spread bool, k *oneNodeKeys) bool {
+func (idx *Index) ownRulesNodeLocal(t *caldera.Task, affinity, spread bool) bool {
 	if affinity {
 		if t.AffinityError != "" || len(required(t.PodAffinity)) > 0 {
 			return false
 		}
 		for _, term := range required(t.PodAntiAffinity) {
-			if !k.perNode(term.TopologyKey) {
+			if !idx.domainsOf(term.TopologyKey).onePerNode {
 				return false
 			}
 		}
@@ -87,36 +87,6 @@ func ownRulesNodeLocal(t *caldera.Task, affinity, spread bool, k *oneNodeKeys) b
 		}
 	}
 	return true
-}
-
-// oneNodeKeys says which topology keys have one node per domain: no two
-// nodes carry the same value. Nodes without the key have no domain.
-type oneNodeKeys struct {
-	nodes []caldera.Node
-	known map[string]bool
-}
-
-func newOneNodeKeys(nodes []caldera.Node) *oneNodeKeys {
-	return &oneNodeKeys{nodes: nodes, known: map[string]bool{}}
-}
-
-func (k *oneNodeKeys) perNode(key string) bool {
-	if one, ok := k.known[key]; ok {
-		return one
-	}
-	seen := map[string]bool{}
-	one := true
-	for i := range k.nodes {
-		if v, ok := caldera.Label(k.nodes[i].Labels, key); ok {
-			if seen[v] {
-				one = false
-				break
-			}
-			seen[v] = true
-		}
-	}
-	k.known[key] = one
-	return one
 }
 
 // antiTerms are the required anti-affinity terms of every pod of the
@@ -155,24 +125,24 @@ func (a *antiTerms) add(aff *caldera.PodAffinity) {
 
 // selecting reports whether some term can select the task, and whether
 // every such term's key has one node per domain.
-func (a *antiTerms) selecting(t *caldera.Task, nsLabels map[string]string, k *oneNodeKeys) (selected, local bool) {
-	selected, local = a.check(a.unlabelled, t, nsLabels, k)
+func (a *antiTerms) selecting(idx *Index, t *caldera.Task, nsLabels map[string]string) (selected, local bool) {
+	selected, local = a.check(idx, a.unlabelled, t, nsLabels)
 	for key, value := range t.Labels {
 		if !local {
 			break
 		}
-		s, l := a.check(a.byLabel[hashLabel(key, value)], t, nsLabels, k)
+		s, l := a.check(idx, a.byLabel[hashLabel(key, value)], t, nsLabels)
 		selected, local = selected || s, l
 	}
 	return selected, local
 }
 
 // check is selecting over some of the terms.
-func (a *antiTerms) check(terms []*caldera.PodAffinityTerm, t *caldera.Task, nsLabels map[string]string, k *oneNodeKeys) (selected, local bool) {
+func (a *antiTerms) check(idx *Index, terms []*caldera.PodAffinityTerm, t *caldera.Task, nsLabels map[string]string) (selected, local bool) {
 	for _, term := range terms {
 		if existingMatches(term, t.Namespace, nsLabels, t.Labels) {
 			selected = true
-			if !k.perNode(term.TopologyKey) {
+			if !idx.domainsOf(term.TopologyKey).onePerNode {
 				return true, false
 			}
 		}

@@ -10,6 +10,8 @@ import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 type keyDomains struct {
 	of []int32
 	n  int
+	// onePerNode says no two nodes share a value: a domain is a node.
+	onePerNode bool
 }
 
 // domainsOf numbers the values of key, once per session.
@@ -19,12 +21,14 @@ func (idx *Index) domainsOf(key string) *keyDomains {
 	}
 	kd := &keyDomains{of: make([]int32, len(idx.nodes))}
 	ids := map[string]int32{}
+	carrying := 0
 	for i := range idx.nodes {
 		v, ok := caldera.Label(idx.nodes[i].Labels, key)
 		if !ok {
 			kd.of[i] = -1
 			continue
 		}
+		carrying++
 		id, seen := ids[v]
 		if !seen {
 			id = int32(len(ids))
@@ -33,6 +37,7 @@ func (idx *Index) domainsOf(key string) *keyDomains {
 		kd.of[i] = id
 	}
 	kd.n = len(ids)
+	kd.onePerNode = kd.n == carrying
 	idx.domains[key] = kd
 	return kd
 }

@@ -139,7 +139,7 @@ func TestNodeLocalClasses(t *testing.T) {
 		PodAntiAffinity: &caldera.PodAffinity{Required: []caldera.PodAffinityTerm{
 			{Selector: sel("app", "zoned"), Namespaces: []string{"ns"}, TopologyKey: "zone"}}}}}
 	classes := make([]int32, len(v.Tasks))
-	NodeLocalClasses(v, true, true, classes)
+	NewIndex(v).NodeLocalClasses(v, true, true, classes)
 	if classes[0] <= 0 || classes[1] != classes[0] {
 		t.Errorf("db pods: classes %d and %d, want one class above 0 (their own anti-affinity selects them)", classes[0], classes[1])
 	}
@@ -154,17 +154,17 @@ func TestNodeLocalClasses(t *testing.T) {
 	}
 	v.Tasks[3].SpreadConstraints = []caldera.SpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: "DoNotSchedule",
 		Selector: sel("app", "plain"), MinDomains: 1, NodeAffinityPolicy: "Honor", NodeTaintsPolicy: "Ignore"}}
-	NodeLocalClasses(v, true, true, classes)
+	NewIndex(v).NodeLocalClasses(v, true, true, classes)
 	if classes[3] != -1 {
 		t.Errorf("plain with a zone spread constraint: class %d, want -1", classes[3])
 	}
-	NodeLocalClasses(v, true, false, classes)
+	NewIndex(v).NodeLocalClasses(v, true, false, classes)
 	if classes[3] != 0 {
 		t.Errorf("plain with the spread filter off: class %d, want 0", classes[3])
 	}
 	// Hostnames shared by two nodes make a hostname domain span both.
 	v.Nodes[1].Labels[hostnameKey] = "n0"
-	NodeLocalClasses(v, true, true, classes)
+	NewIndex(v).NodeLocalClasses(v, true, true, classes)
 	if classes[0] != -1 || classes[2] != -1 {
 		t.Errorf("db and web with a shared hostname: classes %d and %d, want -1", classes[0], classes[2])
 	}

@@ -64,11 +64,12 @@ func (r *rules) of(t *caldera.Task) *ruleStates {
 
 // PredicatesNodeLocalClasses names the tasks whose verdicts stay
 // node-local in a session with pod rules: most have no rules of their own
-// that read other nodes (podrules.NodeLocalClasses). PrePredicate brings
+// that read other nodes (Index.NodeLocalClasses). PrePredicate brings
 // their states up to date, which is where the scheduler lets kept verdicts
 // serve them.
 func (p *plugin) PredicatesNodeLocalClasses(s *caldera.Session, classes []int32) {
-	podrules.NodeLocalClasses(&s.View, p.args.podAffinity, p.args.podTopologySpread, classes)
+	// Asked only when PredicatesNodeLocalIn said false, so rules is set.
+	p.rules.idx.NodeLocalClasses(&s.View, p.args.podAffinity, p.args.podTopologySpread, classes)
 }
 
 func (s *ruleStates) catchUp() {

@@ -82,7 +82,7 @@ type adapter struct {
 	// this session only. lastPre is the task whose pre_predicate was asked
 	// last, and in which epoch: a class serves a task only then.
 	classes   []int32
-	keptClass []kept[abi.Verdict]
+	keptClass keptVerdicts
 	lastPre   struct {
 		task  int32
 		epoch int
@@ -96,11 +96,11 @@ type adapter struct {
 	// next event.
 	epoch    int
 	verdicts predicateCache
-	// kept holds a NodeLocal module's last verdict per node handle. It
-	// outlives the session: a verdict stays good while its node's
+	// kept holds a NodeLocal module's last verdicts per node handle. They
+	// outlive the session: a verdict stays good while its node's
 	// Generation, unique in the process, does not change, and a reopened
 	// instance starts without any.
-	kept []kept[abi.Verdict]
+	kept keptVerdicts
 	keys orderKeys
 	// touched holds, per object, the epoch of the last event that touched
 	// it, for modules whose keys only such events change (localKeys).
@@ -134,7 +134,7 @@ type predicateCache struct {
 	// (shape) or its class verdicts of this session (shape and class).
 	shape uint64
 	local bool
-	store *[]kept[abi.Verdict]
+	store *keptVerdicts
 	// verdicts and known are indexed by node handle; known marks the
 	// verdicts this task-epoch has received.
 	verdicts []abi.Verdict
@@ -244,7 +244,7 @@ func (a *adapter) open(reopen bool) error {
 		// the one that failed are not carried over to it. No lock: a reopen
 		// happens within a call, under the predicate cache's lock when a
 		// predicate made it.
-		a.kept = nil
+		a.kept.reset()
 	} else {
 		ev = viewAtOpen(a.ssn)
 	}
@@ -349,7 +349,7 @@ func (a *adapter) dropPromises() {
 	// No lock, as for kept in open: a reopen runs under the predicate
 	// cache's lock when a predicate made it, and a session's open runs
 	// before any predicate.
-	clear(a.keptClass)
+	a.keptClass.reset()
 }
 
 // openPromises decodes a session_open result; anything but a map of

@@ -92,26 +92,23 @@ func classShape(shape uint64, class int32) uint64 {
 // it was given for a task of the cache's shape and the node has not
 // changed since. Callers hold the cache's lock.
 func (a *adapter) recall(c *predicateCache, h int32) bool {
-	ks := *c.store
-	if int(h) >= len(ks) { // empty or sized to the node list
+	if int(h) >= len(a.ssn.NodeList) {
 		return false
 	}
-	k := &ks[h]
-	if !k.holds(c.shape, a.ssn.NodeList[h].Generation) {
-		return false
+	v, ok := c.store.find(h, c.shape, a.ssn.NodeList[h].Generation)
+	if ok {
+		c.verdicts[h], c.known[h] = v, true
 	}
-	c.verdicts[h], c.known[h] = k.answer, true
-	return true
+	return ok
 }
 
 // keep remembers the verdicts of a predicate_batch call. Callers hold the
 // cache's lock.
 func (a *adapter) keep(c *predicateCache) {
-	ks := sized(*c.store, len(a.ssn.NodeList))
-	*c.store = ks
+	c.store.size(len(a.ssn.NodeList))
 	for i, h := range c.window {
-		if int(h) < len(ks) {
-			ks[h] = kept[abi.Verdict]{shape: c.shape, generation: a.ssn.NodeList[h].Generation, answer: c.got[i], valid: true}
+		if int(h) < len(a.ssn.NodeList) {
+			c.store.put(h, c.shape, a.ssn.NodeList[h].Generation, c.got[i])
 		}
 	}
 }
@@ -132,6 +129,6 @@ func (a *adapter) forget(nodes ...int32) {
 	}
 	a.verdicts.mu.Lock()
 	defer a.verdicts.mu.Unlock()
-	drop(a.kept, nodes)
-	drop(a.keptClass, nodes)
+	a.kept.drop(nodes)
+	a.keptClass.drop(nodes)
 }

@@ -8,6 +8,9 @@ ETCD_VERSION ?= v3.5.35
 KUBE_VERSION ?= v1.32.13
 KWOK_VERSION ?= v0.8.0
 CONTROLLER_TOOLS_VERSION ?= v0.18.0
+# Volcano's own vc-controller-manager (and vc-scheduler), run beside caldera by the
+# end-to-end suite: the one release of volcano.sh/volcano the module proxy serves.
+VOLCANO_VERSION ?= v1.10.0
 # Staging modules of KUBE_VERSION that the module proxy does not serve, built at a
 # neighbouring release instead (only kube-scheduler, for bench-e2e, imports them). Their
 # Go source at v0.33.13 is that of v0.32.13: the tags differ only in comments and go.mod.
@@ -28,7 +31,7 @@ RUST_TARGET ?= wasm32-unknown-unknown
 E2E_CACHE ?= $(CURDIR)/.cache/e2e
 E2E_TOOLS_ENV = GO=$(GO) ETCD_VERSION=$(ETCD_VERSION) KUBE_VERSION=$(KUBE_VERSION) \
 	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION) \
-	KUBE_STAGING_SUBSTITUTES="$(KUBE_STAGING_SUBSTITUTES)"
+	KUBE_STAGING_SUBSTITUTES="$(KUBE_STAGING_SUBSTITUTES)" VOLCANO_VERSION=$(VOLCANO_VERSION)
 
 .PHONY: all build test check sdk-check test-all fmt-check vet tidy-check simulate bench acceptance
 
@@ -70,8 +73,8 @@ sdk-check:
 	done
 
 # The whole suite, what .ci/run runs: make check, the deployment manifests, and the
-# end-to-end suite on a real kube-apiserver (first run builds etcd, kube-apiserver and
-# kwok into .cache/e2e: ~13 min on 2 cores; later runs ~1 min).
+# end-to-end suite on a real kube-apiserver (first run builds etcd, kube-apiserver,
+# kwok and Volcano's controllers into .cache/e2e: ~20 min on 2 cores; later runs ~1 min).
 # With the example plugins built, the Wasm differential tests must run (not skip).
 test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
@@ -87,7 +90,8 @@ bench:
 
 .PHONY: e2e-tools crds
 
-# etcd, kube-apiserver and kwok for the end-to-end suite (cold ~13 min, then cached), plus the CRDs.
+# etcd, kube-apiserver, kwok and Volcano's vc-controller-manager and vc-scheduler for the
+# end-to-end suite (cold ~20 min, then cached), plus the CRDs.
 e2e-tools:
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE)
 

@@ -2,16 +2,20 @@
 # Builds, and caches, the real components the end-to-end suite runs against:
 #   etcd, kube-apiserver and kwok, all from Go modules (no prebuilt downloads),
 # and regenerates Volcano's PodGroup and Queue CRDs into deploy/crds/ from the
-# volcano.sh/apis Go types with controller-gen. On request it also builds
+# volcano.sh/apis Go types with controller-gen; and Volcano's own
+# vc-controller-manager and vc-scheduler from the volcano.sh/volcano module,
+# with that release's CRD manifests. On request it also builds
 # kube-scheduler, the baseline of the end-to-end benchmark (make bench-e2e).
 #
 # Usage: hack/e2e-tools.sh [CACHE_DIR] [COMPONENT...]
 #   CACHE_DIR   defaults to <repo>/.cache/e2e
-#   COMPONENT   any of: etcd kube-apiserver kwok crds kube-scheduler
+#   COMPONENT   any of: etcd kube-apiserver kwok crds volcano kube-scheduler
 #               (default: all but kube-scheduler, which only the benchmark needs)
 #
 # Layout under CACHE_DIR:
 #   bin/{etcd,kube-apiserver,kwok,controller-gen}   the built binaries
+#   bin/{vc-controller-manager,vc-scheduler}         Volcano's, from volcano.sh/volcano
+#   volcano-crds/*.yaml                              that release's CRD manifests
 #   bin/kube-scheduler                               (only when asked for)
 #   stamps/<name>.version                            the version each was built with
 #   src/<name>/                                      generated wrapper Go modules
@@ -30,6 +34,7 @@ KUBE_VERSION="${KUBE_VERSION:-v1.32.13}"
 # module@version pairs used instead of a staging module's own release (see the Makefile).
 KUBE_STAGING_SUBSTITUTES="${KUBE_STAGING_SUBSTITUTES-k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
+VOLCANO_VERSION="${VOLCANO_VERSION:-v1.10.0}"
 CONTROLLER_TOOLS_VERSION="${CONTROLLER_TOOLS_VERSION:-v0.18.0}"
 GO="${GO:-go}"
 
@@ -37,7 +42,7 @@ CACHE_DIR="${1:-${REPO_ROOT}/.cache/e2e}"
 [[ $# -gt 0 ]] && shift
 COMPONENTS=("$@")
 if [[ ${#COMPONENTS[@]} -eq 0 ]]; then
-	COMPONENTS=(etcd kube-apiserver kwok crds)
+	COMPONENTS=(etcd kube-apiserver kwok crds volcano)
 fi
 
 mkdir -p "${CACHE_DIR}"
@@ -295,13 +300,70 @@ generate_crds() {
 	done
 }
 
+# build_volcano: vc-controller-manager and vc-scheduler from volcano.sh/volcano
+# at VOLCANO_VERSION, and the CRDs of that release that its controllers read
+# and write (config/crd/volcano/bases and config/crd/jobflow/bases: Jobs,
+# Commands, JobFlows, JobTemplates, Numatopologies, PodGroups, Queues).
+# go build refuses the release's own replace directives from a dependency,
+# so a wrapper module repeats them.
+build_volcano() {
+	local dir="${SRC_DIR}/volcano"
+	if up_to_date vc-controller-manager "${VOLCANO_VERSION}" && up_to_date vc-scheduler "${VOLCANO_VERSION}"; then
+		log "volcano ${VOLCANO_VERSION}: up to date (${BIN_DIR}/vc-controller-manager, vc-scheduler)"
+	else
+		log "volcano ${VOLCANO_VERSION}: building from volcano.sh/volcano"
+		local gomod line
+		dir="$(new_wrapper volcano caldera.invalid/e2e-tools/volcano)"
+		(
+			cd "${dir}"
+			gomod="$(mod_download "volcano.sh/volcano@${VOLCANO_VERSION}" GoMod)"
+			[[ -f "${gomod}" ]] || die "no go.mod for volcano.sh/volcano@${VOLCANO_VERSION}"
+			"${GO}" mod edit -require="volcano.sh/volcano@${VOLCANO_VERSION}"
+			# Each "old => new version" line of the release's replace block.
+			while read -r line; do
+				"${GO}" mod edit -replace="${line}"
+			done < <(awk '/^replace \($/ { inside = 1; next }
+				inside && /^\)$/ { inside = 0 }
+				inside && $2 == "=>" && NF == 4 { print $1 "=" $3 "@" $4 }
+				$1 == "replace" && $3 == "=>" && NF == 5 { print $2 "=" $4 "@" $5 }' "${gomod}")
+			write_tools_go "${dir}" volcano.sh/volcano/cmd/controller-manager volcano.sh/volcano/cmd/scheduler
+			log "volcano: go mod tidy -e"
+			GOFLAGS="${MODFLAGS}" "${GO}" mod tidy -e
+			log "volcano: go build (several minutes)"
+			GOFLAGS="${MODFLAGS}" "${GO}" build -o "${BIN_DIR}/vc-controller-manager.tmp" volcano.sh/volcano/cmd/controller-manager
+			GOFLAGS="${MODFLAGS}" "${GO}" build -o "${BIN_DIR}/vc-scheduler.tmp" volcano.sh/volcano/cmd/scheduler
+		)
+		mv -f "${BIN_DIR}/vc-controller-manager.tmp" "${BIN_DIR}/vc-controller-manager"
+		mv -f "${BIN_DIR}/vc-scheduler.tmp" "${BIN_DIR}/vc-scheduler"
+		stamp vc-controller-manager "${VOLCANO_VERSION}"
+		stamp vc-scheduler "${VOLCANO_VERSION}"
+	fi
+	local crds="${CACHE_DIR}/volcano-crds" moddir sub
+	if [[ -d "${crds}" ]] && up_to_date_stamp volcano-crds "${VOLCANO_VERSION}"; then
+		return
+	fi
+	mkdir -p "${dir}"
+	[[ -f "${dir}/go.mod" ]] || (cd "${dir}" && "${GO}" mod init caldera.invalid/e2e-tools/volcano >/dev/null 2>&1)
+	moddir="$(cd "${dir}" && mod_download "volcano.sh/volcano@${VOLCANO_VERSION}" Dir)"
+	rm -rf "${crds}"
+	mkdir -p "${crds}"
+	for sub in volcano jobflow; do
+		[[ -d "${moddir}/config/crd/${sub}/bases" ]] || die "no config/crd/${sub}/bases in ${moddir}"
+		cp "${moddir}/config/crd/${sub}/bases"/*.yaml "${crds}/"
+	done
+	chmod u+w "${crds}"/*.yaml
+	stamp volcano-crds "${VOLCANO_VERSION}"
+	log "volcano: $(ls "${crds}" | wc -l) CRDs in ${crds}"
+}
+
 for component in "${COMPONENTS[@]}"; do
 	case "${component}" in
 	etcd) timed build_etcd ;;
 	kube-apiserver | kube-scheduler) timed build_kube_command "${component}" ;;
 	kwok) timed build_kwok ;;
 	crds) timed generate_crds ;;
-	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-scheduler, kwok or crds)" ;;
+	volcano) timed build_volcano ;;
+	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-scheduler, kwok, crds or volcano)" ;;
 	esac
 done
 log "done; binaries in ${BIN_DIR}"

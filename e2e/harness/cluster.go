@@ -48,6 +48,9 @@ type Cluster struct {
 	apiserverArgs   []string
 	apiserverStarts atomic.Int32
 	kwok            *process
+	// volcanoCRDs says Volcano's release CRDs (Config.VolcanoCRDDir) were
+	// applied, so its controllers can run.
+	volcanoCRDs bool
 
 	caldera    string // the scheduler binary
 	calderaErr error  // why it could not be built

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,32 +21,25 @@ import (
 // dynamic client instead.
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// applyCRDs creates every CRD manifest in Config.CRDDir, waits until each is
-// Established, then until the Volcano client can list PodGroups and Queues
-// (the serving handler is installed shortly after Established).
+// applyCRDs creates every CRD manifest in Config.CRDDir, then those of
+// Config.VolcanoCRDDir (Volcano's release, for its controllers) that
+// Config.CRDDir does not define, waits until each is Established, then
+// until the Volcano client can list PodGroups and Queues (the serving
+// handler is installed shortly after Established).
 func (c *Cluster) applyCRDs(ctx context.Context) error {
-	files, err := filepath.Glob(filepath.Join(c.Config.CRDDir, "*.yaml"))
+	own, err := c.createCRDs(ctx, c.Config.CRDDir, nil)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	if len(own) == 0 {
 		return fmt.Errorf("no CRD manifests in %s", c.Config.CRDDir)
 	}
-	var names []string
-	for _, f := range files {
-		objs, err := readManifests(f)
-		if err != nil {
-			return err
-		}
-		for _, obj := range objs {
-			_, err = c.Dynamic.Resource(crdResource).Create(ctx, obj, metav1.CreateOptions{})
-			if err != nil && !apierrors.IsAlreadyExists(err) {
-				return fmt.Errorf("creating CRD from %s: %w", f, err)
-			}
-			names = append(names, obj.GetName())
-		}
+	release, err := c.createCRDs(ctx, c.Config.VolcanoCRDDir, own)
+	if err != nil {
+		return err
 	}
-	for _, name := range names {
+	c.volcanoCRDs = len(release) > 0
+	for _, name := range append(own, release...) {
 		if err := c.waitEstablished(ctx, name); err != nil {
 			return err
 		}
@@ -55,6 +49,34 @@ func (c *Cluster) applyCRDs(ctx context.Context) error {
 		_, errQ := c.Volcano.SchedulingV1beta1().Queues().List(ctx, metav1.ListOptions{Limit: 1})
 		return errPG == nil && errQ == nil, nil
 	})
+}
+
+// createCRDs creates the CRDs of every manifest in dir but those named in
+// skip, and returns the names of those it created (or found existing). A
+// missing dir has none.
+func (c *Cluster) createCRDs(ctx context.Context, dir string, skip []string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, f := range files {
+		objs, err := readManifests(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range objs {
+			if slices.Contains(skip, obj.GetName()) {
+				continue
+			}
+			_, err = c.Dynamic.Resource(crdResource).Create(ctx, obj, metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				return nil, fmt.Errorf("creating CRD from %s: %w", f, err)
+			}
+			names = append(names, obj.GetName())
+		}
+	}
+	return names, nil
 }
 
 func (c *Cluster) waitEstablished(ctx context.Context, name string) error {

@@ -34,6 +34,9 @@ func Require(t testing.TB) *Cluster {
 //	CALDERA_E2E_BIN           etcd, kube-apiserver, kwok   (.cache/e2e/bin)
 //	CALDERA_E2E_KWOK_STAGES   kwok stage configuration      (<bin>/../kwok-stages.yaml)
 //	CALDERA_E2E_CRDS          Volcano CRD manifests         (deploy/crds)
+//	CALDERA_E2E_VOLCANO_CRDS  the CRDs of the Volcano release  (<bin>/../volcano-crds)
+//	                          whose vc-controller-manager is in <bin>:
+//	                          those deploy/crds lacks (Jobs, Commands, ...)
 //	CALDERA_E2E_RBAC          manifest whose ServiceAccount  (deploy/caldera.yaml)
 //	                          and RBAC caldera runs with
 //	CALDERA_E2E_CALDERA       a prebuilt caldera binary     (built from ./cmd/caldera)
@@ -45,6 +48,7 @@ type Config struct {
 	BinDir         string
 	KwokStages     string
 	CRDDir         string
+	VolcanoCRDDir  string
 	RBACManifest   string
 	Caldera        string
 	Keep           bool
@@ -67,6 +71,7 @@ func ConfigFromEnv() (Config, error) {
 		SchedulerAdmin: os.Getenv("CALDERA_E2E_SCHEDULER_ADMIN") == "1",
 	}
 	c.KwokStages = envOr("CALDERA_E2E_KWOK_STAGES", filepath.Join(filepath.Dir(c.BinDir), "kwok-stages.yaml"))
+	c.VolcanoCRDDir = envOr("CALDERA_E2E_VOLCANO_CRDS", filepath.Join(filepath.Dir(c.BinDir), "volcano-crds"))
 	for _, f := range []string{c.bin("etcd"), c.bin("kube-apiserver"), c.bin("kwok"), c.KwokStages, c.CRDDir, c.RBACManifest} {
 		if _, err := os.Stat(f); err != nil {
 			return Config{}, fmt.Errorf("%w (run `make e2e-tools`, or set CALDERA_E2E_BIN, _KWOK_STAGES, _CRDS, _RBAC)", err)

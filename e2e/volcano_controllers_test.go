@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	batch "volcano.sh/apis/pkg/apis/batch/v1alpha1"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/e2e/harness"
+)
+
+// Tests with Volcano's own vc-controller-manager beside caldera: the flow a
+// Volcano user runs (a Job is created, the controllers make its pods and
+// PodGroup, the scheduler binds, kwok runs and completes the pods).
+
+// vcTask is one task of a Volcano Job: replicas pods asking for cpu, in
+// the test's pod set named after the Job.
+type vcTask struct {
+	name     string
+	replicas int32
+	cpu      string
+}
+
+// createVolcanoJob creates a batch.volcano.sh Job with what Volcano's
+// admission webhook, which the suite does not run, would default:
+// schedulerName volcano, queue default unless given, maxRetry 3, and
+// minAvailable the sum of the replicas unless given.
+func createVolcanoJob(t *testing.T, tc *harness.Test, name, queue string, minAvailable int32, tasks ...vcTask) *batch.Job {
+	t.Helper()
+	if queue == "" {
+		queue = "default"
+	}
+	job := &batch.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: tc.Namespace, Name: name},
+		Spec:       batch.JobSpec{SchedulerName: "volcano", Queue: queue, MaxRetry: 3, MinAvailable: minAvailable},
+	}
+	for _, task := range tasks {
+		if minAvailable == 0 {
+			job.Spec.MinAvailable += task.replicas
+		}
+		job.Spec.Tasks = append(job.Spec.Tasks, batch.TaskSpec{
+			Name:     task.name,
+			Replicas: task.replicas,
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{harness.SetLabel: name}},
+				Spec: v1.PodSpec{
+					SchedulerName: "volcano",
+					RestartPolicy: v1.RestartPolicyNever,
+					Containers: []v1.Container{{Name: "main", Image: "busybox", Resources: v1.ResourceRequirements{
+						Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(task.cpu), v1.ResourceMemory: resource.MustParse("256Mi")},
+					}}},
+				},
+			},
+		})
+	}
+	created, err := tc.Volcano.BatchV1alpha1().Jobs(tc.Namespace).Create(tc.Ctx, job, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating Volcano Job %s: %v", name, err)
+	}
+	return created
+}
+
+// waitJobPhase waits until a Volcano Job's status reaches phase.
+func waitJobPhase(t *testing.T, tc *harness.Test, name string, phase batch.JobPhase) *batch.Job {
+	t.Helper()
+	var job *batch.Job
+	harness.Eventually(t, timeout, func() (bool, string) {
+		var err error
+		job, err = tc.Volcano.BatchV1alpha1().Jobs(tc.Namespace).Get(tc.Ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return job.Status.State.Phase == phase, fmt.Sprintf("Job %s phase %q (%+v), want %q", name, job.Status.State.Phase, job.Status, phase)
+	})
+	return job
+}
+
+// jobPodGroup returns the PodGroup the job controller made for a Job:
+// named <job>-<job uid> by Volcano v1.10's controller.
+func jobPodGroup(t *testing.T, tc *harness.Test, job *batch.Job) *v1beta1.PodGroup {
+	t.Helper()
+	var pg *v1beta1.PodGroup
+	harness.Eventually(t, timeout, func() (bool, string) {
+		var err error
+		pg, err = tc.PodGroup(fmt.Sprintf("%s-%s", job.Name, job.UID))
+		return err == nil, fmt.Sprintf("PodGroup of Job %s: %v", job.Name, err)
+	})
+	return pg
+}
+
+// TestVolcanoJobRunsToCompletion: a three-pod Volcano Job goes from
+// creation to Completed through Volcano's controllers and caldera: every
+// pod bound by caldera, its PodGroup made by the controller with the
+// Job's minAvailable and queue.
+func TestVolcanoJobRunsToCompletion(t *testing.T) {
+	tc := harness.NewTest(t)
+	tc.CreateNodes(3, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	tc.StartScheduler()
+	tc.StartVolcanoControllers()
+
+	job := createVolcanoJob(t, tc, "train", "", 0, vcTask{name: "worker", replicas: 3, cpu: "1"})
+	pg := jobPodGroup(t, tc, job)
+	if pg.Spec.MinMember != 3 || pg.Spec.Queue != "default" {
+		t.Errorf("PodGroup %s: minMember %d queue %q, want 3 and default", pg.Name, pg.Spec.MinMember, pg.Spec.Queue)
+	}
+	done := waitJobPhase(t, tc, "train", batch.Completed)
+	if done.Status.Succeeded != 3 {
+		t.Errorf("Job train: %d pods succeeded, want 3 (%+v)", done.Status.Succeeded, done.Status)
+	}
+	for _, p := range tc.ListPods("train") {
+		if p.Spec.NodeName == "" || p.Status.Phase != v1.PodSucceeded {
+			t.Errorf("pod %s: node %q phase %q, want bound and Succeeded", p.Name, p.Spec.NodeName, p.Status.Phase)
+		}
+	}
+}
+
+// TestVolcanoJobTooLargeWaits: a Job whose gang asks for more than the
+// cluster has is not enqueued: its PodGroup stays Pending, so the job
+// controller creates none of its pods (it waits for Inqueue), and the Job
+// stays Pending.
+func TestVolcanoJobTooLargeWaits(t *testing.T) {
+	tc := harness.NewTest(t)
+	tc.CreateNodes(3, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	tc.StartScheduler()
+	tc.StartVolcanoControllers()
+
+	// Six pods of 3 cpu: 18 cpu, beyond the 12 of the nodes times
+	// overcommit's factor of 1.2.
+	job := createVolcanoJob(t, tc, "big", "", 0, vcTask{name: "worker", replicas: 6, cpu: "3"})
+	pg := jobPodGroup(t, tc, job)
+	if pg.Spec.MinResources == nil || pg.Spec.MinResources.Cpu().Cmp(resource.MustParse("18")) != 0 {
+		t.Fatalf("PodGroup %s minResources %v, want the Job's 18 cpu", pg.Name, pg.Spec.MinResources)
+	}
+	waitPodGroupPhase(t, tc, pg.Name, v1beta1.PodGroupPending)
+	harness.Consistently(t, 3*time.Second, func() (bool, string) {
+		got, err := tc.PodGroup(pg.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		j, err := tc.Volcano.BatchV1alpha1().Jobs(tc.Namespace).Get(tc.Ctx, "big", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		n := len(tc.ListPods("big"))
+		return got.Status.Phase == v1beta1.PodGroupPending && n == 0 && j.Status.State.Phase == batch.Pending,
+			fmt.Sprintf("PodGroup phase %q, %d pods, Job phase %q: want Pending, none, Pending", got.Status.Phase, n, j.Status.State.Phase)
+	})
+}

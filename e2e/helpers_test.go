@@ -87,17 +87,31 @@ func hasCondition(p *v1.Pod, ct v1.PodConditionType) bool {
 // namespace with the given reason, as kubectl describe would list it.
 func waitEvent(t *testing.T, tc *harness.Test, kind, name, reason string) {
 	t.Helper()
+	waitEventSaying(t, tc, kind, name, v1.EventTypeWarning, reason, "")
+}
+
+// waitEventSaying waits for an Event of the given type and reason about an
+// object of the test's namespace whose message is message ("" for any).
+func waitEventSaying(t *testing.T, tc *harness.Test, kind, name, eventType, reason, message string) {
+	t.Helper()
 	selector := fields.Set{
 		"involvedObject.kind": kind,
 		"involvedObject.name": name,
 		"reason":              reason,
-		"type":                v1.EventTypeWarning,
+		"type":                eventType,
 	}.String()
 	harness.Eventually(t, timeout, func() (bool, string) {
 		list, err := tc.Kube.CoreV1().Events(tc.Namespace).List(tc.Ctx, metav1.ListOptions{FieldSelector: selector})
 		if err != nil {
 			return false, err.Error()
 		}
-		return len(list.Items) > 0, fmt.Sprintf("no Warning Event %s for %s %s", reason, kind, name)
+		var seen []string
+		for _, e := range list.Items {
+			if message == "" || e.Message == message {
+				return true, ""
+			}
+			seen = append(seen, e.Message)
+		}
+		return false, fmt.Sprintf("no %s Event %s %q for %s %s (seen %q)", eventType, reason, message, kind, name, seen)
 	})
 }

@@ -173,9 +173,9 @@ func TestSessionCloseConditions(t *testing.T) {
 		prefix  string
 	}{
 		{name: "a gang that could not be placed is unschedulable", want: v1beta1.PodGroupUnschedulableType,
-			reason: v1beta1.NotEnoughResourcesReason, prefix: "3/3 tasks in gang unschedulable: NotReady"},
+			reason: v1beta1.NotEnoughResourcesReason, prefix: "3/3 tasks in gang unschedulable: pod group is not ready"},
 		{name: "tasks placed then discarded count as schedulable", placed: 2, discard: true, want: v1beta1.PodGroupUnschedulableType,
-			reason: v1beta1.NotEnoughResourcesReason, prefix: "1/3 tasks in gang unschedulable: NotReady"},
+			reason: v1beta1.NotEnoughResourcesReason, prefix: "1/3 tasks in gang unschedulable: pod group is not ready"},
 		{name: "a placed gang is scheduled", placed: 3, want: v1beta1.PodGroupScheduled, reason: readyReason},
 	}
 	for _, tc := range tests {

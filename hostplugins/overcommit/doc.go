@@ -27,9 +27,9 @@
 //
 //   - JobEnqueueable: a job without minResources is permitted; otherwise it
 //     is permitted when inqueue plus its minResources fits idle in the
-//     dimensions minResources asks for, and rejected if not.
+//     dimensions minResources asks for, and rejected if not, with a Normal
+//     Unschedulable Event on the PodGroup as Volcano records it: "resource
+//     in cluster is overused: overused cpu".
 //   - JobEnqueued: an admitted job's minResources join inqueue, so that the
 //     next job in the session sees them.
-//
-// Left out: the PodGroup event Volcano records when it refuses a job.
 package overcommit

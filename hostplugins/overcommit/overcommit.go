@@ -3,6 +3,7 @@ package overcommit
 import (
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
@@ -29,6 +30,7 @@ type Plugin struct {
 	idle *api.Resource
 	// inqueue is what admitted jobs still claim.
 	inqueue *api.Resource
+	ssn     *framework.Session
 }
 
 var (
@@ -63,6 +65,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	for _, n := range ssn.Nodes {
 		used.Add(n.Used)
 	}
+	p.ssn = ssn
 	p.idle = ssn.TotalResource.Clone().Multi(p.factor).Sub(used)
 	p.inqueue = api.EmptyResource()
 	for _, job := range ssn.JobList {
@@ -83,10 +86,12 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 }
 
 // OnSessionClose drops the session's accounting.
-func (p *Plugin) OnSessionClose(*framework.Session) { p.idle, p.inqueue = nil, nil }
+func (p *Plugin) OnSessionClose(*framework.Session) { p.idle, p.inqueue, p.ssn = nil, nil, nil }
 
 // JobEnqueueable permits a job whose minResources fit the room left next to
-// what admitted jobs claim.
+// what admitted jobs claim. A refusal is told on the PodGroup, as Volcano
+// does: a Normal Unschedulable Event "resource in cluster is overused:
+// overused cpu".
 func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	if !resutil.HasMinResources(job) {
 		return framework.Permit
@@ -94,6 +99,8 @@ func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	minReq := job.GetMinResources()
 	if ok, short := resutil.FitsRequested(p.inqueue.Clone().Add(minReq), p.idle, minReq); !ok {
 		klog.V(4).InfoS("overcommit: cluster overused, job stays pending", "job", job.Key(), "overused", fmt.Sprint(short))
+		p.ssn.RecordPodGroupEvent(job, v1.EventTypeNormal, string(v1beta1.PodGroupUnschedulableType),
+			resutil.FormatResourceNames("resource in cluster is overused", "overused", short))
 		return framework.Reject
 	}
 	return framework.Permit

@@ -1,6 +1,7 @@
 package overcommit
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,8 @@ func TestJobEnqueueable(t *testing.T) {
 		{"no overcommit leaves 1 cpu", "1.0", "2", false},
 		{"a job without minResources is always admitted", "1.0", "", true},
 	}
+	// Volcano's words for a refusal, on the PodGroup.
+	const refused = "ns/new Normal Unschedulable resource in cluster is overused: overused cpu"
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pending := testutil.PodGroup("ns", "new", "q", 1, v1beta1.PodGroupPending)
@@ -81,9 +84,16 @@ func TestJobEnqueueable(t *testing.T) {
 				Pods: []*v1.Pod{testutil.Pod("ns", "busy-0", "busy", "n1", testutil.Res("cpu", "8"))},
 			}
 			cfg := testutil.Tier(Name) + "    arguments:\n      overcommit-factor: " + tc.factor + "\n"
-			ssn, _ := testutil.Open(t, c, testutil.Registry(t, map[string]framework.Factory{Name: New}), cfg)
+			ssn, cache := testutil.Open(t, c, testutil.Registry(t, map[string]framework.Factory{Name: New}), cfg)
 			if got := ssn.JobEnqueueable(testutil.Job(t, ssn, "ns/new")); got != tc.admit {
 				t.Errorf("admitted = %v, want %v", got, tc.admit)
+			}
+			var want []string
+			if !tc.admit {
+				want = []string{refused}
+			}
+			if !slices.Equal(cache.Events, want) {
+				t.Errorf("events %q, want %q", cache.Events, want)
 			}
 		})
 	}

@@ -40,7 +40,10 @@
 //   - JobEnqueueable: a job is rejected when its queue is closed; a job
 //     without minResources is permitted; otherwise the job is permitted when
 //     minResources plus the queue's allocated and inqueue, less its elastic,
-//     fits realCapability in the dimensions minResources asks for.
+//     fits realCapability in the dimensions minResources asks for. A job
+//     refused for its queue's room gets a Normal Unschedulable Event on its
+//     PodGroup, "queue resource quota insufficient: insufficient cpu", as
+//     Volcano records it.
 //   - JobEnqueued: an admitted job's minResources (less gated pods) join its
 //     queue's inqueue, so the next job in the session sees them.
 //   - Event handlers keep each queue's allocated and share current.
@@ -59,6 +62,5 @@
 // its capacity plugin; our core does not model queue hierarchies), the
 // simulation hooks that Volcano's preemption dry-runs use
 // (SimulateAllocatable, SimulateAddTask, SimulateRemoveTask and the
-// PrePredicate that snapshots state for them), events recorded on PodGroups
-// when admission is refused, and the queue metrics.
+// PrePredicate that snapshots state for them), and the queue metrics.
 package proportion

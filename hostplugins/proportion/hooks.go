@@ -3,6 +3,9 @@ package proportion
 import (
 	"cmp"
 
+	v1 "k8s.io/api/core/v1"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -110,9 +113,12 @@ func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	}
 	minReq := job.GetMinResources()
 	need := minReq.Clone().Add(a.allocated).Add(a.inqueue).Sub(a.elastic)
-	if ok, _ := resutil.FitsRequested(need, a.realCapability, minReq); ok {
+	ok, short := resutil.FitsRequested(need, a.realCapability, minReq)
+	if ok {
 		return framework.Permit
 	}
+	p.ssn.RecordPodGroupEvent(job, v1.EventTypeNormal, string(v1beta1.PodGroupUnschedulableType),
+		resutil.FormatResourceNames("queue resource quota insufficient", "insufficient", short))
 	return framework.Reject
 }
 

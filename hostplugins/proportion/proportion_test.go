@@ -3,6 +3,7 @@ package proportion
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -229,7 +230,7 @@ func TestEnqueue(t *testing.T) {
 			testutil.Pod("ns", "j2-0", "j2", "", testutil.Res("cpu", "2")),
 		},
 	}
-	ssn, _ := testutil.Open(t, c, registry(t), testutil.Tier(Name))
+	ssn, cache := testutil.Open(t, c, registry(t), testutil.Tier(Name))
 	steps := []struct {
 		job   string
 		admit bool
@@ -247,6 +248,10 @@ func TestEnqueue(t *testing.T) {
 		if s.admit {
 			ssn.JobEnqueued(job)
 		}
+	}
+	// Volcano's words for the refusal, on j2's PodGroup.
+	if want := []string{"ns/j2 Normal Unschedulable queue resource quota insufficient: insufficient cpu"}; !slices.Equal(cache.Events, want) {
+		t.Errorf("events %q, want %q", cache.Events, want)
 	}
 }
 

@@ -315,16 +315,16 @@ func (j *JobInfo) CheckTaskStarving() bool {
 	}))
 }
 
-// FitError summarises why the job is not (fully) placed, Volcano-style:
-// "NotReady, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
+// FitError summarises why the job is not (fully) placed in Volcano's words:
+// "pod group is not ready, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
 func (j *JobInfo) FitError() string {
 	hist := map[string]int{"minAvailable": int(j.MinAvailable)}
 	for s, ts := range j.TaskStatusIndex {
 		hist[s.String()] += len(ts)
 	}
-	phase := "NotReady"
+	phase := PodGroupNotReady
 	if j.IsReady() {
-		phase = "Ready"
+		phase = PodGroupReady
 	}
 	msg := phase + ", " + histogram(hist)
 	if pending := len(j.TaskStatusIndex[Pending]); pending > 0 {
@@ -335,6 +335,13 @@ func (j *JobInfo) FitError() string {
 	}
 	return msg
 }
+
+// How Volcano words a gang's readiness in messages (scheduling.PodGroupReady
+// and PodGroupNotReady of its internal API).
+const (
+	PodGroupReady    = "pod group is ready"
+	PodGroupNotReady = "pod group is not ready"
+)
 
 // TaskPendingReason explains why one task is still pending after a session.
 func (j *JobInfo) TaskPendingReason(id TaskID) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,8 +83,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // A pod of another scheduler is not scheduled, but its node counts it; a
-// plain pod of ours becomes a job of its own in the default queue, which the
-// cache creates.
+// plain pod of ours becomes a job of its own in the default queue. The cache
+// creates that queue and the root queue, open, as Volcano's scheduler does.
 func TestSnapshotCountsForeignPodsAndWrapsPlainPods(t *testing.T) {
 	c := startCache(t, Options{}, []runtime.Object{
 		testNode("n1", "4"),
@@ -91,10 +92,19 @@ func TestSnapshotCountsForeignPodsAndWrapsPlainPods(t *testing.T) {
 		testPod("plain", DefaultSchedulerName, "", "1"),
 	})
 	var snap *api.ClusterInfo
-	eventually(t, "the default queue and both pods are in the snapshot", func() bool {
+	eventually(t, "the root and default queues and both pods are in the snapshot", func() bool {
 		snap = c.Snapshot()
-		return len(snap.Queues) == 1 && len(snap.Jobs) == 1 && snap.Nodes["n1"] != nil && len(snap.Nodes["n1"].Tasks) == 1
+		return len(snap.Queues) == 2 && len(snap.Jobs) == 1 && snap.Nodes["n1"] != nil && len(snap.Nodes["n1"].Tasks) == 1
 	})
+	for name, reclaimable := range map[string]bool{RootQueue: false, DefaultQueue: true} {
+		q, err := c.opts.VCClient.SchedulingV1beta1().Queues().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("queue %s: %v", name, err)
+		}
+		if q.Spec.Weight != 1 || q.Spec.Reclaimable == nil || *q.Spec.Reclaimable != reclaimable || q.Status.State != v1beta1.QueueStateOpen {
+			t.Errorf("queue %s: weight %d, reclaimable %v, state %q; want 1, %v, Open", name, q.Spec.Weight, q.Spec.Reclaimable, q.Status.State, reclaimable)
+		}
+	}
 	if idle := snap.Nodes["n1"].Idle.MilliCPU; idle != 1000 {
 		t.Errorf("n1 idle cpu %v, want 1000 (the foreign pod holds 3 of 4)", idle)
 	}
@@ -584,5 +594,49 @@ func TestFencedCacheSendsNothingMore(t *testing.T) {
 	c.Flush()
 	if n := binder.bound.Load(); n != 1 {
 		t.Errorf("%d binds sent after the fence, want 1 (the one already under way)", n)
+	}
+}
+
+// A PodGroup is told after every session, as Volcano's scheduler tells it,
+// why its gang is not scheduled while it is Pending or Inqueue, and that it
+// is ready when its status changes past those; a made-up PodGroup is told
+// nothing, having no object in the API.
+func TestPodGroupEventsEverySession(t *testing.T) {
+	events := record.NewFakeRecorder(10)
+	c, job := startOneJob(t, Options{Recorder: events}, true)
+	drain := func() (got []string) {
+		for len(events.Events) > 0 {
+			if e := <-events.Events; !strings.Contains(e, "FailedScheduling") {
+				got = append(got, e)
+			}
+		}
+		return got
+	}
+	pending := "Warning Unschedulable 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; Pending: 1 Unschedulable"
+	c.UpdateJobStatus(job, false)
+	c.UpdateJobStatus(job, false)
+	if got, want := drain(), []string{pending, pending}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events of a Pending PodGroup over two sessions %q, want %q", got, want)
+	}
+	job.PodGroup.Status.Phase = v1beta1.PodGroupRunning
+	c.UpdateJobStatus(job, true)
+	c.UpdateJobStatus(job, false)
+	if got, want := drain(), []string{"Normal Scheduled pod group is ready"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events of a PodGroup turned Running %q, want %q", got, want)
+	}
+
+	c.RecordPodGroupEvent(job.PodGroup, v1.EventTypeNormal, "Unschedulable", "resource in cluster is overused: overused cpu")
+	if got, want := drain(), []string{"Normal Unschedulable resource in cluster is overused: overused cpu"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a plugin's event %q, want %q", got, want)
+	}
+
+	events2 := record.NewFakeRecorder(10)
+	c2, synthetic := startOneJob(t, Options{Recorder: events2}, false)
+	c2.UpdateJobStatus(synthetic, true)
+	c2.RecordPodGroupEvent(synthetic.PodGroup, v1.EventTypeNormal, "Unschedulable", "x")
+	for len(events2.Events) > 0 {
+		if e := <-events2.Events; !strings.Contains(e, "FailedScheduling") {
+			t.Errorf("event about a PodGroup the API does not have: %q", e)
+		}
 	}
 }

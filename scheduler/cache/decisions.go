@@ -235,7 +235,9 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 			c.mu.Unlock()
 			logErr(err, "updating PodGroup status; the next session writes it again", "podgroup", key)
 		})
-		c.recordPodGroupEvent(pg)
+	}
+	if !synthetic {
+		c.recordJobStatusEvent(job, podGroupChanged)
 	}
 	for _, p := range shown {
 		c.dropStatusWrite("pod/" + p.task.Key())
@@ -272,18 +274,35 @@ func (c *Cache) forgetPending(key string) {
 	c.dropStatusWrite("pod/" + key)
 }
 
-// recordPodGroupEvent explains a PodGroup whose gang cannot be scheduled,
-// with the message of its Unschedulable condition.
-func (c *Cache) recordPodGroupEvent(pg *v1beta1.PodGroup) {
-	if c.opts.Recorder == nil {
+// recordJobStatusEvent tells, as Volcano's scheduler does at the end of
+// every session, why a gang is not scheduled: a Warning Unschedulable Event
+// on each PodGroup still Pending or Inqueue, "<pending>/<tasks> tasks in gang
+// unschedulable: <fit error>", repeated each session (the Event recorder
+// counts repeats into one Event); else, when the status changed, a Normal
+// Scheduled Event "pod group is ready".
+func (c *Cache) recordJobStatusEvent(job *api.JobInfo, podGroupChanged bool) {
+	if c.opts.Recorder == nil || job.PodGroup == nil {
 		return
 	}
-	for _, cond := range pg.Status.Conditions {
-		if cond.Type == v1beta1.PodGroupUnschedulableType && cond.Status == v1.ConditionTrue {
-			c.opts.Recorder.Event(pg, v1.EventTypeWarning, string(v1beta1.PodGroupUnschedulableType), cond.Message)
-			return
+	switch job.PodGroup.Status.Phase {
+	case "", v1beta1.PodGroupUnknown, v1beta1.PodGroupPending, v1beta1.PodGroupInqueue:
+		msg := fmt.Sprintf("%d/%d tasks in gang unschedulable: %s", len(job.TaskStatusIndex[api.Pending]), len(job.Tasks), job.FitError())
+		c.opts.Recorder.Event(job.PodGroup, v1.EventTypeWarning, string(v1beta1.PodGroupUnschedulableType), msg)
+	default:
+		if podGroupChanged {
+			c.opts.Recorder.Event(job.PodGroup, v1.EventTypeNormal, string(v1beta1.PodGroupScheduled), api.PodGroupReady)
 		}
 	}
+}
+
+// RecordPodGroupEvent publishes a plugin's Event about a PodGroup
+// (framework.PodGroupEventRecorder); none about a PodGroup made up in the
+// cache, which the API server does not have.
+func (c *Cache) RecordPodGroupEvent(pg *v1beta1.PodGroup, eventType, reason, message string) {
+	if c.opts.Recorder == nil || c.IsSynthetic(api.JobID(pg.Namespace+"/"+pg.Name)) {
+		return
+	}
+	c.opts.Recorder.Event(pg, eventType, reason, message)
 }
 
 // UpdateQueueStatus records a queue's new status in the cache at once (the

@@ -28,3 +28,18 @@ type Cache interface {
 type QueueStatusWriter interface {
 	UpdateQueueStatus(queue *v1beta1.Queue)
 }
+
+// PodGroupEventRecorder is implemented by caches that publish Events. A
+// plugin explains through it, as Volcano's do, a decision the PodGroup's
+// status does not show, such as a refusal to enqueue.
+type PodGroupEventRecorder interface {
+	RecordPodGroupEvent(pg *v1beta1.PodGroup, eventType, reason, message string)
+}
+
+// RecordPodGroupEvent publishes an Event about a job's PodGroup, if the
+// cache publishes Events and the job has a PodGroup of its own in the API.
+func (ssn *Session) RecordPodGroupEvent(job *api.JobInfo, eventType, reason, message string) {
+	if r, ok := ssn.cache.(PodGroupEventRecorder); ok && job.PodGroup != nil {
+		r.RecordPodGroupEvent(job.PodGroup, eventType, reason, message)
+	}
+}

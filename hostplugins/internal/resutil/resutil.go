@@ -7,6 +7,9 @@
 package resutil
 
 import (
+	"slices"
+	"strings"
+
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -51,6 +54,7 @@ func FitsRequested(l, r, req *api.Resource) (bool, []string) {
 		short = append(short, string(v1.ResourceMemory))
 	}
 	if l.Scalars != nil {
+		first := len(short)
 		for n, q := range req.Scalars {
 			if n == v1.ResourcePods {
 				continue
@@ -59,8 +63,24 @@ func FitsRequested(l, r, req *api.Resource) (bool, []string) {
 				short = append(short, string(n))
 			}
 		}
+		// By name: Volcano lists them in map order, which varies.
+		slices.Sort(short[first:])
 	}
 	return len(short) == 0, short
+}
+
+// FormatResourceNames is how Volcano words a refusal naming the resources
+// it is short of: "prefix: verb cpu, verb memory", or prefix alone when
+// none is named.
+func FormatResourceNames(prefix, verb string, names []string) string {
+	if len(names) == 0 {
+		return prefix
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = verb + " " + n
+	}
+	return prefix + ": " + strings.Join(parts, ", ")
 }
 
 // Max returns a new resource holding the larger of l and r in every

@@ -142,9 +142,15 @@ type Cache struct {
 	Evictions []string
 	// StatusUpdates lists the jobs whose status was written at close.
 	StatusUpdates []api.JobID
+	// Events lists the plugins' PodGroup Events as
+	// "ns/podgroup type reason message".
+	Events []string
 }
 
-var _ framework.Cache = &Cache{}
+var (
+	_ framework.Cache                 = &Cache{}
+	_ framework.PodGroupEventRecorder = &Cache{}
+)
 
 // Snapshot returns the cluster as built; each session gets the same objects.
 func (c *Cache) Snapshot() *api.ClusterInfo { return c.Cluster }
@@ -167,6 +173,11 @@ func (c *Cache) Evict(task *api.TaskInfo, _ string) error {
 // UpdateJobStatus records a status write.
 func (c *Cache) UpdateJobStatus(job *api.JobInfo, _ bool) {
 	c.StatusUpdates = append(c.StatusUpdates, job.UID)
+}
+
+// RecordPodGroupEvent records a plugin's Event.
+func (c *Cache) RecordPodGroupEvent(pg *v1beta1.PodGroup, eventType, reason, message string) {
+	c.Events = append(c.Events, pg.Namespace+"/"+pg.Name+" "+eventType+" "+reason+" "+message)
 }
 
 // Tier is the YAML for a one-tier configuration that enables every hook of

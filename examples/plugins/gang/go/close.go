@@ -80,7 +80,7 @@ var taskStatuses = [...]string{
 }
 
 // fitError is api.JobInfo.FitError for a job that is not ready:
-// "NotReady, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
+// "pod group is not ready, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
 func fitError(j *caldera.Job) string {
 	var n [len(taskStatuses)]int
 	for _, t := range j.Tasks {
@@ -100,7 +100,7 @@ func fitError(j *caldera.Job) string {
 		}
 	}
 	sort.Strings(parts)
-	msg := "NotReady, " + strings.Join(parts, ", ")
+	msg := "pod group is not ready, " + strings.Join(parts, ", ")
 	if n[0] > 0 {
 		msg += "; Pending: " + strconv.Itoa(n[0]) + " Unschedulable"
 	}

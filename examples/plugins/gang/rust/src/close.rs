@@ -76,7 +76,7 @@ const TASK_STATUSES: [&str; 10] = [
 ];
 
 /// api.JobInfo.FitError for a job that is not ready:
-/// "NotReady, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
+/// "pod group is not ready, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
 fn fit_error(s: &Session, j: &Job) -> String {
     let mut n = [0usize; TASK_STATUSES.len()];
     for t in s.tasks_of(j) {
@@ -91,7 +91,7 @@ fn fit_error(s: &Session, j: &Job) -> String {
         }
     }
     parts.sort();
-    let mut msg = format!("NotReady, {}", parts.join(", "));
+    let mut msg = format!("pod group is not ready, {}", parts.join(", "));
     if n[0] > 0 {
         msg.push_str(&format!("; Pending: {} Unschedulable", n[0]));
     }
@@ -114,7 +114,7 @@ mod tests {
         let s = Session::new(view, Arguments::default());
         let mut g = Gang::default();
         g.on_session_open(&s).unwrap();
-        assert_eq!(fit_error(&s, &s.jobs()[0]), "NotReady, 1 Running, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable");
+        assert_eq!(fit_error(&s, &s.jobs()[0]), "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable");
         assert_eq!(schedulable_task_num(&g, &s, &s.jobs()[0]), 1);
     }
 }

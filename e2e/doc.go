@@ -1,7 +1,10 @@
 // Package e2e is Caldera's end-to-end suite: real etcd, kube-apiserver and
 // kwok on loopback, `caldera run` as a separate process, and assertions on
 // what a user would see through the API (bindings, pod phases, PodGroup
-// status, evictions, the leader election Lease).
+// status, Events, evictions, the leader election Lease). Tests of the
+// Volcano flow also run Volcano's own vc-controller-manager, which turns
+// batch.volcano.sh Jobs into pods and PodGroups as in a Volcano
+// installation (volcano_controllers_test.go).
 //
 // Run it with `make e2e` (which builds the components first with `make
 // e2e-tools`); plain `go test ./...` skips it. Tests run one at a time, each

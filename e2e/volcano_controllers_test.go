@@ -122,7 +122,7 @@ func TestVolcanoJobRunsToCompletion(t *testing.T) {
 // TestVolcanoJobTooLargeWaits: a Job whose gang asks for more than the
 // cluster has is not enqueued: its PodGroup stays Pending, so the job
 // controller creates none of its pods (it waits for Inqueue), and the Job
-// stays Pending.
+// stays Pending. The PodGroup's Events say why in Volcano's words.
 func TestVolcanoJobTooLargeWaits(t *testing.T) {
 	tc := harness.NewTest(t)
 	tc.CreateNodes(3, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
@@ -150,4 +150,58 @@ func TestVolcanoJobTooLargeWaits(t *testing.T) {
 		return got.Status.Phase == v1beta1.PodGroupPending && n == 0 && j.Status.State.Phase == batch.Pending,
 			fmt.Sprintf("PodGroup phase %q, %d pods, Job phase %q: want Pending, none, Pending", got.Status.Phase, n, j.Status.State.Phase)
 	})
+	waitEventSaying(t, tc, "PodGroup", pg.Name, v1.EventTypeNormal, "Unschedulable", "resource in cluster is overused: overused cpu")
+	waitEventSaying(t, tc, "PodGroup", pg.Name, v1.EventTypeWarning, "Unschedulable", "0/0 tasks in gang unschedulable: pod group is not ready, 6 minAvailable")
+}
+
+// TestVolcanoMPIJobCompletes: an MPI-style Job, one master and two
+// workers in separate tasks under one gang, is bound whole and Completes.
+func TestVolcanoMPIJobCompletes(t *testing.T) {
+	tc := harness.NewTest(t)
+	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	tc.StartScheduler()
+	tc.StartVolcanoControllers()
+
+	job := createVolcanoJob(t, tc, "mpi", "", 0,
+		vcTask{name: "mpimaster", replicas: 1, cpu: "1"},
+		vcTask{name: "mpiworker", replicas: 2, cpu: "2"})
+	if pg := jobPodGroup(t, tc, job); pg.Spec.MinMember != 3 {
+		t.Errorf("PodGroup %s minMember %d, want 3", pg.Name, pg.Spec.MinMember)
+	}
+	done := waitJobPhase(t, tc, "mpi", batch.Completed)
+	if done.Status.Succeeded != 3 {
+		t.Errorf("Job mpi: %d pods succeeded, want 3 (%+v)", done.Status.Succeeded, done.Status)
+	}
+	roles := map[string]int{}
+	for _, p := range tc.ListPods("mpi") {
+		if p.Spec.NodeName == "" {
+			t.Errorf("pod %s was never bound", p.Name)
+		}
+		roles[p.Annotations[batch.TaskSpecKey]]++
+	}
+	if roles["mpimaster"] != 1 || roles["mpiworker"] != 2 {
+		t.Errorf("pods per task %v, want 1 mpimaster and 2 mpiworker", roles)
+	}
+}
+
+// TestVolcanoPlainPodGetsPodGroup: a plain pod for the volcano scheduler,
+// with no PodGroup of its own, is given one by Volcano's podgroup
+// controller and bound by caldera; the PodGroup becomes Running.
+func TestVolcanoPlainPodGetsPodGroup(t *testing.T) {
+	tc := harness.NewTest(t)
+	tc.CreateNodes(1, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	tc.StartScheduler()
+	tc.StartVolcanoControllers()
+
+	tc.CreatePods(harness.Pods{Prefix: "plain", Count: 1, CPU: "1", Memory: "1Gi"})
+	var group string
+	harness.Eventually(t, timeout, func() (bool, string) {
+		pods := tc.ListPods("plain")
+		if len(pods) != 1 {
+			return false, fmt.Sprintf("%d plain pods", len(pods))
+		}
+		group = pods[0].Annotations[v1beta1.KubeGroupNameAnnotationKey]
+		return group != "" && pods[0].Spec.NodeName != "", fmt.Sprintf("pod annotations %v, node %q: want a PodGroup named and a node", pods[0].Annotations, pods[0].Spec.NodeName)
+	})
+	waitPodGroupPhase(t, tc, group, v1beta1.PodGroupRunning)
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -32,7 +33,10 @@ import (
 const (
 	DefaultSchedulerName = "volcano"
 	DefaultQueue         = "default"
-	defaultBindWorkers   = 16
+	// RootQueue is the queue Volcano's hierarchy hangs every other from;
+	// its scheduler creates it beside the default queue.
+	RootQueue          = "root"
+	defaultBindWorkers = 16
 )
 
 // Options configure a Cache. Client and VCClient are required; the rest have
@@ -226,10 +230,10 @@ func (c *Cache) registerHandlers() error {
 	return errors.Join(errs...)
 }
 
-// Run makes sure the default queue exists, starts the informers and the bind
+// Run makes sure the root and default queues exist, starts the informers and the bind
 // and resync workers, and returns; they stop when ctx is done.
 func (c *Cache) Run(ctx context.Context) error {
-	if err := c.ensureDefaultQueue(ctx); err != nil {
+	if err := c.ensureQueues(ctx); err != nil {
 		return err
 	}
 	c.informers.Start(ctx.Done())
@@ -269,31 +273,46 @@ func (c *Cache) WaitForCacheSync(ctx context.Context) bool {
 // completed or failed.
 func (c *Cache) Flush() { c.inflight.Wait() }
 
-func (c *Cache) ensureDefaultQueue(ctx context.Context) error {
+// ensureQueues creates, as Volcano's scheduler does at start, the root
+// queue (not reclaimable) and the default queue (reclaimable), each with
+// weight 1, where they are missing, and opens them.
+func (c *Cache) ensureQueues(ctx context.Context) error {
+	if err := c.ensureQueue(ctx, "root", RootQueue, false); err != nil {
+		return err
+	}
+	return c.ensureQueue(ctx, "default", c.opts.DefaultQueue, true)
+}
+
+// ensureQueue creates and opens one of those queues; role names it in
+// errors.
+func (c *Cache) ensureQueue(ctx context.Context, role, name string, reclaimable bool) error {
 	qs := c.opts.VCClient.SchedulingV1beta1().Queues()
-	if _, err := qs.Get(ctx, c.opts.DefaultQueue, metav1.GetOptions{}); err == nil {
+	if _, err := qs.Get(ctx, name, metav1.GetOptions{}); err == nil {
 		return nil
 	} else if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("looking up the default queue %q: %w", c.opts.DefaultQueue, err)
+		return fmt.Errorf("looking up the %s queue %q: %w", role, name, err)
 	}
-	reclaimable := true
 	q := &v1beta1.Queue{
-		ObjectMeta: metav1.ObjectMeta{Name: c.opts.DefaultQueue},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable},
-		Status:     v1beta1.QueueStatus{State: v1beta1.QueueStateOpen},
 	}
-	created, err := qs.Create(ctx, q, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
+	if _, err := qs.Create(ctx, q, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the %s queue %q: %w", role, name, err)
 	}
-	if err != nil {
-		return fmt.Errorf("creating the default queue %q: %w", c.opts.DefaultQueue, err)
-	}
-	// The Queue CRD has a status subresource, so the create dropped the
-	// Open state; Volcano's controller would set it, but may not be there.
-	created.Status.State = v1beta1.QueueStateOpen
-	if _, err := qs.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		logErr(err, "opening the default queue", "queue", c.opts.DefaultQueue)
+	// The Queue CRD has a status subresource, so a create sets no state;
+	// Volcano's queue controller opens the queue where it runs, and may do
+	// so at the same moment: a conflict is read again, not an error.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got, err := qs.Get(ctx, name, metav1.GetOptions{})
+		if err != nil || got.Status.State != "" {
+			return err
+		}
+		got.Status.State = v1beta1.QueueStateOpen
+		_, err = qs.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		logErr(err, "opening a queue", "queue", name)
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ sdk-check:
 
 # The whole suite, what .ci/run runs: make check, the deployment manifests, and the
 # end-to-end suite on a real kube-apiserver (first run builds etcd, kube-apiserver,
-# kwok and Volcano's controllers into .cache/e2e: ~20 min on 2 cores; later runs ~1 min).
+# kwok and Volcano's controllers into .cache/e2e: ~17 min on 2 cores; later runs ~1 min).
 # With the example plugins built, the Wasm differential tests must run (not skip).
 test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
@@ -91,7 +91,7 @@ bench:
 .PHONY: e2e-tools crds
 
 # etcd, kube-apiserver, kwok and Volcano's vc-controller-manager and vc-scheduler for the
-# end-to-end suite (cold ~20 min, then cached), plus the CRDs.
+# end-to-end suite (cold ~17 min, then cached), plus the CRDs.
 e2e-tools:
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE)
 

@@ -205,3 +205,43 @@ func TestVolcanoPlainPodGetsPodGroup(t *testing.T) {
 	})
 	waitPodGroupPhase(t, tc, group, v1beta1.PodGroupRunning)
 }
+
+// TestRunWithVolcanoChartArguments: caldera started with the arguments
+// Volcano's Helm chart gives its scheduler (every optional value set;
+// leader election off and the suite's configuration file, as the suite
+// runs every scheduler) schedules, and serves what they ask for: health,
+// metrics and pprof.
+func TestRunWithVolcanoChartArguments(t *testing.T) {
+	tc := harness.NewTest(t)
+	tc.CreateNodes(1, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	tc.CreatePods(harness.Pods{Prefix: "chart", Count: 2, CPU: "500m", Memory: "256Mi"})
+	s := tc.StartScheduler(
+		"--logtostderr",
+		schedulerConf(t, "allocate.yaml"),
+		"--scheduler-name=volcano",
+		"--enable-healthz=true",
+		"--enable-metrics=true",
+		"--enable-pprof=true",
+		"--leader-elect=false",
+		"--kube-api-qps=2000",
+		"--kube-api-burst=2000",
+		"--schedule-period=1s",
+		"--node-worker-threads=20",
+		"--percentage-nodes-to-find=100",
+		"--plugins-dir=/plugins",
+		"--feature-gates=PodDisruptionBudgetsSupport=true",
+		"--ignored-provisioners=rancher.io/local-path",
+		"--scheduler-sharding-mode=none",
+		"-v=3",
+		"2>&1",
+	)
+	waitPods(t, tc, "chart", 2, harness.Running, "bound and Running")
+	for _, url := range []string{s.MetricsURL + "/metrics", s.MetricsURL + "/debug/pprof/", s.HealthzURL + "/healthz"} {
+		if code, _, err := s.HTTPGet(url); err != nil || code != 200 {
+			t.Errorf("GET %s: %d, %v; want 200", url, code, err)
+		}
+	}
+	if n := s.LogLines("changes nothing here"); n < 5 {
+		t.Errorf("%d notices of flags that change nothing, want one each for --logtostderr, --node-worker-threads, --plugins-dir, --feature-gates, --ignored-provisioners and 2>&1", n)
+	}
+}

@@ -51,7 +51,7 @@ its informers have listed every object, and runs a scheduling session every
 a restart; a broken change is refused and the running version stays.
 SIGTERM or SIGINT finishes the running session, waits for the binds it sent,
 releases the leader lease and exits.`,
-		Args: cobra.NoArgs,
+		Args: shellRedirectOnly,
 	}
 	f := cmd.Flags()
 	f.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
@@ -66,13 +66,22 @@ releases the leader lease and exits.`,
 	addPolicyFlags(f, true)
 	addEventHandlerFlags(f)
 	addLeaderElectionFlags(f)
+	addVolcanoFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runScheduler(cmd.Context(), settings(cmd.Flags()))
+		if on, _ := cmd.Flags().GetBool("version"); on {
+			fmt.Fprintln(cmd.OutOrStdout(), version())
+			return nil
+		}
+		search, err := checkVolcanoFlags(cmd.Flags())
+		if err != nil {
+			return err
+		}
+		return runScheduler(cmd.Context(), settings(cmd.Flags()), search)
 	}
 	return cmd
 }
 
-func runScheduler(parent context.Context, v *viper.Viper) error {
+func runScheduler(parent context.Context, v *viper.Viper, search actions.NodeSearch) error {
 	events := &reloadEvents{}
 	policy, closePolicy, err := newReloader(parent, v, false, events.report)
 	if err != nil {
@@ -103,7 +112,7 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 	defer stop()
 
 	health := newHealth()
-	if err := serveEndpoints(ctx, v.GetString("listen-address"), v.GetString("healthz-address"), health); err != nil {
+	if err := serveEndpoints(ctx, endpointsFrom(v), health); err != nil {
 		return err
 	}
 
@@ -152,7 +161,7 @@ func runScheduler(parent context.Context, v *viper.Viper) error {
 	health.setReady()
 	klog.InfoS("Informers synced", "schedulerNames", schedulerNames(v), "actions", policy.Policies().Current().Config.Actions)
 
-	sched := scheduler.NewWithPolicies(schedCache, actions.Registry(), policy.Policies())
+	sched := scheduler.NewWithPolicies(schedCache, actions.RegistryWith(search), policy.Policies())
 	// Stopping, the last session's binds, evictions and status writes are
 	// sent before the Lease is released: a standby that took over earlier
 	// would see those pods pending and their nodes' room free.

@@ -13,11 +13,23 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
-// Registry returns a registry of the five actions. The actions it makes share
-// one state for the scheduler's life (where the next node search starts),
-// as Volcano's share process globals; build one registry per scheduler.
-func Registry() framework.ActionRegistry {
+// NodeSearch is how many feasible nodes the actions' searches look for
+// unless their arguments say otherwise (vc-scheduler's sampling flags).
+type NodeSearch = shared.NodeSearch
+
+// DefaultNodeSearch is Volcano's: 100 nodes, 5 percent, adaptive.
+func DefaultNodeSearch() NodeSearch { return shared.DefaultNodeSearch() }
+
+// Registry returns a registry of the five actions with Volcano's node
+// search. The actions it makes share one state for the scheduler's life
+// (where the next node search starts), as Volcano's share process globals;
+// build one registry per scheduler.
+func Registry() framework.ActionRegistry { return RegistryWith(DefaultNodeSearch()) }
+
+// RegistryWith is Registry with the node search given.
+func RegistryWith(search NodeSearch) framework.ActionRegistry {
 	state := shared.New()
+	state.Search = search
 	r := framework.ActionRegistry{}
 	for _, a := range []struct {
 		name    string

@@ -22,7 +22,7 @@ const Name = "allocate"
 // ran).
 func Factory(state *shared.State) framework.ActionFactory {
 	return func(args framework.Arguments) (framework.Action, error) {
-		search, err := placement.ReadOnlySearchArgs(args)
+		search, err := placement.ReadOnlySearchArgs(args, state.Search)
 		if err != nil {
 			return nil, err
 		}

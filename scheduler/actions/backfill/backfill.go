@@ -17,7 +17,7 @@ const Name = "backfill"
 // actions of the registry.
 func Factory(state *shared.State) framework.ActionFactory {
 	return func(args framework.Arguments) (framework.Action, error) {
-		search, err := placement.ReadOnlySearchArgs(args)
+		search, err := placement.ReadOnlySearchArgs(args, state.Search)
 		if err != nil {
 			return nil, err
 		}

@@ -39,7 +39,7 @@ func Factory(state *shared.State) framework.ActionFactory {
 		}
 		a := &action{state: state, workers: 16, minCandidatePercentage: 10, minCandidates: 1, maxCandidates: 100}
 		var err error
-		if a.search, err = placement.ReadSearchArgs(args); err != nil {
+		if a.search, err = placement.ReadSearchArgs(args, state.Search); err != nil {
 			return nil, err
 		}
 		for _, err := range []error{

@@ -1,6 +1,9 @@
 package placement
 
-import "github.com/caldera-scheduler/caldera/scheduler/framework"
+import (
+	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
 
 // Argument names shared by the actions that search nodes.
 const (
@@ -32,22 +35,26 @@ type SearchArgs struct {
 }
 
 // DefaultSearchArgs returns Volcano's defaults.
-func DefaultSearchArgs() SearchArgs {
-	return SearchArgs{ErrorCache: true, MinNodesToFind: 100, MinPercentageOfNodesToFind: 5}
+func DefaultSearchArgs() SearchArgs { return defaultsOf(shared.DefaultNodeSearch()) }
+
+func defaultsOf(d shared.NodeSearch) SearchArgs {
+	return SearchArgs{ErrorCache: true, MinNodesToFind: d.MinNodesToFind,
+		MinPercentageOfNodesToFind: d.MinPercentageOfNodesToFind, PercentageOfNodesToFind: d.PercentageOfNodesToFind}
 }
 
 // ReadOnlySearchArgs reads the arguments of an action that takes the search
 // arguments and nothing else: any other key is an error naming it.
-func ReadOnlySearchArgs(args framework.Arguments) (SearchArgs, error) {
+func ReadOnlySearchArgs(args framework.Arguments, d shared.NodeSearch) (SearchArgs, error) {
 	if err := args.RejectUnknown(SearchKeys...); err != nil {
 		return SearchArgs{}, err
 	}
-	return ReadSearchArgs(args)
+	return ReadSearchArgs(args, d)
 }
 
-// ReadSearchArgs reads the search arguments over Volcano's defaults.
-func ReadSearchArgs(args framework.Arguments) (SearchArgs, error) {
-	s := DefaultSearchArgs()
+// ReadSearchArgs reads the search arguments over the scheduler's node
+// search d (Volcano's defaults unless its flags said otherwise).
+func ReadSearchArgs(args framework.Arguments, d shared.NodeSearch) (SearchArgs, error) {
+	s := defaultsOf(d)
 	for _, err := range []error{
 		args.Bool(ErrorCacheKey, &s.ErrorCache),
 		args.Int(MinNodesToFindKey, &s.MinNodesToFind),

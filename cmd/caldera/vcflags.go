@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
+)
+
+// vc-scheduler's flags beyond those `caldera run` shares with it by name
+// (run.go, leader.go), so that a Volcano installation can start Caldera
+// with the arguments it gives its own scheduler. Each is either applied
+// with Volcano's meaning, accepted with a one-line notice saying why it
+// changes nothing here, or refused when the value asks for something
+// Caldera does not do.
+
+// noticeFlags have no meaning for Caldera: setting one logs why.
+var noticeFlags = map[string]string{
+	"logtostderr":                      "Caldera always logs to standard error",
+	"node-worker-threads":              "nodes are synced by the informers' own workers",
+	"plugins-dir":                      "Caldera loads no Go plugins; Wasm modules come from --plugin-dir",
+	"feature-gates":                    "Volcano's feature gates select Volcano's code paths; Caldera's behaviour is set by its configuration",
+	"ignored-provisioners":             "volume binding is not implemented (README), so no provisioner is counted",
+	"gate-removal-worker-num":          "Caldera does not remove scheduling gates",
+	"cache-dumper":                     "use `caldera simulate` on exported manifests instead of a cache dump",
+	"cache-dump-dir":                   "use `caldera simulate` on exported manifests instead of a cache dump",
+	"resync-period":                    "Caldera's informers never resync; every change arrives as an event",
+	"resource-sync-timeout":            "Caldera waits until its informers have synced, however long that takes",
+	"disable-default-scheduler-config": "Caldera never falls back to a default configuration: an invalid --scheduler-conf stops it",
+	"csi-storage":                      "volume binding is not implemented (README)",
+	"ca-cert-file":                     "Caldera's endpoints serve plain HTTP",
+	"tls-cert-file":                    "Caldera's endpoints serve plain HTTP",
+	"tls-private-key-file":             "Caldera's endpoints serve plain HTTP",
+	"scheduler-sharding-name":          "only --scheduler-sharding-mode=none is supported",
+}
+
+func addVolcanoFlags(f *pflag.FlagSet) {
+	f.Bool("enable-healthz", true, "serve /healthz and /readyz on --healthz-address (Volcano's default is false; Caldera's probes need them)")
+	f.Bool("enable-metrics", true, "serve /metrics on --listen-address")
+	f.Bool("enable-pprof", false, "serve Go's /debug/pprof/ on --listen-address")
+	f.Bool("version", false, "print the version and exit")
+	d := actions.DefaultNodeSearch()
+	f.Int("minimum-feasible-nodes", d.MinNodesToFind, "clusters this small are searched in full, and no node search stops with fewer feasible nodes (actions' minNodesToFind overrides it)")
+	f.Int("minimum-percentage-nodes-to-find", d.MinPercentageOfNodesToFind, "floor of the adaptive share of nodes a search looks for (actions' minPercentageOfNodesToFind overrides it)")
+	f.Int("percentage-nodes-to-find", d.PercentageOfNodesToFind, "share of nodes a search looks for; 0 or less is adaptive (actions' percentageOfNodesToFind overrides it)")
+	f.StringSlice("node-selector", nil, "not implemented: refused if given")
+	f.Bool("priority-class", true, "honour pods' priority classes; false is not implemented and refused")
+	f.String("scheduler-sharding-mode", "none", "node sharding between schedulers; only none is supported")
+
+	f.Bool("logtostderr", true, "accepted for Volcano's sake: "+noticeFlags["logtostderr"])
+	f.Uint32("node-worker-threads", 20, "accepted for Volcano's sake: "+noticeFlags["node-worker-threads"])
+	f.String("plugins-dir", "", "accepted for Volcano's sake: "+noticeFlags["plugins-dir"])
+	f.String("feature-gates", "", "accepted for Volcano's sake: "+noticeFlags["feature-gates"])
+	f.StringSlice("ignored-provisioners", nil, "accepted for Volcano's sake: "+noticeFlags["ignored-provisioners"])
+	f.Int("gate-removal-worker-num", 5, "accepted for Volcano's sake: "+noticeFlags["gate-removal-worker-num"])
+	f.Bool("cache-dumper", true, "accepted for Volcano's sake: "+noticeFlags["cache-dumper"])
+	f.String("cache-dump-dir", "/tmp", "accepted for Volcano's sake: "+noticeFlags["cache-dump-dir"])
+	f.Duration("resync-period", 0, "accepted for Volcano's sake: "+noticeFlags["resync-period"])
+	f.Duration("resource-sync-timeout", 60*time.Second, "accepted for Volcano's sake: "+noticeFlags["resource-sync-timeout"])
+	f.Bool("disable-default-scheduler-config", false, "accepted for Volcano's sake: "+noticeFlags["disable-default-scheduler-config"])
+	f.Bool("csi-storage", true, "accepted for Volcano's sake: "+noticeFlags["csi-storage"])
+	f.String("ca-cert-file", "", "accepted for Volcano's sake: "+noticeFlags["ca-cert-file"])
+	f.String("tls-cert-file", "", "accepted for Volcano's sake: "+noticeFlags["tls-cert-file"])
+	f.String("tls-private-key-file", "", "accepted for Volcano's sake: "+noticeFlags["tls-private-key-file"])
+	f.String("scheduler-sharding-name", "volcano", "accepted for Volcano's sake: "+noticeFlags["scheduler-sharding-name"])
+}
+
+// checkVolcanoFlags refuses the values Caldera does not implement, logs a
+// notice for each flag given that means nothing here, and returns the node
+// search the sampling flags ask for.
+func checkVolcanoFlags(f *pflag.FlagSet) (actions.NodeSearch, error) {
+	if f.Changed("node-selector") {
+		return actions.NodeSearch{}, fmt.Errorf("--node-selector is not implemented: Caldera schedules onto every node (remove the flag, or keep Volcano's scheduler where nodes are split between schedulers)")
+	}
+	if on, _ := f.GetBool("priority-class"); !on {
+		return actions.NodeSearch{}, fmt.Errorf("--priority-class=false is not implemented: Caldera always honours pods' priority classes")
+	}
+	if mode, _ := f.GetString("scheduler-sharding-mode"); mode != "none" {
+		return actions.NodeSearch{}, fmt.Errorf("--scheduler-sharding-mode=%s is not implemented: only none is supported", mode)
+	}
+	f.VisitAll(func(fl *pflag.Flag) {
+		if why, ok := noticeFlags[fl.Name]; ok && fl.Changed {
+			klog.InfoS("Flag accepted for Volcano's sake; it changes nothing here", "flag", "--"+fl.Name, "why", why)
+		}
+	})
+	var s actions.NodeSearch
+	s.MinNodesToFind, _ = f.GetInt("minimum-feasible-nodes")
+	s.MinPercentageOfNodesToFind, _ = f.GetInt("minimum-percentage-nodes-to-find")
+	s.PercentageOfNodesToFind, _ = f.GetInt("percentage-nodes-to-find")
+	return s, nil
+}
+
+// version is what --version prints: the module's version as the Go
+// toolchain recorded it, and the plugin ABI version the host speaks.
+func version() string {
+	v := "(devel)"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		v = info.Main.Version
+	}
+	return fmt.Sprintf("caldera %s, plugin ABI %d.%d", v, abi.Major, abi.Minor)
+}
+
+// shellRedirectOnly refuses positional arguments but "2>&1", which
+// Volcano's Helm chart passes to its scheduler as an argument (a
+// container's args go to no shell) and vc-scheduler ignores.
+func shellRedirectOnly(_ *cobra.Command, args []string) error {
+	for _, a := range args {
+		if a != "2>&1" {
+			return fmt.Errorf("unexpected argument %q: caldera run takes flags only", a)
+		}
+	}
+	if len(args) > 0 {
+		klog.InfoS("Argument accepted for Volcano's sake; it changes nothing here", "argument", "2>&1", "why", "no shell reads a container's arguments")
+	}
+	return nil
+}

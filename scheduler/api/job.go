@@ -283,13 +283,15 @@ func (j *JobInfo) CheckTaskValid() bool {
 	return true
 }
 
-// CheckTaskReady: every role has its minimum holding resources.
+// CheckTaskReady: every role has its minimum holding resources, a pending
+// best-effort task counting for its role as Volcano counts it
+// (getJobAllocatedRoles): it needs nothing to run.
 func (j *JobInfo) CheckTaskReady() bool {
 	if !j.perRoleApplies() {
 		return true
 	}
-	return j.rolesMeet(j.rolesCount(func(s TaskStatus, _ *TaskInfo) bool {
-		return AllocatedStatus(s) || s == Succeeded
+	return j.rolesMeet(j.rolesCount(func(s TaskStatus, t *TaskInfo) bool {
+		return AllocatedStatus(s) || s == Succeeded || (s == Pending && t.InitResreq.IsEmpty())
 	}))
 }
 

@@ -63,7 +63,7 @@ func isReady(j *caldera.Job) bool {
 // Which tasks count towards a role's minimum.
 const (
 	roleValid     = iota // holding, waiting for, or asking for resources
-	roleReady            // holding resources (or finished)
+	roleReady            // holding resources (or finished), or pending best-effort
 	rolePipelined        // holding or waiting for them, or pending best-effort
 )
 
@@ -98,7 +98,7 @@ func roleCounts(t *caldera.Task, mode int) bool {
 	case roleValid:
 		return readyStatus(s) || s == caldera.Pipelined || s == caldera.Pending
 	case roleReady:
-		return readyStatus(s)
+		return readyStatus(s) || (s == caldera.Pending && isEmpty(&t.InitRequest))
 	default:
 		return readyStatus(s) || s == caldera.Pipelined || (s == caldera.Pending && isEmpty(&t.InitRequest))
 	}

@@ -57,7 +57,7 @@ pub(crate) fn is_ready(s: &Session, j: &Job) -> bool {
 pub(crate) enum RoleMode {
     /// Holding, waiting for, or asking for resources.
     Valid,
-    /// Holding resources (or finished).
+    /// Holding resources (or finished), or pending best-effort.
     Ready,
     /// Holding or waiting for them, or pending best-effort.
     Pipelined,
@@ -81,7 +81,7 @@ fn role_counts(t: &Task, mode: RoleMode) -> bool {
     let s = t.status.as_str();
     match mode {
         RoleMode::Valid => ready_status(s) || s == status::PIPELINED || s == status::PENDING,
-        RoleMode::Ready => ready_status(s),
+        RoleMode::Ready => ready_status(s) || (s == status::PENDING && is_empty(&t.init_request)),
         RoleMode::Pipelined => ready_status(s) || s == status::PIPELINED || (s == status::PENDING && is_empty(&t.init_request)),
     }
 }

@@ -9,7 +9,8 @@
 //     minTaskMember (reason NotEnoughPodsOfTask) or when fewer tasks are still
 //     schedulable than minAvailable (reason NotEnoughTasks).
 //   - JobReady: every role has its minimum and the job has minAvailable tasks
-//     holding resources (pending best-effort tasks count).
+//     holding resources (pending best-effort tasks count, for the job and
+//     for their role).
 //   - JobPipelined: the same, counting pipelined tasks too; votes Permit or
 //     Reject, never abstains.
 //   - JobStarving: fewer tasks hold or wait for resources than minAvailable

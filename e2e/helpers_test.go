@@ -83,6 +83,17 @@ func hasCondition(p *v1.Pod, ct v1.PodConditionType) bool {
 	return false
 }
 
+// evictedAsVolcano reports whether a pod carries the condition Volcano's
+// scheduler sets before evicting it: Ready False, reason Evict.
+func evictedAsVolcano(p *v1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodReady && c.Status == v1.ConditionFalse && c.Reason == "Evict" {
+			return true
+		}
+	}
+	return false
+}
+
 // waitEvent waits for a Warning Event about an object of the test's
 // namespace with the given reason, as kubectl describe would list it.
 func waitEvent(t *testing.T, tc *harness.Test, kind, name, reason string) {

@@ -41,6 +41,13 @@ func TestPreempt(t *testing.T) {
 		if !hasCondition(p, v1.DisruptionTarget) {
 			t.Errorf("victim %s was deleted without a DisruptionTarget condition", p.Name)
 		}
+		if !evictedAsVolcano(p) {
+			t.Errorf("victim %s was deleted without Volcano's Ready=False condition, reason Evict (%+v)", p.Name, p.Status.Conditions)
+		}
+	}
+	if len(victims) > 0 {
+		waitEventSaying(t, tc, "Pod", victims[0].Name, v1.EventTypeWarning, "Evict", "Pod is evicted, because of preempt")
+		waitEventSaying(t, tc, "PodGroup", "low", v1.EventTypeNormal, "Evict", "preempt")
 	}
 	if len(victims) < 2 {
 		t.Errorf("%d low-priority pods deleted, want at least the 2 the gang needs", len(victims))

@@ -640,3 +640,59 @@ func TestPodGroupEventsEverySession(t *testing.T) {
 		}
 	}
 }
+
+// A bind and an eviction are told as Volcano's scheduler tells them: Normal
+// Scheduled "Successfully assigned ns/pod to node" on the bound pod; on an
+// evicted pod Warning Evict "Pod is evicted, because of <reason>", Ready
+// False with reason Evict and the same message, and DisruptionTarget; on
+// its PodGroup Normal Evict with the reason.
+func TestBindAndEvictionAsVolcanoTellsThem(t *testing.T) {
+	events := record.NewFakeRecorder(10)
+	c, job := startOneJob(t, Options{Recorder: events, Binder: &failingBinder{}}, true)
+	var task *api.TaskInfo
+	for _, tk := range job.Tasks {
+		task = tk
+	}
+	if err := c.Bind(task, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	c.Flush()
+	if got, want := <-events.Events, "Normal Scheduled Successfully assigned ns/p to n1"; got != want {
+		t.Errorf("event of a bind %q, want %q", got, want)
+	}
+
+	running := task.Clone()
+	running.Status, running.NodeName = api.Running, "n1"
+	if err := c.Evict(running, "preempt"); err != nil {
+		t.Fatal(err)
+	}
+	c.Flush()
+	var got []string
+	for len(events.Events) > 0 {
+		got = append(got, <-events.Events)
+	}
+	if want := []string{"Warning Evict Pod is evicted, because of preempt", "Normal Evict preempt"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events of an eviction %q, want %q", got, want)
+	}
+
+	pod := testPod("victim", DefaultSchedulerName, "n1", "1")
+	client := k8sfake.NewSimpleClientset(pod)
+	var marked *v1.Pod
+	client.PrependReactor("update", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		marked = a.(k8stesting.UpdateAction).GetObject().(*v1.Pod)
+		return false, nil, nil
+	})
+	if err := (APIEvictor{Client: client}).Evict(context.Background(), pod, "reclaim"); err != nil {
+		t.Fatal(err)
+	}
+	conds := map[v1.PodConditionType]v1.PodCondition{}
+	for _, cond := range marked.Status.Conditions {
+		conds[cond.Type] = cond
+	}
+	if r := conds[v1.PodReady]; r.Status != v1.ConditionFalse || r.Reason != "Evict" || r.Message != "Pod is evicted, because of reclaim" {
+		t.Errorf("Ready condition %+v, want False, Evict, %q", r, "Pod is evicted, because of reclaim")
+	}
+	if d := conds[v1.DisruptionTarget]; d.Status != v1.ConditionTrue || d.Reason != v1.PodReasonPreemptionByScheduler || d.Message != "volcano: preempting to accommodate a higher priority pod" {
+		t.Errorf("DisruptionTarget condition %+v, want Volcano's", d)
+	}
+}

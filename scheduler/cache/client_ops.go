@@ -27,17 +27,26 @@ func (b APIBinder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
 	return b.Client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
 }
 
-// APIEvictor marks the pod with a DisruptionTarget condition, then deletes it.
+// APIEvictor marks the pod as Volcano's scheduler does, then deletes it.
 type APIEvictor struct{ Client kubernetes.Interface }
 
-// Evict records why, then deletes the pod with its UID as precondition.
+// Evict records why with Volcano's two conditions (Ready=False, reason
+// Evict, "Pod is evicted, because of <reason>"; DisruptionTarget, reason
+// PreemptionByScheduler), then deletes the pod with its UID as
+// precondition.
 func (e APIEvictor) Evict(ctx context.Context, pod *v1.Pod, reason string) error {
 	p := pod.DeepCopy()
 	setPodCondition(p, v1.PodCondition{
+		Type:    v1.PodReady,
+		Status:  v1.ConditionFalse,
+		Reason:  "Evict",
+		Message: EvictMessage(reason),
+	})
+	setPodCondition(p, v1.PodCondition{
 		Type:    v1.DisruptionTarget,
 		Status:  v1.ConditionTrue,
-		Reason:  "PreemptionByScheduler",
-		Message: reason,
+		Reason:  v1.PodReasonPreemptionByScheduler,
+		Message: p.Spec.SchedulerName + ": preempting to accommodate a higher priority pod",
 	})
 	if _, err := e.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("marking pod %s/%s for eviction: %w", p.Namespace, p.Name, err)
@@ -116,6 +125,9 @@ func setPodCondition(pod *v1.Pod, cond v1.PodCondition) {
 	}
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
 }
+
+// EvictMessage is how Volcano words an eviction on the pod.
+func EvictMessage(reason string) string { return "Pod is evicted, because of " + reason }
 
 func unschedulableCondition(message string) v1.PodCondition {
 	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: message}

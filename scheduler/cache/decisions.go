@@ -43,7 +43,12 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 
 	metrics.ScheduleAttempts.WithLabelValues("scheduled").Inc()
 	c.submit(func(ctx context.Context) {
-		if err := c.opts.Binder.Bind(ctx, pod, node); err != nil {
+		err := c.opts.Binder.Bind(ctx, pod, node)
+		if err == nil {
+			if c.opts.Recorder != nil {
+				c.opts.Recorder.Eventf(pod, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
+			}
+		} else {
 			metrics.BindFailures.Inc()
 			logErr(err, "bind failed; will resync the pod", "pod", task.Key(), "node", node)
 			if c.opts.Recorder != nil {
@@ -73,8 +78,20 @@ func (c *Cache) Evict(task *api.TaskInfo, reason string) error {
 	}
 	c.releasing[t.UID] = true
 	pod := t.Pod
+	var pg *v1beta1.PodGroup
+	if !c.synthetic[j.UID] {
+		pg = j.PodGroup
+	}
 	c.mu.Unlock()
 	metrics.PreemptionVictims.WithLabelValues(reason).Inc()
+	// As Volcano's scheduler tells an eviction: on the pod, and on its
+	// PodGroup.
+	if c.opts.Recorder != nil {
+		c.opts.Recorder.Event(pod, v1.EventTypeWarning, "Evict", EvictMessage(reason))
+		if pg != nil {
+			c.opts.Recorder.Event(pg, v1.EventTypeNormal, "Evict", reason)
+		}
+	}
 
 	c.submit(func(ctx context.Context) {
 		if err := c.opts.Evictor.Evict(ctx, pod, reason); err != nil {

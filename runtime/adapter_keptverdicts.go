@@ -72,8 +72,9 @@ func (s *keptVerdicts) put(h int32, shape, generation uint64, v abi.Verdict) {
 // drop invalidates every verdict kept for these nodes.
 func (s *keptVerdicts) drop(nodes []int32) {
 	for _, h := range nodes {
-		for i := range s.of(h) {
-			s.slots[int(h)*verdictWays+i].valid = false
+		ways := s.of(h)
+		for i := range ways {
+			ways[i].valid = false
 		}
 	}
 }

@@ -22,9 +22,11 @@ import "fmt"
 // terminating, podAffinity, podAntiAffinity, affinityError,
 // spreadConstraints and images; nodes' images and others; the view's
 // namespaces.
+// 1.5: session_open's abi, the host's version; pre_predicate's domain
+// rules.
 const (
 	Major = 1
-	Minor = 4
+	Minor = 5
 )
 
 // Version is a module's declared ABI version.

@@ -4,6 +4,12 @@ package abi
 // section 5). Handles are indices into the session view's lists. Every
 // field is always sent: a handle of 0 is a real handle.
 
+import (
+	"fmt"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
 // TaskArgs names one task: pre_predicate.
 type TaskArgs struct {
 	Task int32 `msgpack:"task"`
@@ -101,6 +107,12 @@ type OpenResult struct {
 	// asked about, so no normalisation over them. The host then keeps each
 	// score while the node is unchanged, for the rest of the session.
 	NodeLocalScores bool `msgpack:"nodeLocalScores,omitempty"`
+	// ScoreShapeWithoutRules (1.5), with NodeLocalScores, promises that
+	// no score of the session reads a task's inter-pod rules (its
+	// podAffinity, podAntiAffinity, affinityError, spreadConstraints and
+	// spreadDefaulted): the host keeps scores under the shape without
+	// them, so that tasks that differ only there share them.
+	ScoreShapeWithoutRules bool `msgpack:"scoreShapeWithoutRules,omitempty"`
 	// PrePredicateByShape promises, for this session, that a pre_predicate
 	// verdict depends on nothing but the task's shape (the fields that
 	// Descriptor.NodeLocal's comment lists; the module need not declare
@@ -126,6 +138,86 @@ type OpenResult struct {
 	// nothing.
 	NodeLocalClasses []int32 `msgpack:"nodeLocalClasses,omitempty"`
 }
+
+// PreVerdict is pre_predicate's result: a Verdict, to which a module may
+// add, for a host of 1.5 or later (OpenArgs.ABI), the task's domain rules.
+// A module of 1.4 or earlier sends [code, reason].
+type PreVerdict struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Code     Code
+	Reason   string
+	Rules    *DomainRules
+}
+
+// DecodeMsgpack reads [code, reason] or [code, reason, rules]: the
+// struct form would refuse an array shorter than the struct.
+func (v *PreVerdict) DecodeMsgpack(d *msgpack.Decoder) error {
+	n, err := d.DecodeArrayLen()
+	if err != nil {
+		return err
+	}
+	*v = PreVerdict{}
+	if n < 0 {
+		return nil
+	}
+	if n < 2 || n > 3 {
+		return fmt.Errorf("pre_predicate result of %d elements, want [code, reason] or [code, reason, rules]", n)
+	}
+	code, err := d.DecodeInt32()
+	if err != nil {
+		return err
+	}
+	if v.Reason, err = d.DecodeString(); err != nil {
+		return err
+	}
+	v.Code = Code(code)
+	if n == 3 {
+		return d.Decode(&v.Rules)
+	}
+	return nil
+}
+
+// DomainRules (1.5) name the rules of a task's predicate_batch verdicts
+// that read a node's topology domain, one label's value, as of this
+// pre_predicate: the inter-pod affinity and spread rules of the
+// predicates port. For a task of node-local class c >= 0 the module
+// promises, until the next event, that its verdict on a node where every
+// rule passes is its class-c verdict, and on a node where some rule fails
+// depends on nothing but the node, the task's shape, c, RuleClass and the
+// state in which each rule fails there. The host then keeps and recalls
+// both kinds (docs/abi.md, "Domain rules").
+type DomainRules struct {
+	RuleClass int32        `msgpack:"ruleClass"`
+	Rules     []DomainRule `msgpack:"rules"`
+}
+
+// MaxDomainRules is the most rules a task's DomainRules may hold; the host
+// serves a task with more without kept verdicts.
+const MaxDomainRules = 32
+
+// DomainRule is [key, values, fail]: a node is in one of three states
+// for it, and the rule fails in the states Fail names.
+type DomainRule struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Key      string
+	Values   []string
+	Fail     RuleFail
+}
+
+// RuleFail is a set of the states in which a DomainRule fails.
+type RuleFail uint8
+
+// A node's state for a DomainRule: it lacks the label Key, its value is
+// one of Values, or it is another.
+const (
+	FailMissing  RuleFail = 1
+	FailListed   RuleFail = 2
+	FailUnlisted RuleFail = 4
+	failAll               = FailMissing | FailListed | FailUnlisted
+)
+
+// Valid reports whether f names states only.
+func (f RuleFail) Valid() bool { return f&^failAll == 0 }
 
 // CloseResult is session_close's result; nil means nothing to do.
 type CloseResult struct {

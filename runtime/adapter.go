@@ -63,6 +63,9 @@ type adapter struct {
 	// session only: the promise is made again at each session_open.
 	scoresLocal bool
 	keptScores  []kept[float64]
+	// scoresRuleless says the promise of node-local scores holds for the
+	// task's shape without its inter-pod rules (1.5).
+	scoresRuleless bool
 	// preByShape says this session's module promised pre_predicate
 	// verdicts that depend on the task's shape alone; keptPre holds them by
 	// shape, for this session only.
@@ -86,7 +89,13 @@ type adapter struct {
 	lastPre   struct {
 		task  int32
 		epoch int
+		// rules are the domain rules (1.5) that pre_predicate sent, nil
+		// for none.
+		rules *taskRules
 	}
+	// domainKeys numbers the values of the label keys domain rules name,
+	// for this session's nodes.
+	domainKeys map[string]*domainKey
 	// taskNode is each task's node handle as the guest last saw it, so
 	// that an event marks the node the guest changed.
 	taskNode []int32
@@ -135,6 +144,11 @@ type predicateCache struct {
 	shape uint64
 	local bool
 	store *keptVerdicts
+	// rules are the task's domain rules (1.5) while kept verdicts serve
+	// it; ruleShape tells apart, with the rules' class, the verdicts of
+	// nodes that fail some rule.
+	rules     *taskRules
+	ruleShape uint64
 	// verdicts and known are indexed by node handle; known marks the
 	// verdicts this task-epoch has received.
 	verdicts []abi.Verdict
@@ -212,6 +226,7 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.reported = map[abi.Hook]bool{}
 	a.reopens = 0
 	a.keys.reset()
+	a.domainKeys = nil
 	// Dropped before anything can fail: a session whose open fails must
 	// not be served the last session's scores.
 	a.dropPromises()
@@ -295,6 +310,7 @@ func (a *adapter) open(reopen bool) error {
 	}
 	promises := openPromises(res)
 	a.scoresLocal, a.preByShape = promises.NodeLocalScores, promises.PrePredicateByShape
+	a.scoresRuleless = promises.NodeLocalScores && promises.ScoreShapeWithoutRules
 	a.localWithdrawn = promises.NodeLocalWithdrawn
 	a.classes = nil
 	// Classes refine a NodeLocal module's promise: forget drops what is
@@ -342,7 +358,7 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 // dropPromises forgets the promises of the last session_open and the
 // answers kept under them, keeping their storage for the next session.
 func (a *adapter) dropPromises() {
-	a.scoresLocal, a.preByShape, a.localWithdrawn = false, false, false
+	a.scoresLocal, a.preByShape, a.localWithdrawn, a.scoresRuleless = false, false, false, false
 	a.classes = nil
 	clear(a.keptScores)
 	clear(a.keptPre)
@@ -448,6 +464,9 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	}
 	shape, keep := a.shapeOf(t)
 	keep = keep && a.scoresLocal
+	if keep && a.scoresRuleless {
+		shape, keep = a.ruleShapeOf(t)
+	}
 	if keep {
 		a.keptScores = sized(a.keptScores, len(a.ssn.NodeList))
 	}
@@ -655,6 +674,7 @@ func (c *predicateCache) status(v abi.Verdict, plugin string) *framework.Status 
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
 	c.task, c.epoch, c.valid, c.shape, c.local, c.store = task, epoch, true, 0, false, nil
+	c.rules, c.ruleShape = nil, 0
 	c.err, c.asked = nil, 0
 	if cap(c.known) < nodes {
 		c.known = make([]bool, nodes)

@@ -75,15 +75,15 @@ func (a *adapter) PrePredicate(task *api.TaskInfo) *framework.Status {
 // prePredicate asks for task t's verdict, or recalls the one given for
 // its shape when the session's module promised verdicts by shape.
 func (a *adapter) prePredicate(t int32) (abi.Verdict, bool) {
-	var v abi.Verdict
+	var v abi.PreVerdict
 	if a.skipped {
-		return v, false
+		return abi.Verdict{}, false
 	}
 	// Reopened first, so that the promise read below is the one of the
 	// instance that will answer.
 	if err := a.ready(); err != nil {
 		a.failed(abi.HookPrePredicate, err)
-		return v, false
+		return abi.Verdict{}, false
 	}
 	shape, keep := a.shapeOf(t)
 	keep = keep && a.preByShape
@@ -91,16 +91,21 @@ func (a *adapter) prePredicate(t int32) (abi.Verdict, bool) {
 		return kept, true
 	}
 	if !a.ask(abi.HookPrePredicate, abi.TaskArgs{Task: t}, &v) {
-		return v, false
+		return abi.Verdict{}, false
 	}
-	a.lastPre.task, a.lastPre.epoch = t, a.epoch
+	verdict := abi.Verdict{Code: v.Code, Reason: v.Reason}
+	a.lastPre.task, a.lastPre.epoch, a.lastPre.rules = t, a.epoch, nil
+	// Rules refine a node-local class; without one they change nothing.
+	if a.classes != nil && a.classes[t] >= 0 {
+		a.lastPre.rules = a.compileRules(v.Rules)
+	}
 	if keep {
 		if a.keptPre == nil {
 			a.keptPre = map[uint64]abi.Verdict{}
 		}
-		a.keptPre[shape] = v
+		a.keptPre[shape] = verdict
 	}
-	return v, true
+	return verdict, true
 }
 
 // BestNode sends the candidates best score first (ties in node order) and

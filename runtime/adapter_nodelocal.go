@@ -45,6 +45,14 @@ func (a *adapter) shapeOf(t int32) (uint64, bool) {
 	return a.handles.taskShape[t], true
 }
 
+// ruleShapeOf returns task t's shape without its inter-pod rules.
+func (a *adapter) ruleShapeOf(t int32) (uint64, bool) {
+	if t < 0 || int(t) >= len(a.handles.taskRuleShape) {
+		return 0, false
+	}
+	return a.handles.taskRuleShape[t], true
+}
+
 // nodeLocal reports whether the module declared its verdicts NodeLocal
 // (abi.Descriptor) and did not withdraw that for this session: a verdict
 // then holds for every task of the same shape until the node changes,
@@ -62,7 +70,21 @@ func (a *adapter) servedLocally(c *predicateCache, t int32) {
 	case a.nodeLocal():
 		c.shape, c.local, c.store = shape, true, &a.kept
 	case a.classes != nil && a.classes[t] >= 0 && a.preAskedNow(t):
+		r := a.lastPre.rules
+		if r != nil && r.unusable {
+			return
+		}
+		if r != nil {
+			// The rules carry the task's inter-pod rules: the rest of its
+			// shape is what it shares with other tasks.
+			if shape, known = a.ruleShapeOf(t); !known {
+				return
+			}
+		}
 		c.shape, c.local, c.store = classShape(shape, a.classes[t]), true, &a.keptClass
+		if r != nil {
+			c.rules, c.ruleShape = r, classShape(c.shape, r.ruleClass)
+		}
 	}
 }
 
@@ -95,7 +117,7 @@ func (a *adapter) recall(c *predicateCache, h int32) bool {
 	if int(h) >= len(a.ssn.NodeList) {
 		return false
 	}
-	v, ok := c.store.find(h, c.shape, a.ssn.NodeList[h].Generation)
+	v, ok := c.store.find(h, c.keyAt(h), a.ssn.NodeList[h].Generation)
 	if ok {
 		c.verdicts[h], c.known[h] = v, true
 	}
@@ -108,7 +130,7 @@ func (a *adapter) keep(c *predicateCache) {
 	c.store.size(len(a.ssn.NodeList))
 	for i, h := range c.window {
 		if int(h) < len(a.ssn.NodeList) {
-			c.store.put(h, c.shape, a.ssn.NodeList[h].Generation, c.got[i])
+			c.store.put(h, c.keyAt(h), a.ssn.NodeList[h].Generation, c.got[i])
 		}
 	}
 }

@@ -154,6 +154,10 @@ func TestGoldenVectors(t *testing.T) {
 			{Action: abi.ActionPass},
 		}},
 		{"reply_session_close", &abi.CloseResult{}, &abi.CloseResult{Conditions: []abi.Condition{{Job: 0, Type: "Unschedulable", Status: "True", Reason: "NotEnoughResources", Message: "1/2 tasks in gang unschedulable"}}}},
+		{"reply_pre_predicate_rules", &abi.PreVerdict{}, &abi.PreVerdict{Rules: &abi.DomainRules{RuleClass: 2, Rules: []abi.DomainRule{
+			{Key: "zone", Values: []string{"a", "b"}, Fail: abi.FailMissing | abi.FailListed},
+			{Key: "kubernetes.io/hostname", Values: []string{}, Fail: abi.FailMissing},
+		}}}},
 	} {
 		raw, err := os.ReadFile(filepath.Join(goldenDir, c.name+".msgpack"))
 		if err != nil {

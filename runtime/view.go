@@ -32,10 +32,12 @@ type handles struct {
 	// (-1 when the queue is not in the session), for keys that only
 	// events on an object change.
 	taskJob, jobQueue []int32
-	// taskShape is each task's shape digest, for NodeLocal modules;
-	// taskNode each task's node handle as the view carries it.
-	taskShape []uint64
-	taskNode  []int32
+	// taskShape is each task's shape digest, for NodeLocal modules, and
+	// taskRuleShape the same without its inter-pod rules, for tasks whose
+	// pre_predicate sent domain rules; taskNode is each task's node handle
+	// as the view carries it.
+	taskShape, taskRuleShape []uint64
+	taskNode                 []int32
 	// allNodes, allJobs and allQueues are every handle of their list, the
 	// requests of predicate_batch and the order-key hooks.
 	allNodes, allJobs, allQueues []int32

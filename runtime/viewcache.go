@@ -6,6 +6,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -56,15 +57,17 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 		ev.add(listJobs, e.encodeJob(&wj))
 	}
 	shapes := make([]uint64, 0, len(h.taskList))
+	ruleShapes := make([]uint64, 0, len(h.taskList))
 	nodes := make([]int32, 0, len(h.taskList))
 	for th, t := range h.taskList {
 		node := h.nodeHandle(t.NodeName)
 		o := memo.task(t, h.taskJob[th], node, ssn.SpreadDefaults(t.Pod), &e)
 		ev.add(listTasks, o)
 		shapes = append(shapes, o.shape)
+		ruleShapes = append(ruleShapes, o.ruleShape)
 		nodes = append(nodes, node)
 	}
-	ev.handles.taskShape, ev.handles.taskNode = shapes, nodes
+	ev.handles.taskShape, ev.handles.taskRuleShape, ev.handles.taskNode = shapes, ruleShapes, nodes
 	return ev
 }
 
@@ -145,6 +148,10 @@ type (
 		View      *rawView       `msgpack:"view,omitempty"`
 		Delta     *viewDelta     `msgpack:"delta,omitempty"`
 		Arguments map[string]any `msgpack:"arguments,omitempty"`
+		// ABI (1.5) is this host's version, [major, minor]: a module
+		// sends what a later minor adds (domain rules) only to a host that
+		// reads it. Older guests skip the unknown key.
+		ABI [2]uint16 `msgpack:"abi"`
 	}
 	rawView struct {
 		Nodes   []msgpack.RawMessage `msgpack:"nodes,omitempty"`
@@ -177,6 +184,9 @@ type (
 	}
 )
 
+// hostABI is the version session_open tells a module this host speaks.
+var hostABI = [2]uint16{abi.Major, abi.Minor}
+
 // openArgs is the whole view, or, when the instance holds an earlier view
 // of the same objects, only what differs from it. It returns the record of
 // what the guest will hold once the call succeeds, and how many objects it
@@ -194,7 +204,7 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 		for l := range ev.objs {
 			full += len(ev.objs[l])
 		}
-		return openRequest{View: v, Arguments: args}, next, full, 0, 0
+		return openRequest{View: v, Arguments: args, ABI: hostABI}, next, full, 0, 0
 	}
 	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
@@ -215,5 +225,5 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 			full += len(out.Set)
 		}
 	}
-	return openRequest{Delta: d, Arguments: args}, next, full, delta, kept
+	return openRequest{Delta: d, Arguments: args, ABI: hostABI}, next, full, delta, kept
 }

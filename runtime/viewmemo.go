@@ -51,6 +51,9 @@ type encodedObject struct {
 	obj   []byte
 	sum   uint64
 	shape uint64
+	// ruleShape is a task's shape without its inter-pod rules, which a
+	// module's domain rules carry instead (ABI 1.5).
+	ruleShape uint64
 }
 
 // stamped is an encoding and the inputs it was made from.
@@ -176,6 +179,9 @@ func (e *viewEncoder) encodeTask(t *api.TaskInfo, job, node int32, spreadDefault
 	wt := wireTask(t, job, node, spreadDefaults)
 	o := e.object(t.Namespace+"/"+t.Name, func(b []byte) []byte { return appendTask(b, &wt) })
 	o.shape = e.taskShape(wt)
+	wt.PodAffinity, wt.PodAntiAffinity, wt.AffinityError = nil, nil, ""
+	wt.SpreadConstraints, wt.SpreadDefaulted = nil, false
+	o.ruleShape = e.taskShape(wt)
 	return o
 }
 

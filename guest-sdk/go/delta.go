@@ -21,6 +21,7 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 	}
 	var delta []byte
 	var arguments map[string]any
+	var hostABI []int32
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, rest, err = wire.ReadMapKeyZC(rest); err != nil {
@@ -32,6 +33,8 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 			rest, err = wire.Skip(rest)
 		case "arguments":
 			arguments, rest, err = wire.ReadMapStrIntfBytes(rest, nil)
+		case "abi":
+			hostABI, rest, err = readInt32s(rest)
 		default:
 			rest, err = wire.Skip(rest)
 		}
@@ -50,7 +53,7 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 	if err := v.applyDelta(delta); err != nil {
 		return nil, true, err
 	}
-	return &Session{View: *v, Arguments: arguments}, true, nil
+	return &Session{View: *v, Arguments: arguments, hostABI: hostABI}, true, nil
 }
 
 func (v *View) applyDelta(b []byte) error {
@@ -162,4 +165,19 @@ func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, erro
 		}
 	}
 	return b, nil
+}
+
+// readUint16s reads an array of small integers: session_open's abi.
+func readInt32s(b []byte) ([]int32, []byte, error) {
+	n, b, err := wire.ReadArrayHeaderBytes(b)
+	if err != nil {
+		return nil, b, err
+	}
+	out := make([]int32, n)
+	for i := range out {
+		if out[i], b, err = wire.ReadInt32Bytes(b); err != nil {
+			return nil, b, err
+		}
+	}
+	return out, b, nil
 }

@@ -65,8 +65,11 @@ type host struct {
 	queues  []*Queue
 	scores  []float64
 	verdict []Verdict
-	// classes holds session_open's node-local classes (NodeLocalClasser).
+	// classes holds session_open's node-local classes (NodeLocalClasser),
+	// empty when it sent none.
 	classes []int32
+	// rules is the last PredicateDomainRules' answer, its arrays reused.
+	rules DomainRules
 }
 
 var module host
@@ -433,7 +436,7 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 				return codeDecodeFailed, "session_open: " + err.Error(), nil
 			}
 		}
-		h.session = &Session{View: oa.View, Arguments: oa.Arguments}
+		h.session = &Session{View: oa.View, Arguments: oa.Arguments, hostABI: oa.ABI}
 	}
 	if abiMinor >= 3 {
 		h.undo.reset(&h.session.View)
@@ -453,9 +456,12 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 func (h *host) promises() (int32, string, []byte) {
 	sc, pp, nl := impl.nodeLocalScorer, impl.shapeLocalPrePred, impl.sessionNodeLocal
 	scores := sc != nil && sc.ScoresNodeLocal(h.session)
+	ruleless := scores && abiMinor >= 5 && h.session.HostABIMinor() >= 5 &&
+		impl.rulelessScorer != nil && impl.rulelessScorer.ScoresReadNoRules(h.session)
 	pre := pp != nil && pp.PrePredicatesByShape(h.session)
 	withdrawn := abiMinor >= 4 && nl != nil && !nl.PredicatesNodeLocalIn(h.session)
 	classes := withdrawn && impl.nodeLocalClasser != nil && declaresNodeLocal()
+	h.classes = h.classes[:0]
 	if classes {
 		h.classes = resize(h.classes, len(h.session.View.Tasks))
 		for i := range h.classes {
@@ -464,7 +470,7 @@ func (h *host) promises() (int32, string, []byte) {
 		impl.nodeLocalClasser.PredicatesNodeLocalClasses(h.session, h.classes)
 	}
 	n := uint32(0)
-	for _, on := range [...]bool{scores, pre, withdrawn, classes} {
+	for _, on := range [...]bool{scores, ruleless, pre, withdrawn, classes} {
 		if on {
 			n++
 		}
@@ -475,6 +481,9 @@ func (h *host) promises() (int32, string, []byte) {
 	b := wire.AppendMapHeader(h.result(), n)
 	if scores {
 		b = wire.AppendBool(wire.AppendString(b, "nodeLocalScores"), true)
+	}
+	if ruleless {
+		b = wire.AppendBool(wire.AppendString(b, "scoreShapeWithoutRules"), true)
 	}
 	if pre {
 		b = wire.AppendBool(wire.AppendString(b, "prePredicateByShape"), true)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tinylib/msgp/msgp"
 )
 
 // The golden vectors in ../../testdata/abi (see runtime/golden_test.go):
@@ -228,4 +230,51 @@ func TestGoldenCacheEvent(t *testing.T) {
 		t.Errorf("event 1 decoded to %+v", pod)
 	}
 	check(t, "reply_cache_event", got)
+}
+
+// ruledPlugin withdraws node-local verdicts, gives every task class 0 and
+// answers pre_predicate with reply_pre_predicate_rules' domain rules.
+type ruledPlugin struct{}
+
+func (ruledPlugin) Name() string                                       { return "ruled" }
+func (ruledPlugin) PredicatesNodeLocal() bool                          { return true }
+func (ruledPlugin) PredicatesNodeLocalIn(*Session) bool                { return false }
+func (ruledPlugin) PredicatesNodeLocalClasses(_ *Session, c []int32)   { clear(c) }
+func (ruledPlugin) PrePredicate(*Session, *Task) Verdict               { return Pass }
+func (ruledPlugin) PredicateBatch(*Session, *Task, []*Node, []Verdict) {}
+
+func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) bool {
+	r.Class = 2
+	zone := r.Add("zone", FailMissing|FailListed)
+	zone.Values = append(zone.Values, "a", "b")
+	r.Add("kubernetes.io/hostname", FailMissing)
+	return true
+}
+
+// TestGoldenDomainRules: to a 1.5 host (request_session_open says so) a
+// passing pre_predicate carries the rules; to a host that does not say its
+// version, the plain verdict.
+func TestGoldenDomainRules(t *testing.T) {
+	Register(ruledPlugin{})
+	defer Register(nil)
+	pre := request(t, nil, &Args{Task: 1, Job: -1, Queue: -1})
+
+	h := &host{}
+	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
+		t.Fatalf("request_session_open: %d %s", code, msg)
+	}
+	if m := h.session.HostABIMinor(); m != 5 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.5", m)
+	}
+	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
+
+	old := &host{}
+	view := request(t, nil, &OpenArgs{View: View{Tasks: make([]Task, 2)}})
+	if code, msg, _ := decodeReply(t, old.dispatch(hookSessionOpen, view)); code != 0 {
+		t.Fatalf("session_open without abi: %d %s", code, msg)
+	}
+	_, _, result := decodeReply(t, old.dispatch(hookPrePredicate, pre))
+	if n, _, err := msgp.ReadArrayHeaderBytes(result); err != nil || n != 2 {
+		t.Errorf("to a host that did not say its version, pre_predicate answered a %d-array (%v), want [code, reason]", n, err)
+	}
 }

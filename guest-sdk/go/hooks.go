@@ -93,6 +93,74 @@ type NodeLocalClasser interface {
 	PredicatesNodeLocalClasses(s *Session, classes []int32)
 }
 
+// DomainRuler is implemented by a NodeLocalClasser whose verdicts read,
+// beyond the node and the task's shape and class, one label of the node
+// (its topology domain) through rules whose outcome depends on other
+// nodes: kube-scheduler's inter-pod affinity and topology spread
+// (ABI 1.5). PredicateDomainRules is asked after a PrePredicate that
+// passed, on a scheduler that reads rules (Session.HostABIMinor 5 or
+// later), for a task of class c >= 0. It fills rules with the rules as of
+// now (none when they pass every node) and reports whether they are
+// complete; false sends none, and the task is then served as class c
+// alone would serve it.
+//
+// In return for the rules the plugin promises that, until the next event,
+// the task's verdict on a node depends on nothing but that node, the
+// task's shape without its inter-pod rules (podAffinity, podAntiAffinity,
+// affinityError, spreadConstraints, spreadDefaulted) and its class c, and,
+// where some rule fails, rules.Class and the state in which each rule
+// fails there: tasks whose failing verdicts word their failures alike
+// share a rule class. The scheduler then keeps both kinds of verdicts,
+// and a search that walks thousands of nodes failing a spread constraint
+// asks about each node once.
+type DomainRuler interface {
+	PredicateDomainRules(s *Session, task *Task, rules *DomainRules) bool
+}
+
+// DomainRules are a task's domain rules, in the order its filters apply
+// them. The scheduler serves a task with more than MaxDomainRules without
+// kept verdicts.
+type DomainRules struct {
+	Class int32
+	Rules []DomainRule
+}
+
+// MaxDomainRules is the most rules a task may send; the scheduler serves a
+// task with more without kept verdicts.
+const MaxDomainRules = 32
+
+// DomainRule is one rule: a node lacks the label Key, carries one of
+// Values, or carries another value, and the rule fails in the states Fail
+// names.
+type DomainRule struct {
+	Key    string
+	Values []string
+	Fail   RuleFail
+}
+
+// RuleFail is a set of the states in which a DomainRule fails.
+type RuleFail uint8
+
+// The states of a node for a DomainRule.
+const (
+	FailMissing  RuleFail = 1
+	FailListed   RuleFail = 2
+	FailUnlisted RuleFail = 4
+)
+
+// Add appends a rule and returns it, reusing the Values of a rule an
+// earlier task left in rules.Rules' array.
+func (r *DomainRules) Add(key string, fail RuleFail) *DomainRule {
+	if len(r.Rules) < cap(r.Rules) {
+		r.Rules = r.Rules[:len(r.Rules)+1]
+		d := &r.Rules[len(r.Rules)-1]
+		d.Key, d.Values, d.Fail = key, d.Values[:0], fail
+		return d
+	}
+	r.Rules = append(r.Rules, DomainRule{Key: key, Fail: fail})
+	return &r.Rules[len(r.Rules)-1]
+}
+
 // NodeLocalScorer is implemented by a plugin whose NodeOrderBatch score
 // for a task and a node depends, in some sessions, on nothing but that
 // node and the task's shape (as NodeLocalPredicates words it): not on the
@@ -104,6 +172,19 @@ type NodeLocalClasser interface {
 // place pods.
 type NodeLocalScorer interface {
 	ScoresNodeLocal(s *Session) bool
+}
+
+// RulelessScorer is implemented by a NodeLocalScorer whose node-local
+// scores, in some sessions, do not read a task's inter-pod rules either
+// (podAffinity, podAntiAffinity, affinityError, spreadConstraints,
+// spreadDefaulted; ABI 1.5). ScoresReadNoRules is asked after
+// ScoresNodeLocal said true, on a scheduler that reads it
+// (Session.HostABIMinor 5 or later); when it says true, tasks that differ
+// only in those rules share kept scores: the pods of many gangs with
+// spread constraints or anti-affinity of their own, in a session where no
+// score reads them.
+type RulelessScorer interface {
+	ScoresReadNoRules(s *Session) bool
 }
 
 // ShapeLocalPrePredicater is implemented by a plugin whose PrePredicate

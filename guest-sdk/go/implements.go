@@ -35,6 +35,8 @@ type implemented struct {
 	shapeLocalPrePred     ShapeLocalPrePredicater
 	sessionNodeLocal      SessionNodeLocalPredicates
 	nodeLocalClasser      NodeLocalClasser
+	domainRuler           DomainRuler
+	rulelessScorer        RulelessScorer
 	cacheEventHandler     CacheEventHandler
 }
 
@@ -71,6 +73,8 @@ func implementationOf(p Plugin) implemented {
 	i.shapeLocalPrePred, _ = p.(ShapeLocalPrePredicater)
 	i.sessionNodeLocal, _ = p.(SessionNodeLocalPredicates)
 	i.nodeLocalClasser, _ = p.(NodeLocalClasser)
+	i.domainRuler, _ = p.(DomainRuler)
+	i.rulelessScorer, _ = p.(RulelessScorer)
 	i.cacheEventHandler, _ = p.(CacheEventHandler)
 	return i
 }

@@ -92,6 +92,9 @@ var served = [hookCacheEvent + 1]handler{
 			return codeDecodeFailed, err.Error(), nil
 		}
 		v := p.PrePredicate(h.session, t)
+		if v.Code == Success && h.asksRules(t) {
+			return h.ok(appendRuledVerdict(h.result(), v, &h.rules))
+		}
 		return h.ok(appendVerdict(h.result(), v))
 	},
 	hookPredicateBatch: (*host).predicate,
@@ -291,6 +294,43 @@ func appendVerdict(b []byte, v Verdict) []byte {
 	b = wire.AppendArrayHeader(b, 2)
 	b = wire.AppendInt32(b, int32(v.Code))
 	return wire.AppendString(b, v.Reason)
+}
+
+// asksRules asks the plugin for task t's domain rules when the scheduler
+// reads them (ABI 1.5) and t has a node-local class, and reports whether
+// it gave them.
+func (h *host) asksRules(t *Task) bool {
+	r := impl.domainRuler
+	if r == nil || abiMinor < 5 || h.session.HostABIMinor() < 5 || int(t.Handle) >= len(h.classes) || h.classes[t.Handle] < 0 {
+		return false
+	}
+	h.rules.Class, h.rules.Rules = 0, h.rules.Rules[:0]
+	ok := r.PredicateDomainRules(h.session, t, &h.rules)
+	// More than MaxDomainRules are sent too: the scheduler then serves the
+	// task without kept verdicts, which its class alone would not say.
+	return ok
+}
+
+// appendRuledVerdict writes a passing pre_predicate verdict with its
+// domain rules: [code, reason, {ruleClass, rules: [[key, [value], fail]]}].
+func appendRuledVerdict(b []byte, v Verdict, r *DomainRules) []byte {
+	b = wire.AppendArrayHeader(b, 3)
+	b = wire.AppendInt32(b, int32(v.Code))
+	b = wire.AppendString(b, v.Reason)
+	b = wire.AppendMapHeader(b, 2)
+	b = wire.AppendInt32(wire.AppendString(b, "ruleClass"), r.Class)
+	b = wire.AppendArrayHeader(wire.AppendString(b, "rules"), uint32(len(r.Rules)))
+	for i := range r.Rules {
+		d := &r.Rules[i]
+		b = wire.AppendArrayHeader(b, 3)
+		b = wire.AppendString(b, d.Key)
+		b = wire.AppendArrayHeader(b, uint32(len(d.Values)))
+		for _, v := range d.Values {
+			b = wire.AppendString(b, v)
+		}
+		b = wire.AppendInt32(b, int32(d.Fail))
+	}
+	return b
 }
 
 func appendTaskHandles(b []byte, tasks []*Task) []byte {

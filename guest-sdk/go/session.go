@@ -18,6 +18,19 @@ type Session struct {
 	// trial is set while PredicateBatch serves a call made during a
 	// preemption dry run (InVictimTrial).
 	trial bool
+	// hostABI is the scheduler's version as session_open said it.
+	hostABI []int32
+}
+
+// HostABIMinor reports the minor of the ABI the scheduler speaks, as its
+// session_open said, or 0 when it did not say (a scheduler of 1.4 or
+// earlier, or a session made by NewSession). A plugin sends what a later
+// minor added only to a scheduler that reads it.
+func (s *Session) HostABIMinor() int {
+	if len(s.hostABI) < 2 || s.hostABI[0] != 1 {
+		return 0
+	}
+	return int(s.hostABI[1])
 }
 
 // InVictimTrial reports, during PredicateBatch, whether the call is part of

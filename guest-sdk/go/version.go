@@ -8,13 +8,14 @@ package caldera
 // the hook of event handler modules; 1.3 the descriptor's undoEvents (the
 // SDK undoes a session's events when the session closes); 1.4 the view
 // fields of the rules that depend on other pods (tasks' pod affinity,
-// spread constraints, images; nodes' images and other pods; namespaces).
+// spread constraints, images; nodes' images and other pods; namespaces);
+// 1.5 session_open's scheduler version and pre_predicate's domain rules.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 4
+const abiMinor = 5
 
 func declared(hooks []string) []string { return hooks }
 

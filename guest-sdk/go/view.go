@@ -321,6 +321,9 @@ type SpreadConstraint struct {
 type OpenArgs struct {
 	View      View           `msg:"view"`
 	Arguments map[string]any `msg:"arguments"`
+	// ABI (1.5) is the scheduler's ABI version, [major, minor]; absent
+	// from a scheduler of 1.4 or earlier.
+	ABI []int32 `msg:"abi"`
 }
 
 // Args is the request of every hook after session_open: each hook sends

@@ -2015,9 +2015,9 @@ func (z *NodeSelectorTerm) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *OpenArgs) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 2
+	// map header, size 3
 	// string "view"
-	o = append(o, 0x82, 0xa4, 0x76, 0x69, 0x65, 0x77)
+	o = append(o, 0x83, 0xa4, 0x76, 0x69, 0x65, 0x77)
 	o, err = z.View.MarshalMsg(o)
 	if err != nil {
 		err = wire.WrapError(err, "View")
@@ -2033,6 +2033,12 @@ func (z *OpenArgs) MarshalMsg(b []byte) (o []byte, err error) {
 			err = wire.WrapError(err, "Arguments", za0001)
 			return
 		}
+	}
+	// string "abi"
+	o = append(o, 0xa3, 0x61, 0x62, 0x69)
+	o = wire.AppendArrayHeader(o, uint32(len(z.ABI)))
+	for za0003 := range z.ABI {
+		o = wire.AppendInt32(o, z.ABI[za0003])
 	}
 	return
 }
@@ -2089,6 +2095,25 @@ func (z *OpenArgs) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				z.Arguments[za0001] = za0002
 			}
+		case "abi":
+			var zb0003 uint32
+			zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "ABI")
+				return
+			}
+			if cap(z.ABI) >= int(zb0003) {
+				z.ABI = (z.ABI)[:zb0003]
+			} else {
+				z.ABI = make([]int32, zb0003)
+			}
+			for za0003 := range z.ABI {
+				z.ABI[za0003], bts, err = wire.ReadInt32Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "ABI", za0003)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -2110,6 +2135,7 @@ func (z *OpenArgs) Msgsize() (s int) {
 			s += wire.StringPrefixSize + len(za0001) + wire.GuessSize(za0002)
 		}
 	}
+	s += 4 + wire.ArrayHeaderSize + (len(z.ABI) * (wire.Int32Size))
 	return
 }
 

@@ -10,6 +10,9 @@ import caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 type keyDomains struct {
 	of []int32
 	n  int
+	// names[id] is the value numbered id: domain rules name domains by
+	// value.
+	names []string
 	// onePerNode says no two nodes share a value: a domain is a node.
 	onePerNode bool
 }
@@ -33,6 +36,7 @@ func (idx *Index) domainsOf(key string) *keyDomains {
 		if !seen {
 			id = int32(len(ids))
 			ids[v] = id
+			kd.names = append(kd.names, v)
 		}
 		kd.of[i] = id
 	}
@@ -51,8 +55,9 @@ type domainTally struct {
 }
 
 type keyTally struct {
-	key string
-	of  []int32 // node handle -> domain number, -1 without the key
+	key   string
+	of    []int32  // node handle -> domain number, -1 without the key
+	names []string // domain number -> value
 	// counts holds a key of few domains (zones) densely; sparse one of
 	// many (hostnames), of which a state counts pods in a handful: a dense
 	// tally per template of a 5,000-node session's hostnames would hold
@@ -82,7 +87,7 @@ func (t *domainTally) forKey(key string) *keyTally {
 		}
 	}
 	kd := t.idx.domainsOf(key)
-	kt := keyTally{key: key, of: kd.of}
+	kt := keyTally{key: key, of: kd.of, names: kd.names}
 	if kd.n <= denseDomains {
 		kt.counts = make([]int32, kd.n)
 	} else {

@@ -28,6 +28,9 @@ type Index struct {
 	scoring      termIndex
 
 	domains map[string]*keyDomains
+	// eligible holds the spread filters' nodes and domains per list of
+	// keys (eligibleFor).
+	eligible map[string]*keysEligibility
 }
 
 // Pod is a pod counted on a node: a task of the view or one of a node's

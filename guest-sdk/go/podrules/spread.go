@@ -55,6 +55,65 @@ func includes(c *caldera.SpreadConstraint, t *caldera.Task, n *caldera.Node) boo
 	return true
 }
 
+// policiesExclude reports whether a constraint's node inclusion policies
+// can leave out a node that carries every key: its task's required node
+// affinity when the policy honours it, or taints.
+func policiesExclude(t *caldera.Task, cs []*caldera.SpreadConstraint) bool {
+	affinity := len(t.NodeSelector) > 0 || (t.NodeAffinity != nil && t.NodeAffinity.Required != nil)
+	for _, c := range cs {
+		if (c.NodeAffinityPolicy == "Honor" && affinity) || c.NodeTaintsPolicy == "Honor" {
+			return true
+		}
+	}
+	return false
+}
+
+// keysEligibility is, for one list of constraint keys, which nodes carry
+// them all and the domains of each key on those nodes.
+type keysEligibility struct {
+	carrying []bool
+	domains  [][]int32
+}
+
+// eligibleFor returns the nodes and domains of the constraints' keys,
+// made once per session and list of keys; callers only read them.
+func (idx *Index) eligibleFor(cs []*caldera.SpreadConstraint) *keysEligibility {
+	key := ""
+	for _, c := range cs {
+		key += c.TopologyKey + "\x00"
+	}
+	if e, ok := idx.eligible[key]; ok {
+		return e
+	}
+	e := &keysEligibility{carrying: make([]bool, len(idx.nodes)), domains: make([][]int32, len(cs))}
+	of := make([][]int32, len(cs))
+	seen := make([][]bool, len(cs))
+	for i, c := range cs {
+		kd := idx.domainsOf(c.TopologyKey)
+		of[i], seen[i] = kd.of, make([]bool, kd.n)
+	}
+nodes:
+	for ni := range idx.nodes {
+		for i := range cs {
+			if of[i][ni] < 0 {
+				continue nodes
+			}
+		}
+		e.carrying[ni] = true
+		for i := range cs {
+			if id := of[i][ni]; !seen[i][id] {
+				seen[i][id] = true
+				e.domains[i] = append(e.domains[i], id)
+			}
+		}
+	}
+	if idx.eligible == nil {
+		idx.eligible = map[string]*keysEligibility{}
+	}
+	idx.eligible[key] = e
+	return e
+}
+
 // counted reports whether an existing pod counts for a constraint of a task
 // in namespace ns: kube-scheduler's countPodsMatchSelector, which never
 // counts for an empty selector and skips terminating pods.
@@ -124,6 +183,7 @@ type SpreadFilter struct {
 	// (shared by constraints on one key).
 	eligible [][]bool
 	domain   [][]int32
+	names    [][]string // names[c][id]: the value of c's key numbered id
 	counts   []*domainCounts
 	// selfMatch[c] is 1 when constraint c's selector matches the task.
 	selfMatch []int32
@@ -137,7 +197,7 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 		return f
 	}
 	n := len(f.cs)
-	f.eligible, f.domain = make([][]bool, n), make([][]int32, n)
+	f.eligible, f.domain, f.names = make([][]bool, n), make([][]int32, n), make([][]string, n)
 	f.counts, f.selfMatch = make([]*domainCounts, n), make([]int32, n)
 	var src sources
 	for i, c := range f.cs {
@@ -145,7 +205,7 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 			f.selfMatch[i] = 1
 		}
 		kd := idx.domainsOf(c.TopologyKey)
-		f.domain[i] = kd.of
+		f.domain[i], f.names[i] = kd.of, kd.names
 		for j := range i {
 			if f.cs[j].TopologyKey == c.TopologyKey {
 				f.counts[i] = f.counts[j]
@@ -154,8 +214,23 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 		if f.counts[i] == nil {
 			f.counts[i] = newDomainCounts(kd.n)
 		}
-		f.eligible[i] = make([]bool, len(idx.nodes))
 		src.add(idx.selecting(c.Selector))
+	}
+	if !policiesExclude(t, f.cs) {
+		// Every node with the keys counts: the nodes and domains are the
+		// same for every template with these keys.
+		e := idx.eligibleFor(f.cs)
+		for i := range f.cs {
+			f.eligible[i] = e.carrying
+			for _, id := range e.domains[i] {
+				f.counts[i].ensure(id)
+			}
+		}
+		f.start(idx, src.list(), f)
+		return f
+	}
+	for i := range f.cs {
+		f.eligible[i] = make([]bool, len(idx.nodes))
 	}
 nodes:
 	for ni := range idx.nodes {

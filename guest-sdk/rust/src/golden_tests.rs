@@ -327,3 +327,63 @@ fn cache_event_golden_vectors() {
     check("reply_cache_event", &call(&mut m, HOOK_CACHE_EVENT, &golden("request_cache_event")));
     assert_eq!(m.plugin.events, 2);
 }
+
+/// Withdraws node-local verdicts, gives every task class 0 and answers
+/// pre_predicate with reply_pre_predicate_rules' domain rules.
+#[derive(Default)]
+struct Ruled;
+
+impl Plugin for Ruled {
+    const NAME: &'static str = "ruled";
+    const NODE_LOCAL_PREDICATES: bool = true;
+
+    fn predicates_node_local_in(&self, _: &Session) -> bool {
+        false
+    }
+
+    fn predicates_node_local_classes(&self, _: &Session, classes: &mut [i32]) -> bool {
+        classes.fill(0);
+        true
+    }
+
+    fn predicate_domain_rules(&mut self, _: &Session, _: &Task, rules: &mut DomainRules) -> bool {
+        rules.class = 2;
+        rules.rules.push(DomainRule { key: "zone".into(), values: vec!["a".into(), "b".into()], fail: FAIL_MISSING | FAIL_LISTED });
+        rules.rules.push(DomainRule { key: "kubernetes.io/hostname".into(), values: Vec::new(), fail: FAIL_MISSING });
+        true
+    }
+}
+
+impl PrePredicate for Ruled {
+    fn pre_predicate(&mut self, _: &Session, _: &Task) -> Verdict {
+        Verdict::PASS
+    }
+}
+
+/// To a 1.5 host (request_session_open says so) a passing pre_predicate
+/// carries the rules; to a host that does not say its version, the plain
+/// verdict.
+#[test]
+fn golden_domain_rules() {
+    let pre = request(&[], args(&[], &[("task", 1)]));
+    let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
+    let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
+    assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 5, "the host's version in request_session_open");
+    check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
+
+    let mut old = Module::new(Ruled, crate::__hooks!(Ruled));
+    let open = request(&[], |w| {
+        w.map(1);
+        w.str("view");
+        w.map(1);
+        w.str("tasks");
+        w.array(2);
+        for _ in 0..2 {
+            w.map(0);
+        }
+    });
+    let (code, msg) = reply(&call(&mut old, HOOK_SESSION_OPEN, &open));
+    assert_eq!((code, msg.as_str()), (0, ""), "session_open without abi");
+    assert_eq!(call(&mut old, HOOK_PRE_PREDICATE, &pre), b"\x93\x00\xa0\x92\x00\xa0", "to a 1.4 host, [code, reason]");
+}

@@ -74,6 +74,27 @@ pub trait Plugin {
         false
     }
 
+    /// The rules of a task's `predicate_batch` verdicts that read one label
+    /// of a node (its topology domain) and whose outcome depends on other
+    /// nodes: inter-pod affinity, topology spread (ABI 1.5). Asked after a
+    /// `pre_predicate` that passed, on a scheduler that reads rules
+    /// ([`Session::host_abi_minor`] 5 or later), for a task of node-local
+    /// class c >= 0. Fill `rules` with the rules as of now (none when they
+    /// pass every node) and return true to send them; a task with more
+    /// than [`MAX_DOMAIN_RULES`] is served without kept verdicts.
+    ///
+    /// In return the plugin promises that, until the next event, the
+    /// task's verdict on a node depends on nothing but that node, the
+    /// task's shape without its inter-pod rules (pod affinity, pod
+    /// anti-affinity, affinity error, spread constraints, spread defaulted)
+    /// and class c, and, where some rule fails, `rules.class` and the state
+    /// in which each rule fails there. The scheduler then keeps both kinds
+    /// of verdicts, so a search that walks thousands of nodes failing a
+    /// spread constraint asks about each node once.
+    fn predicate_domain_rules(&mut self, _s: &Session, _task: &Task, _rules: &mut DomainRules) -> bool {
+        false
+    }
+
     /// The configuration arguments the plugin reads, with their types and
     /// defaults, for the module's descriptor (`caldera plugin inspect`
     /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them
@@ -246,6 +267,34 @@ pub enum Code {
     Wait = 4,
     Skip = 5,
 }
+
+/// A task's domain rules ([`Plugin::predicate_domain_rules`]), in the
+/// order its filters apply them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DomainRules {
+    /// Tasks whose failing verdicts word their failures alike share it.
+    pub class: i32,
+    pub rules: Vec<DomainRule>,
+}
+
+/// One rule: a node lacks the label `key`, carries one of `values`, or
+/// carries another value; the rule fails in the states `fail` names
+/// ([`FAIL_MISSING`], [`FAIL_LISTED`], [`FAIL_UNLISTED`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DomainRule {
+    pub key: String,
+    pub values: Vec<String>,
+    pub fail: u8,
+}
+
+/// A node's states for a [`DomainRule`].
+pub const FAIL_MISSING: u8 = 1;
+pub const FAIL_LISTED: u8 = 2;
+pub const FAIL_UNLISTED: u8 = 4;
+
+/// The most rules a task may send; the scheduler serves a task with more
+/// without kept verdicts.
+pub const MAX_DOMAIN_RULES: usize = 32;
 
 /// One node's answer to a predicate.
 #[derive(Clone, Debug, PartialEq, Eq)]

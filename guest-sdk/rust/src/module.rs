@@ -7,14 +7,14 @@
 use crate::arguments::Arguments;
 use crate::delta;
 use crate::event::{encode_verdicts, Batch, CacheEvent, EventVerdict};
-use crate::hooks::{Code, Error, Invalid, Plugin, Verdict, Vote};
+use crate::hooks::{Code, DomainRules, Error, Invalid, Plugin, Verdict, Vote};
 use crate::msgpack::{DecodeError, Reader, Writer};
 use crate::session::{Condition, Session, EVENT_ALLOCATE, EVENT_BIND, EVENT_DEALLOCATE, EVENT_ENQUEUE, EVENT_EVICT, EVENT_PIPELINE, EVENT_UNEVICT};
 use crate::view::{Handle, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 4;
+pub(crate) const ABI_MINOR: u32 = 5;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -159,6 +159,10 @@ pub struct Module<P> {
     verdicts: Vec<Verdict>,
     handles: Vec<Handle>,
     event_verdicts: Vec<EventVerdict>,
+    // The node-local classes session_open sent, empty when it sent none,
+    // and the last domain rules a pre_predicate sent.
+    classes: Vec<i32>,
+    rules: DomainRules,
 }
 
 /// The handles of a hook's request (docs/abi.md, section 5); each hook
@@ -200,6 +204,9 @@ enum Answer {
     Scores,
     Verdicts,
     Verdict(Verdict),
+    /// A passing pre_predicate verdict with the task's domain rules
+    /// (module.rules).
+    RuledVerdict(Verdict),
     Victims(bool),
     Handles,
     Valid(Result<(), Invalid>),
@@ -227,6 +234,8 @@ impl<P: Plugin> Module<P> {
             verdicts: Vec::new(),
             handles: Vec::new(),
             event_verdicts: Vec::new(),
+            classes: Vec::new(),
+            rules: DomainRules::default(),
         }
     }
 
@@ -302,15 +311,21 @@ impl<P: Plugin> Module<P> {
     fn open(&mut self, args: Option<&[u8]>) -> Served {
         self.session = None;
         let last = self.last.take();
-        let (view, arguments) = match args {
-            None => (View::default(), Arguments::default()),
+        let (view, arguments, host_abi) = match args {
+            None => (View::default(), Arguments::default(), Vec::new()),
             Some(raw) => open_args(raw, last).map_err(|e| decode_failure(format!("session_open: {}", e)))?,
         };
-        let s = self.session.insert(Session::new(view, arguments));
+        let mut session = Session::new(view, arguments);
+        session.set_host_abi(host_abi);
+        let s = self.session.insert(session);
+        self.classes.clear();
         self.plugin.on_session_open(s).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
         if P::NODE_LOCAL_PREDICATES && !self.plugin.predicates_node_local_in(s) {
             let mut classes = vec![-1; s.tasks().len()];
             let given = self.plugin.predicates_node_local_classes(s, &mut classes);
+            if given {
+                self.classes.clone_from(&classes);
+            }
             return Ok(Answer::NodeLocalWithdrawn(given.then_some(classes)));
         }
         Ok(Answer::Nil)
@@ -390,7 +405,7 @@ impl<P: Plugin> Module<P> {
 
     /// Runs a hook other than session_open and session_close.
     fn dispatch(&mut self, hook: u32) -> Served {
-        let Module { plugin, hooks, session, args, keys, key_ends, scores, verdicts, handles, .. } = self;
+        let Module { plugin, hooks, session, args, keys, key_ends, scores, verdicts, handles, classes, rules, .. } = self;
         let s = match session {
             Some(s) => &*s,
             None => return Err(decode_failure("no session is open".into())),
@@ -435,7 +450,20 @@ impl<P: Plugin> Module<P> {
             HOOK_PRE_PREDICATE => {
                 let f = need(hooks.pre_predicate, "pre_predicate")?;
                 let t = one(s.tasks(), args.task, "task")?;
-                Ok(Answer::Verdict(f(plugin, s, t)))
+                let v = f(plugin, s, t);
+                // Domain rules refine a node-local class, for a scheduler
+                // that reads them.
+                let classed = matches!(usize::try_from(t.handle).ok().and_then(|h| classes.get(h)), Some(&c) if c >= 0);
+                if v.code == Code::Success && ABI_MINOR >= 5 && s.host_abi_minor() >= 5 && classed {
+                    rules.class = 0;
+                    rules.rules.clear();
+                    // More than MAX_DOMAIN_RULES are sent too: the
+                    // scheduler then serves the task without kept verdicts.
+                    if plugin.predicate_domain_rules(s, t, rules) {
+                        return Ok(Answer::RuledVerdict(v));
+                    }
+                }
+                Ok(Answer::Verdict(v))
             }
             HOOK_PREDICATE_BATCH => {
                 let f = need(hooks.predicate_batch, "predicate_batch")?;
@@ -546,6 +574,7 @@ impl<P: Plugin> Module<P> {
                 }
             }
             Answer::Verdict(v) => verdict(w, &v),
+            Answer::RuledVerdict(v) => ruled_verdict(w, &v, &self.rules),
             Answer::Victims(voted) => {
                 w.array(2);
                 w.bool(voted);
@@ -676,26 +705,33 @@ impl<P: Plugin> Serve for Module<P> {
     }
 }
 
-/// Decodes session_open's args: a whole view, or a delta over the held one.
-fn open_args(raw: &[u8], last: Option<View>) -> Result<(View, Arguments), DecodeError> {
+/// Decodes session_open's args: a whole view, or a delta over the held one,
+/// the arguments, and the scheduler's ABI version (1.5).
+fn open_args(raw: &[u8], last: Option<View>) -> Result<(View, Arguments, Vec<u32>), DecodeError> {
     let mut r = Reader::new(raw);
     let mut view: Option<View> = None;
     let mut delta: Option<&[u8]> = None;
     let mut arguments = Arguments::default();
+    let mut host_abi = Vec::new();
     for _ in 0..r.map_len()? {
         match r.str()? {
             "view" => view = Some(r.decode()?),
             "delta" => delta = Some(r.raw()?),
             "arguments" => arguments = r.decode()?,
+            "abi" => {
+                for _ in 0..r.array_len()? {
+                    host_abi.push(u32::try_from(r.int()?).map_err(|_| DecodeError("abi: a negative version".into()))?);
+                }
+            }
             _ => r.skip()?,
         }
     }
     if let Some(d) = delta {
         let mut v = last.ok_or_else(|| DecodeError("a delta arrived but this instance holds no earlier view".into()))?;
         delta::apply(&mut v, &mut Reader::new(d))?;
-        return Ok((v, arguments));
+        return Ok((v, arguments, host_abi));
     }
-    Ok((view.unwrap_or_default(), arguments))
+    Ok((view.unwrap_or_default(), arguments, host_abi))
 }
 
 fn handles(r: &mut Reader<'_>, out: &mut Vec<Handle>) -> Result<(), DecodeError> {
@@ -732,4 +768,26 @@ fn verdict(w: &mut Writer<'_>, v: &Verdict) {
     w.array(2);
     w.int(v.code as i64);
     w.str(&v.reason);
+}
+
+/// `[code, reason, {ruleClass, rules: [[key, [value], fail]]}]`, as the Go
+/// SDK writes it.
+fn ruled_verdict(w: &mut Writer<'_>, v: &Verdict, r: &DomainRules) {
+    w.array(3);
+    w.int(v.code as i64);
+    w.str(&v.reason);
+    w.map(2);
+    w.str("ruleClass");
+    w.int(i64::from(r.class));
+    w.str("rules");
+    w.array(r.rules.len());
+    for d in &r.rules {
+        w.array(3);
+        w.str(&d.key);
+        w.array(d.values.len());
+        for value in &d.values {
+            w.str(value);
+        }
+        w.int(i64::from(d.fail));
+    }
 }

@@ -27,6 +27,9 @@ pub struct Session {
     // Set while `Predicate::predicate_batch` serves a call made during a
     // preemption dry run (`in_victim_trial`).
     trial: Cell<bool>,
+    // The scheduler's ABI version as session_open said it (1.5 and later
+    // say it), [major, minor]; empty when it did not.
+    host_abi: Vec<u32>,
 }
 
 /// A PodGroup condition to set when the session closes.
@@ -62,9 +65,25 @@ impl Session {
             undo: Undo::default(),
             closed_by_default: Cell::new(false),
             trial: Cell::new(false),
+            host_abi: Vec::new(),
         };
         s.index();
         s
+    }
+
+    /// The minor of the ABI the scheduler speaks, as its session_open said
+    /// (1.5 and later say it), or 0 when it did not (a scheduler of 1.4 or
+    /// earlier, or a session made by [`Session::new`]). Send what a later
+    /// minor added only to a scheduler that reads it.
+    pub fn host_abi_minor(&self) -> u32 {
+        match self.host_abi.as_slice() {
+            [1, minor, ..] => *minor,
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn set_host_abi(&mut self, abi: Vec<u32>) {
+        self.host_abi = abi;
     }
 
     /// Sets every object's handle and lists each job's tasks.

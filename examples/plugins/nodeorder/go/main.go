@@ -59,6 +59,7 @@ var (
 	_ caldera.EventObserver    = (*plugin)(nil)
 	_ caldera.ArgumentDeclarer = (*plugin)(nil)
 	_ caldera.NodeLocalScorer  = (*plugin)(nil)
+	_ caldera.RulelessScorer   = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "nodeorder" }
@@ -125,6 +126,11 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	}
 	return nil
 }
+
+// ScoresReadNoRules: with no rules state, no score reads a task's
+// inter-pod terms or spread constraints (they score nothing in such a
+// session), so gangs that differ only there share kept scores.
+func (p *plugin) ScoresReadNoRules(*caldera.Session) bool { return p.rules == nil }
 
 // ScoresNodeLocal: never in a session with pod rules. The resource
 // strategies read the node and the task's request only; the two normalised ones depend on the other candidates

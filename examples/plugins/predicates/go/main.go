@@ -65,6 +65,7 @@ var (
 	_ caldera.NodeLocalPredicates        = (*plugin)(nil)
 	_ caldera.SessionNodeLocalPredicates = (*plugin)(nil)
 	_ caldera.NodeLocalClasser           = (*plugin)(nil)
+	_ caldera.DomainRuler                = (*plugin)(nil)
 	_ caldera.ShapeLocalPrePredicater    = (*plugin)(nil)
 )
 

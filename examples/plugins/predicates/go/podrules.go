@@ -22,6 +22,10 @@ type rules struct {
 	byTask  []*ruleStates
 	key     []byte
 	scratch podrules.KeyScratch
+	// ruleClasses numbers the kinds of domain rules tasks have sent.
+	ruleClasses caldera.ByKey[int32]
+	nextClass   int32
+	kinds       []byte
 }
 
 type ruleStates struct {
@@ -67,9 +71,50 @@ func (r *rules) of(t *caldera.Task) *ruleStates {
 // that read other nodes (Index.NodeLocalClasses). PrePredicate brings
 // their states up to date, which is where the scheduler lets kept verdicts
 // serve them.
+//
+// A scheduler that reads domain rules is told, at each PrePredicate, all
+// that the filters read of other nodes (PredicateDomainRules): every task
+// is then node-local apart from its rules.
 func (p *plugin) PredicatesNodeLocalClasses(s *caldera.Session, classes []int32) {
 	// Asked only when PredicatesNodeLocalIn said false, so rules is set.
+	if p.sendsRules(s) {
+		podrules.RuledClasses(&s.View, p.args.podAffinity, p.args.podTopologySpread, classes)
+		return
+	}
 	p.rules.idx.NodeLocalClasses(&s.View, p.args.podAffinity, p.args.podTopologySpread, classes)
+}
+
+// sendsRules reports whether the session's scheduler reads domain rules.
+func (p *plugin) sendsRules(s *caldera.Session) bool { return s.HostABIMinor() >= 5 }
+
+// PredicateDomainRules restates the task's InterPodAffinity and
+// PodTopologySpread states, as PrePredicate brought them up to date, as
+// rules on its nodes' topology domains, in the filters' order. Tasks whose
+// rules are of the same kinds share a rule class: their failing verdicts
+// word the same failures alike.
+func (p *plugin) PredicateDomainRules(_ *caldera.Session, t *caldera.Task, out *caldera.DomainRules) bool {
+	if p.rules == nil {
+		return true
+	}
+	rs := p.rules.of(t)
+	if rs.preFilter() != "" {
+		return false
+	}
+	r := p.rules
+	r.kinds = r.kinds[:0]
+	if rs.affinity != nil {
+		r.kinds = rs.affinity.AppendRules(out, r.kinds)
+	}
+	if rs.spread != nil {
+		r.kinds = rs.spread.AppendRules(out, r.kinds)
+	}
+	c, ok := r.ruleClasses.Get(r.kinds)
+	if !ok {
+		c, r.nextClass = r.nextClass, r.nextClass+1
+		r.ruleClasses.Put(r.kinds, c)
+	}
+	out.Class = c
+	return true
 }
 
 func (s *ruleStates) catchUp() {

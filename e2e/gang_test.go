@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,24 @@ func TestGangAllOrNothing(t *testing.T) {
 	// kubectl describe shows why.
 	waitEvent(t, tc, "PodGroup", "too-big", "Unschedulable")
 	waitEvent(t, tc, "Pod", "too-big-0", "FailedScheduling")
+	// As Volcano words it, a pod that found a node before its gang fell
+	// short is Schedulable there; at least one of the six fits beside
+	// "fits" (16 cpu less 6).
+	harness.Eventually(t, timeout, func() (bool, string) {
+		var conds []string
+		for _, p := range tc.ListPods("too-big") {
+			for _, c := range p.Status.Conditions {
+				if c.Type != v1.PodScheduled {
+					continue
+				}
+				if c.Status == v1.ConditionFalse && c.Reason == "Schedulable" && strings.Contains(c.Message, "can possibly be assigned to") {
+					return true, ""
+				}
+				conds = append(conds, c.Reason+": "+c.Message)
+			}
+		}
+		return false, fmt.Sprintf("no too-big pod is Schedulable; PodScheduled conditions %q", conds)
+	})
 	// Several sessions later, still nothing of the big gang is bound.
 	harness.Consistently(t, 3*time.Second, func() (bool, string) {
 		n := tc.CountPods("too-big", harness.Bound)

@@ -98,7 +98,7 @@ func TestJobReadyAndPipelined(t *testing.T) {
 			stmt := framework.NewStatement(ssn)
 			for i := range tc.pipelined {
 				task := testutil.Task(t, ssn, "ns/pg-task-"+string(rune('0'+tc.running+i)))
-				if err := stmt.Pipeline(task, "n1"); err != nil {
+				if err := stmt.Pipeline(task, "n1", false); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -329,13 +329,58 @@ func (j *JobInfo) FitError() string {
 		phase = PodGroupReady
 	}
 	msg := phase + ", " + histogram(hist)
-	if pending := len(j.TaskStatusIndex[Pending]); pending > 0 {
-		msg += fmt.Sprintf("; Pending: %d Unschedulable", pending)
+	if pending := j.TaskStatusIndex[Pending]; len(pending) > 0 {
+		reasons := map[string]int{}
+		for id := range pending {
+			reason, _, _ := j.TaskSchedulingReason(id)
+			reasons[reason]++
+		}
+		msg += "; Pending: " + histogram(reasons)
 	}
 	if j.JobFitErrors != "" {
 		msg += ". Origin reason is: " + j.JobFitErrors
 	}
 	return msg
+}
+
+// Reasons of the PodScheduled=False condition Volcano's scheduler gives a
+// pod it did not bind.
+const (
+	PodReasonSchedulable   = "Schedulable"
+	PodReasonUnschedulable = "Unschedulable"
+)
+
+// TaskSchedulingReason says, as Volcano's scheduler does at the end of a
+// session, why a task is not bound: the reason and message of its pod's
+// PodScheduled condition, and the node to nominate for it. A task that a
+// discarded statement had allocated "can possibly be assigned" (the gang
+// was short); one pipelined on a node where victims were evicted for it is
+// nominated to that node; a pending one gets its nodes' fit errors.
+func (j *JobInfo) TaskSchedulingReason(id TaskID) (reason, msg, nominated string) {
+	t, ok := j.Tasks[id]
+	if !ok {
+		return "", "", ""
+	}
+	tx := t.transaction()
+	if t.LastTransaction != nil {
+		tx = *t.LastTransaction
+	}
+	switch tx.Status {
+	case Allocated:
+		return PodReasonSchedulable, fmt.Sprintf("Pod %s/%s can possibly be assigned to %s, once minAvailable is satisfied", t.Namespace, t.Name, tx.NodeName), ""
+	case Pipelined:
+		if tx.EvictionOccurred {
+			nominated = tx.NodeName
+		}
+		return PodReasonUnschedulable, fmt.Sprintf("Pod %s/%s can possibly be assigned to %s, once resource is released and minAvailable is satisfied", t.Namespace, t.Name, tx.NodeName), nominated
+	case Pending:
+		if fe := j.NodesFitErrors[id]; fe != nil {
+			return PodReasonUnschedulable, fe.Error(), ""
+		}
+		return PodReasonUnschedulable, j.JobFitErrors, ""
+	default:
+		return tx.Status.String(), j.JobFitErrors, ""
+	}
 }
 
 // How Volcano words a gang's readiness in messages (scheduling.PodGroupReady
@@ -345,13 +390,12 @@ const (
 	PodGroupNotReady = "pod group is not ready"
 )
 
-// TaskPendingReason explains why one task is still pending after a session.
+// TaskPendingReason is the message of a task's PodScheduled condition
+// after a session: TaskSchedulingReason's, or the job's FitError when that
+// says nothing (Volcano's base message).
 func (j *JobInfo) TaskPendingReason(id TaskID) string {
-	if fe := j.NodesFitErrors[id]; fe != nil {
-		return fe.Error()
-	}
-	if j.JobFitErrors != "" {
-		return j.JobFitErrors
+	if _, msg, _ := j.TaskSchedulingReason(id); msg != "" {
+		return msg
 	}
 	return j.FitError()
 }

@@ -94,9 +94,39 @@ type TaskInfo struct {
 	Preemptable bool
 	// BestEffort tasks request nothing but a pod slot.
 	BestEffort bool
+	// EvictionOccurred says a pipelined task waits on a node for victims
+	// evicted for it (preempt, reclaim): the pod is nominated to that node.
+	EvictionOccurred bool
+	// LastTransaction is where and how a statement of this session had
+	// placed the task before it was discarded; nil when none was, or the
+	// last one was committed. Volcano words a pending pod's condition from
+	// it (TaskSchedulingReason).
+	LastTransaction *TransactionContext
 
 	Pod *v1.Pod
 }
+
+// TransactionContext is a task's placement within a statement.
+type TransactionContext struct {
+	NodeName         string
+	Status           TaskStatus
+	EvictionOccurred bool
+}
+
+// transaction returns the task's placement as it stands.
+func (t *TaskInfo) transaction() TransactionContext {
+	return TransactionContext{NodeName: t.NodeName, Status: t.Status, EvictionOccurred: t.EvictionOccurred}
+}
+
+// RememberTransaction records the task's placement before a statement that
+// made it is discarded; ForgetTransaction clears it when one is committed.
+func (t *TaskInfo) RememberTransaction() {
+	tx := t.transaction()
+	t.LastTransaction = &tx
+}
+
+// ForgetTransaction: see RememberTransaction.
+func (t *TaskInfo) ForgetTransaction() { t.LastTransaction = nil }
 
 // NewTaskInfo builds a task from a pod with Volcano's rules for status,
 // resources, priority and preemptability. The pod is shared, not copied.

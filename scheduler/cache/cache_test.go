@@ -254,7 +254,7 @@ type recordingStatus struct {
 	phases  []v1beta1.PodGroupPhase
 }
 
-func (r *recordingStatus) UpdatePodUnschedulable(context.Context, *v1.Pod, string) error {
+func (r *recordingStatus) UpdatePodPending(context.Context, *v1.Pod, PodPending) error {
 	return nil
 }
 
@@ -307,10 +307,10 @@ func (r *recordingConditions) UpdatePodGroupStatus(context.Context, *v1beta1.Pod
 	return nil
 }
 
-func (r *recordingConditions) UpdatePodUnschedulable(_ context.Context, _ *v1.Pod, reason string) error {
+func (r *recordingConditions) UpdatePodPending(_ context.Context, _ *v1.Pod, pp PodPending) error {
 	r.mu.Lock()
 	first := len(r.reasons) == 0
-	r.reasons = append(r.reasons, reason)
+	r.reasons = append(r.reasons, pp.Message)
 	r.mu.Unlock()
 	if first {
 		<-r.release
@@ -342,7 +342,7 @@ func TestPodConditionWrittenOncePerReason(t *testing.T) {
 	session("B") // queued behind A
 	for _, task := range job.Tasks {
 		says := task.Pod.DeepCopy()
-		says.Status.Conditions = append(says.Status.Conditions, unschedulableCondition("C"))
+		says.Status.Conditions = append(says.Status.Conditions, pendingCondition(PodPending{Reason: api.PodReasonUnschedulable, Message: "C"}))
 		task.Pod = says
 	}
 	session("C") // the pod says C already: B is dropped, nothing written

@@ -103,14 +103,17 @@ func (u APIStatusUpdater) UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.
 // conflicting with other writers.
 const maxStatusAttempts = 5
 
-// UpdatePodUnschedulable sets PodScheduled=False/Unschedulable with the
-// message, writing only when it differs from what the pod already says.
-func (u APIStatusUpdater) UpdatePodUnschedulable(ctx context.Context, pod *v1.Pod, message string) error {
-	if saysUnschedulable(pod, message) {
+// UpdatePodPending sets the PodScheduled=False condition and the nominated
+// node, writing only when they differ from what the pod already says.
+func (u APIStatusUpdater) UpdatePodPending(ctx context.Context, pod *v1.Pod, pp PodPending) error {
+	if saysPending(pod, pp) {
 		return nil
 	}
 	p := pod.DeepCopy()
-	setPodCondition(p, unschedulableCondition(message))
+	setPodCondition(p, pendingCondition(pp))
+	if pp.NominatedNode != "" {
+		p.Status.NominatedNodeName = pp.NominatedNode
+	}
 	_, err := u.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 	return err
 }
@@ -129,14 +132,17 @@ func setPodCondition(pod *v1.Pod, cond v1.PodCondition) {
 // EvictMessage is how Volcano words an eviction on the pod.
 func EvictMessage(reason string) string { return "Pod is evicted, because of " + reason }
 
-func unschedulableCondition(message string) v1.PodCondition {
-	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: message}
+func pendingCondition(pp PodPending) v1.PodCondition {
+	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: pp.Reason, Message: pp.Message}
 }
 
-// saysUnschedulable reports whether the pod already carries the
-// Unschedulable condition with this message.
-func saysUnschedulable(pod *v1.Pod, message string) bool {
-	want := unschedulableCondition(message)
+// saysPending reports whether the pod already carries the condition and
+// the nomination.
+func saysPending(pod *v1.Pod, pp PodPending) bool {
+	if pp.NominatedNode != "" && pod.Status.NominatedNodeName != pp.NominatedNode {
+		return false
+	}
+	want := pendingCondition(pp)
 	for _, c := range pod.Status.Conditions {
 		if c.Type == want.Type && c.Status == want.Status && c.Reason == want.Reason && c.Message == want.Message {
 			return true

@@ -204,29 +204,49 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 		cj.PodGroup = assumed
 	}
 	type pending struct {
-		task   *api.TaskInfo
-		reason string
+		task *api.TaskInfo
+		pp   PodPending
+		sent string
 	}
 	var write, shown []pending
 	pendingTasks := len(job.TaskStatusIndex[api.Pending])
-	for _, t := range job.TaskStatusIndex[api.Pending] {
-		key, reason := t.Key(), job.TaskPendingReason(t.UID)
-		c.pendingReasons[key] = reason
-		switch {
-		case saysUnschedulable(t.Pod, reason):
-			// Shown: a later change of reason is written again, and a
-			// write queued for an older reason must not land.
-			delete(c.conditionsSent, key)
-			shown = append(shown, pending{t, reason})
-		case c.conditionsSent[key] == reason:
-			// Queued or sent, not yet seen by the informer.
-		default:
-			c.conditionsSent[key] = reason
-			write = append(write, pending{t, reason})
+	// Pending and pipelined pods are told why they are not bound, as
+	// Volcano's RecordJobStatusEvent does; a pipelined preemptor is
+	// nominated to the node its victims are leaving.
+	for _, status := range []api.TaskStatus{api.Pending, api.Pipelined} {
+		for _, t := range job.TaskStatusIndex[status] {
+			reason, msg, nominated := job.TaskSchedulingReason(t.UID)
+			if msg == "" {
+				msg = job.FitError()
+			}
+			key, pp := t.Key(), PodPending{Reason: reason, Message: msg, NominatedNode: nominated}
+			if nominated != "" && known {
+				c.assumeNomination(cj, t.UID, nominated)
+			}
+			sent := reason + "\n" + msg + "\n" + nominated
+			if status == api.Pending {
+				c.pendingReasons[key] = msg
+			}
+			switch {
+			case saysPending(t.Pod, pp):
+				// Shown: a later change is written again, and a write
+				// queued for an older one must not land.
+				delete(c.conditionsSent, key)
+				shown = append(shown, pending{t, pp, sent})
+			case c.conditionsSent[key] == sent:
+				// Queued or sent, not yet seen by the informer.
+			default:
+				c.conditionsSent[key] = sent
+				write = append(write, pending{t, pp, sent})
+			}
 		}
 	}
 	for _, t := range job.Tasks {
-		if t.Status != api.Pending {
+		switch t.Status {
+		case api.Pending:
+		case api.Pipelined:
+			delete(c.pendingReasons, t.Key())
+		default:
 			c.forgetPending(t.Key())
 		}
 	}
@@ -261,16 +281,16 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	}
 	for _, p := range write {
 		if c.opts.Recorder != nil {
-			c.opts.Recorder.Event(p.task.Pod, v1.EventTypeWarning, "FailedScheduling", p.reason)
+			c.opts.Recorder.Event(p.task.Pod, v1.EventTypeWarning, "FailedScheduling", p.pp.Message)
 		}
-		pod, reason, key := p.task.Pod, p.reason, p.task.Key()
+		pod, pp, sent, key := p.task.Pod, p.pp, p.sent, p.task.Key()
 		c.writeStatus("pod/"+key, func(ctx context.Context) {
-			err := c.opts.StatusUpdater.UpdatePodUnschedulable(ctx, pod, reason)
+			err := c.opts.StatusUpdater.UpdatePodPending(ctx, pod, pp)
 			if err == nil {
 				return
 			}
 			c.mu.Lock()
-			if c.conditionsSent[key] == reason {
+			if c.conditionsSent[key] == sent {
 				delete(c.conditionsSent, key) // the next session tries again
 			}
 			c.mu.Unlock()
@@ -279,6 +299,22 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 			}
 		})
 	}
+}
+
+// assumeNomination records a pod's nominated node in the cache before the
+// write reaches the API server, as UpdateJobStatus assumes a PodGroup's
+// phase: the next session tries that node first whether or not the
+// informer has reported the write back, so that its decisions do not
+// depend on that race. The informer's copy replaces it when it comes.
+// Callers hold mu.
+func (c *Cache) assumeNomination(job *api.JobInfo, id api.TaskID, node string) {
+	t := job.Tasks[id]
+	if t == nil || t.Pod == nil || t.Pod.Status.NominatedNodeName == node {
+		return
+	}
+	pod := t.Pod.DeepCopy()
+	pod.Status.NominatedNodeName = node
+	t.Pod = pod
 }
 
 // forgetPending drops what the cache holds about a pod as pending: bound,

@@ -21,8 +21,17 @@ type Evictor interface {
 type StatusUpdater interface {
 	// UpdatePodGroupStatus writes a PodGroup's status.
 	UpdatePodGroupStatus(ctx context.Context, pg *v1beta1.PodGroup) error
-	// UpdatePodUnschedulable records why a pod is still pending (the
-	// PodScheduled=False condition with reason Unschedulable), if that
+	// UpdatePodPending records why a pod is still not bound (its
+	// PodScheduled=False condition) and the node nominated for it, if that
 	// changed.
-	UpdatePodUnschedulable(ctx context.Context, pod *v1.Pod, message string) error
+	UpdatePodPending(ctx context.Context, pod *v1.Pod, p PodPending) error
+}
+
+// PodPending is what a session concluded about a pod it did not bind, as
+// Volcano's scheduler writes it: the reason (Schedulable or Unschedulable)
+// and message of its PodScheduled=False condition, and the node nominated
+// for it ("" leaves the pod's nomination as it is: a preemptor still
+// waiting for its victims keeps the node it was given).
+type PodPending struct {
+	Reason, Message, NominatedNode string
 }

@@ -43,8 +43,10 @@ func (s *Statement) Allocate(task *api.TaskInfo, node *api.NodeInfo) error {
 }
 
 // Pipeline promises a task the resources that releasing tasks will free on
-// a node. An event handler may refuse, as in Allocate.
-func (s *Statement) Pipeline(task *api.TaskInfo, node string) error {
+// a node. evictionOccurred says victims were evicted for it (preempt,
+// reclaim): the pod is then nominated to the node. An event handler may
+// refuse, as in Allocate.
+func (s *Statement) Pipeline(task *api.TaskInfo, node string, evictionOccurred bool) error {
 	n, ok := s.ssn.Nodes[node]
 	if !ok {
 		return errNodeNotInSession(node)
@@ -52,6 +54,7 @@ func (s *Statement) Pipeline(task *api.TaskInfo, node string) error {
 	if err := s.ssn.allocateRefusable(task, n, api.Pipelined); err != nil {
 		return err
 	}
+	task.EvictionOccurred = evictionOccurred
 	s.ops = append(s.ops, operation{kind: opPipeline, task: task})
 	return nil
 }
@@ -73,6 +76,7 @@ func (s *Statement) Operations() int { return len(s.ops) }
 func (s *Statement) Discard() {
 	for i := len(s.ops) - 1; i >= 0; i-- {
 		op := s.ops[i]
+		op.task.RememberTransaction()
 		switch op.kind {
 		case opAllocate, opPipeline:
 			s.ssn.deallocate(op.task)
@@ -88,6 +92,7 @@ func (s *Statement) Discard() {
 // refuses leaves the task allocated, and the cache's resync retries it.
 func (s *Statement) Commit() {
 	for _, op := range s.ops {
+		op.task.ForgetTransaction()
 		switch op.kind {
 		case opEvict:
 			if err := s.ssn.cache.Evict(op.task, op.reason); err != nil {

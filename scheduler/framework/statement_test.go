@@ -95,7 +95,7 @@ func openWithHandlers(t *testing.T, refusal error) (*Session, *[]string) {
 func TestEventHandlerRefusesAPlacement(t *testing.T) {
 	place := map[string]func(*Statement, *api.TaskInfo) error{
 		"allocate": func(s *Statement, task *api.TaskInfo) error { return s.Allocate(task, s.ssn.Nodes["n1"]) },
-		"pipeline": func(s *Statement, task *api.TaskInfo) error { return s.Pipeline(task, "n1") },
+		"pipeline": func(s *Statement, task *api.TaskInfo) error { return s.Pipeline(task, "n1", false) },
 	}
 	for name, do := range place {
 		t.Run(name+"/accepted", func(t *testing.T) {

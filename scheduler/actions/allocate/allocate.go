@@ -248,7 +248,7 @@ func (r *run) place(stmt *framework.Statement, task *api.TaskInfo, node *api.Nod
 		return
 	}
 	if r.req.FitsFutureIdle(node) {
-		if err := stmt.Pipeline(task, node.Name); err != nil {
+		if err := stmt.Pipeline(task, node.Name, false); err != nil {
 			klog.ErrorS(err, "Pipeline failed", "task", task.Key(), "node", node.Name)
 		}
 	}

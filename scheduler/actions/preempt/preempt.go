@@ -246,11 +246,13 @@ func (r *run) normalPreempt(stmt *framework.Statement, preemptor *api.TaskInfo, 
 		}
 		nodeStmt := framework.NewStatement(ssn)
 		order := eviction.Queue(ssn, victims, preemptor)
-		fits := r.fitsOn(queue, preemptor, node)
+		fits, evicted := r.fitsOn(queue, preemptor, node), false
 		for !fits && !order.Empty() {
 			v := order.Pop()
 			if err := nodeStmt.Evict(v, "preempt"); err != nil {
 				klog.ErrorS(err, "Evict failed", "task", v.Key())
+			} else {
+				evicted = true
 			}
 			fits = r.fitsOn(queue, preemptor, node)
 		}
@@ -258,7 +260,7 @@ func (r *run) normalPreempt(stmt *framework.Statement, preemptor *api.TaskInfo, 
 			nodeStmt.Discard()
 			continue
 		}
-		if err := nodeStmt.Pipeline(preemptor, node.Name); err != nil {
+		if err := nodeStmt.Pipeline(preemptor, node.Name, evicted); err != nil {
 			klog.ErrorS(err, "Pipeline failed", "task", preemptor.Key(), "node", node.Name)
 			nodeStmt.Discard()
 			continue

@@ -54,7 +54,7 @@ func (r *run) topologyAwarePreempt(stmt *framework.Statement, preemptor *api.Tas
 			klog.ErrorS(err, "Evict failed", "task", v.Key())
 		}
 	}
-	if err := tmp.Pipeline(preemptor, best.node); err != nil {
+	if err := tmp.Pipeline(preemptor, best.node, true); err != nil {
 		tmp.Discard()
 		return false, err
 	}

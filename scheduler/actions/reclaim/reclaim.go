@@ -142,10 +142,13 @@ func (a *action) reclaimFor(ssn *framework.Session, stmt *framework.Statement, t
 
 		room := n.FutureIdle()
 		nodeStmt := framework.NewStatement(ssn)
+		evicted := false
 		for order := eviction.Queue(ssn, victims, task); !order.Empty() && !task.InitResreq.LessEqual(room, api.Zero); {
 			v := order.Pop()
 			if err := nodeStmt.Evict(v, "reclaim"); err != nil {
 				klog.ErrorS(err, "Evict failed", "task", v.Key())
+			} else {
+				evicted = true
 			}
 			room.Add(v.Resreq)
 		}
@@ -153,7 +156,7 @@ func (a *action) reclaimFor(ssn *framework.Session, stmt *framework.Statement, t
 			nodeStmt.Discard()
 			continue
 		}
-		if err := nodeStmt.Pipeline(task, n.Name); err != nil {
+		if err := nodeStmt.Pipeline(task, n.Name, evicted); err != nil {
 			klog.ErrorS(err, "Pipeline failed", "task", task.Key(), "node", n.Name)
 			nodeStmt.Discard()
 			continue

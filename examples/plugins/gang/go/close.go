@@ -32,7 +32,7 @@ func (g *gang) OnSessionClose(s *caldera.Session) {
 			continue
 		}
 		unready := j.MinAvailable - g.schedulableTaskNum(j)
-		msg := strconv.Itoa(int(unready)) + "/" + strconv.Itoa(len(j.Tasks)) + " tasks in gang unschedulable: " + fitError(j)
+		msg := strconv.Itoa(int(unready)) + "/" + strconv.Itoa(len(j.Tasks)) + " tasks in gang unschedulable: " + g.fitError(j)
 		s.SetCondition(j, conditionUnschedulable, "True", notEnoughResources, msg)
 	}
 }
@@ -80,8 +80,11 @@ var taskStatuses = [...]string{
 }
 
 // fitError is api.JobInfo.FitError for a job that is not ready:
-// "pod group is not ready, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
-func fitError(j *caldera.Job) string {
+// "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 1
+// Schedulable, 1 Unschedulable". A pending task is Schedulable when a
+// discarded statement had last allocated it (Volcano's
+// TaskSchedulingReason), Unschedulable otherwise.
+func (g *gang) fitError(j *caldera.Job) string {
 	var n [len(taskStatuses)]int
 	for _, t := range j.Tasks {
 		k := len(taskStatuses) - 1 // a status the scheduler does not name prints as Unknown
@@ -102,7 +105,21 @@ func fitError(j *caldera.Job) string {
 	sort.Strings(parts)
 	msg := "pod group is not ready, " + strings.Join(parts, ", ")
 	if n[0] > 0 {
-		msg += "; Pending: " + strconv.Itoa(n[0]) + " Unschedulable"
+		schedulable := 0
+		for _, t := range j.Tasks {
+			if t.Status == caldera.Pending && g.discarded[t.Handle] && g.placed[t.Handle] == caldera.Allocated {
+				schedulable++
+			}
+		}
+		var reasons []string
+		if schedulable > 0 {
+			reasons = append(reasons, strconv.Itoa(schedulable)+" Schedulable")
+		}
+		if rest := n[0] - schedulable; rest > 0 {
+			reasons = append(reasons, strconv.Itoa(rest)+" Unschedulable")
+		}
+		sort.Strings(reasons) // "10 Schedulable" before "2 Unschedulable", as Volcano sorts them
+		msg += "; Pending: " + strings.Join(reasons, ", ")
 	}
 	return msg
 }

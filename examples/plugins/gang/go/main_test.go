@@ -110,7 +110,7 @@ func TestSessionCloseMessage(t *testing.T) {
 	if n := g.schedulableTaskNum(j); n != 2 {
 		t.Errorf("schedulable %d, want 2", n)
 	}
-	if got, want := fitError(j), "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable"; got != want {
+	if got, want := g.fitError(j), "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable"; got != want {
 		t.Errorf("fit error %q, want %q", got, want)
 	}
 }

@@ -26,7 +26,7 @@ pub(crate) fn set_conditions(g: &Gang, s: &Session) {
             continue;
         }
         let unready = j.min_available - schedulable_task_num(g, s, j);
-        let msg = format!("{}/{} tasks in gang unschedulable: {}", unready, s.tasks_of(j).len(), fit_error(s, j));
+        let msg = format!("{}/{} tasks in gang unschedulable: {}", unready, s.tasks_of(j).len(), fit_error(g, s, j));
         s.set_condition(j, CONDITION_UNSCHEDULABLE, "True", NOT_ENOUGH_RESOURCES, &msg);
     }
 }
@@ -76,8 +76,11 @@ const TASK_STATUSES: [&str; 10] = [
 ];
 
 /// api.JobInfo.FitError for a job that is not ready:
-/// "pod group is not ready, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable".
-fn fit_error(s: &Session, j: &Job) -> String {
+/// "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 1
+/// Schedulable, 1 Unschedulable". A pending task is Schedulable when a
+/// discarded statement had last allocated it (Volcano's
+/// TaskSchedulingReason), Unschedulable otherwise.
+fn fit_error(g: &Gang, s: &Session, j: &Job) -> String {
     let mut n = [0usize; TASK_STATUSES.len()];
     for t in s.tasks_of(j) {
         // A status the scheduler does not name prints as Unknown.
@@ -93,7 +96,23 @@ fn fit_error(s: &Session, j: &Job) -> String {
     parts.sort();
     let mut msg = format!("pod group is not ready, {}", parts.join(", "));
     if n[0] > 0 {
-        msg.push_str(&format!("; Pending: {} Unschedulable", n[0]));
+        let schedulable = s
+            .tasks_of(j)
+            .filter(|t| {
+                let h = t.handle as usize;
+                t.status == status::PENDING && g.discarded[h] && g.placed_allocated[h]
+            })
+            .count();
+        let mut reasons = Vec::new();
+        if schedulable > 0 {
+            reasons.push(format!("{} Schedulable", schedulable));
+        }
+        if n[0] > schedulable {
+            reasons.push(format!("{} Unschedulable", n[0] - schedulable));
+        }
+        // "10 Schedulable" before "2 Unschedulable", as Volcano sorts them.
+        reasons.sort();
+        msg.push_str(&format!("; Pending: {}", reasons.join(", ")));
     }
     msg
 }
@@ -114,7 +133,14 @@ mod tests {
         let s = Session::new(view, Arguments::default());
         let mut g = Gang::default();
         g.on_session_open(&s).unwrap();
-        assert_eq!(fit_error(&s, &s.jobs()[0]), "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable");
+        assert_eq!(fit_error(&g, &s, &s.jobs()[0]), "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable");
         assert_eq!(schedulable_task_num(&g, &s, &s.jobs()[0]), 1);
+        // A statement allocated task 1, then was discarded.
+        g.placed_allocated[1] = true;
+        g.discarded[1] = true;
+        assert_eq!(
+            fit_error(&g, &s, &s.jobs()[0]),
+            "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable"
+        );
     }
 }

@@ -204,8 +204,10 @@ type DomainRule struct {
 	Fail     RuleFail
 }
 
-// RuleFail is a set of the states in which a DomainRule fails.
-type RuleFail uint8
+// RuleFail is a set of the states in which a DomainRule fails. It is
+// read as a 32-bit integer, so that a value with bits past the three states
+// is seen, and refused, rather than cut to them.
+type RuleFail int32
 
 // A node's state for a DomainRule: it lacks the label Key, its value is
 // one of Values, or it is another.
@@ -217,7 +219,7 @@ const (
 )
 
 // Valid reports whether f names states only.
-func (f RuleFail) Valid() bool { return f&^failAll == 0 }
+func (f RuleFail) Valid() bool { return f >= 0 && f&^failAll == 0 }
 
 // CloseResult is session_close's result; nil means nothing to do.
 type CloseResult struct {

@@ -118,7 +118,7 @@ func (tr *taskRules) failures(h int32) uint64 {
 			}
 		}
 		if r.fail&state != 0 {
-			sig |= uint64(bits.TrailingZeros8(uint8(state))+1) << (2 * i)
+			sig |= uint64(bits.TrailingZeros32(uint32(state))+1) << (2 * i)
 		}
 	}
 	return sig

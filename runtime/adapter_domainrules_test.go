@@ -60,8 +60,10 @@ func TestDomainRulesSortNodes(t *testing.T) {
 	if tr := a.compileRules(&abi.DomainRules{Rules: many}); !tr.unusable {
 		t.Error("more than MaxDomainRules rules were used")
 	}
-	if tr := a.compileRules(&abi.DomainRules{Rules: []abi.DomainRule{{Key: "zone", Fail: 8}}}); !tr.unusable {
-		t.Error("a fail with an unknown bit was used")
+	for _, fail := range []abi.RuleFail{8, 258, -1} {
+		if tr := a.compileRules(&abi.DomainRules{Rules: []abi.DomainRule{{Key: "zone", Fail: fail}}}); !tr.unusable {
+			t.Errorf("a fail of %d was used", fail)
+		}
 	}
 	if tr := a.compileRules(&abi.DomainRules{}); tr == nil || tr.unusable || tr.failures(0) != 0 {
 		t.Errorf("no rules compiled to %+v", tr)

@@ -167,7 +167,7 @@ func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, erro
 	return b, nil
 }
 
-// readUint16s reads an array of small integers: session_open's abi.
+// readInt32s reads an array of small integers: session_open's abi.
 func readInt32s(b []byte) ([]int32, []byte, error) {
 	n, b, err := wire.ReadArrayHeaderBytes(b)
 	if err != nil {

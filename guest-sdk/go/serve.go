@@ -301,7 +301,7 @@ func appendVerdict(b []byte, v Verdict) []byte {
 // it gave them.
 func (h *host) asksRules(t *Task) bool {
 	r := impl.domainRuler
-	if r == nil || abiMinor < 5 || h.session.HostABIMinor() < 5 || int(t.Handle) >= len(h.classes) || h.classes[t.Handle] < 0 {
+	if r == nil || !h.session.ReadsDomainRules() || int(t.Handle) >= len(h.classes) || h.classes[t.Handle] < 0 {
 		return false
 	}
 	h.rules.Class, h.rules.Rules = 0, h.rules.Rules[:0]

@@ -33,6 +33,13 @@ func (s *Session) HostABIMinor() int {
 	return int(s.hostABI[1])
 }
 
+// ReadsDomainRules reports whether this session's PredicateDomainRules
+// answers reach the scheduler: both it and this SDK speak 1.5 or later. A
+// plugin that gives node-local classes on the strength of its rules (as
+// podrules.RuledClasses does) must ask this, not the scheduler's minor
+// alone, or it would promise classes whose rules are never sent.
+func (s *Session) ReadsDomainRules() bool { return abiMinor >= 5 && s.HostABIMinor() >= 5 }
+
 // InVictimTrial reports, during PredicateBatch, whether the call is part of
 // a preemption dry run in which this plugin takes part (its configuration
 // enables preemptable or allocatable; ABI 1.4). The evictions applied to

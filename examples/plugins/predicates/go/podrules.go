@@ -85,7 +85,7 @@ func (p *plugin) PredicatesNodeLocalClasses(s *caldera.Session, classes []int32)
 }
 
 // sendsRules reports whether the session's scheduler reads domain rules.
-func (p *plugin) sendsRules(s *caldera.Session) bool { return s.HostABIMinor() >= 5 }
+func (p *plugin) sendsRules(s *caldera.Session) bool { return s.ReadsDomainRules() }
 
 // PredicateDomainRules restates the task's InterPodAffinity and
 // PodTopologySpread states, as PrePredicate brought them up to date, as
@@ -98,6 +98,8 @@ func (p *plugin) PredicateDomainRules(_ *caldera.Session, t *caldera.Task, out *
 	}
 	rs := p.rules.of(t)
 	if rs.preFilter() != "" {
+		// Unreachable: PrePredicate rejected the task, and RuledClasses
+		// gave it no class.
 		return false
 	}
 	r := p.rules

@@ -26,7 +26,9 @@ type expectation struct {
 	// Unschedulable maps a pod that must stay pending to a text its
 	// unschedulable reason must contain.
 	Unschedulable map[string]string `json:"unschedulable"`
-	Source        string            `json:"source"`
+	// Nominated is the exact set of unbound pods with a nominated node.
+	Nominated *map[string]string `json:"nominated"`
+	Source    string             `json:"source"`
 }
 
 // scenarioDirs finds every folder under testdata/scenarios holding a
@@ -111,6 +113,9 @@ func checkScenario(t *testing.T, want *expectation, got *simulator.Result) {
 		if reason, ok := got.Unschedulable[pod]; !ok || !strings.Contains(reason, text) {
 			t.Errorf("pod %s unschedulable reason = %q, want it to contain %q (%s)", pod, reason, text, want.Source)
 		}
+	}
+	if want.Nominated != nil && !maps.Equal(*want.Nominated, got.Nominated) {
+		t.Errorf("nominated = %v, want %v (%s)", got.Nominated, *want.Nominated, want.Source)
 	}
 	for pg, phase := range want.PodGroupPhases {
 		if got.PodGroups[pg].Phase != phase {

@@ -157,6 +157,7 @@ type sessionLine struct {
 	Evictions     []string                   `json:"evictions"`
 	PodGroups     map[string]json.RawMessage `json:"podGroups"`
 	Unschedulable map[string]string          `json:"unschedulable"`
+	Nominated     map[string]string          `json:"nominated"`
 	Session       int                        `json:"session"`
 	Plugins       map[string]string          `json:"plugins"`
 }

@@ -75,6 +75,9 @@ type Result struct {
 	Evictions     []string                 `json:"evictions"`
 	PodGroups     map[string]PodGroupState `json:"podGroups"`
 	Unschedulable map[string]string        `json:"unschedulable"`
+	// Nominated maps an unbound pod to the node written in its
+	// status.nominatedNodeName: a preemptor waiting there for its victims.
+	Nominated map[string]string `json:"nominated"`
 }
 
 // recorder wraps the cache's binder and evictor to remember what the
@@ -342,7 +345,7 @@ func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, re
 		return nil, err
 	}
 	reasons := c.PendingReasons()
-	res.Unschedulable = map[string]string{}
+	res.Unschedulable, res.Nominated = map[string]string{}, map[string]string{}
 	for _, p := range pods.Items {
 		key := p.Namespace + "/" + p.Name
 		if p.Spec.NodeName != "" {
@@ -350,6 +353,9 @@ func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, re
 		}
 		if r, ok := reasons[key]; ok {
 			res.Unschedulable[key] = r
+		}
+		if n := p.Status.NominatedNodeName; n != "" {
+			res.Nominated[key] = n
 		}
 	}
 	return res, nil

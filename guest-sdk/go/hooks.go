@@ -110,9 +110,9 @@ type NodeLocalClasser interface {
 // affinityError, spreadConstraints, spreadDefaulted) and its class c, and,
 // where some rule fails, rules.Class and the state in which each rule
 // fails there: tasks whose failing verdicts word their failures alike
-// share a rule class. The scheduler then keeps both kinds of verdicts,
-// and a search that walks thousands of nodes failing a spread constraint
-// asks about each node once.
+// share a rule class. The scheduler then keeps both kinds of verdicts and
+// asks again only about nodes that changed, also for the nodes a spread
+// gang's search walks past.
 type DomainRuler interface {
 	PredicateDomainRules(s *Session, task *Task, rules *DomainRules) bool
 }

@@ -390,14 +390,27 @@ const (
 	PodGroupNotReady = "pod group is not ready"
 )
 
-// TaskPendingReason is the message of a task's PodScheduled condition
-// after a session: TaskSchedulingReason's, or the job's FitError when that
-// says nothing (Volcano's base message).
-func (j *JobInfo) TaskPendingReason(id TaskID) string {
-	if _, msg, _ := j.TaskSchedulingReason(id); msg != "" {
-		return msg
+// TaskCondition is a task's PodScheduled condition after a session:
+// TaskSchedulingReason, with the job's FitError as the message where that
+// says nothing (Volcano's base message). base holds the FitError once made:
+// a caller that words every task of a job passes the same one, so the job's
+// tasks are counted once, not once per task.
+func (j *JobInfo) TaskCondition(id TaskID, base *string) (reason, msg, nominated string) {
+	reason, msg, nominated = j.TaskSchedulingReason(id)
+	if msg == "" {
+		if *base == "" {
+			*base = j.FitError()
+		}
+		msg = *base
 	}
-	return j.FitError()
+	return reason, msg, nominated
+}
+
+// TaskPendingReason is the message of TaskCondition.
+func (j *JobInfo) TaskPendingReason(id TaskID) string {
+	var base string
+	_, msg, _ := j.TaskCondition(id, &base)
+	return msg
 }
 
 func histogram(h map[string]int) string {

@@ -213,12 +213,10 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	// Pending and pipelined pods are told why they are not bound, as
 	// Volcano's RecordJobStatusEvent does; a pipelined preemptor is
 	// nominated to the node its victims are leaving.
+	var base string
 	for _, status := range []api.TaskStatus{api.Pending, api.Pipelined} {
 		for _, t := range job.TaskStatusIndex[status] {
-			reason, msg, nominated := job.TaskSchedulingReason(t.UID)
-			if msg == "" {
-				msg = job.FitError()
-			}
+			reason, msg, nominated := job.TaskCondition(t.UID, &base)
 			key, pp := t.Key(), PodPending{Reason: reason, Message: msg, NominatedNode: nominated}
 			if nominated != "" && known {
 				c.assumeNomination(cj, t.UID, nominated)

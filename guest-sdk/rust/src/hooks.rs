@@ -89,8 +89,8 @@ pub trait Plugin {
     /// anti-affinity, affinity error, spread constraints, spread defaulted)
     /// and class c, and, where some rule fails, `rules.class` and the state
     /// in which each rule fails there. The scheduler then keeps both kinds
-    /// of verdicts, so a search that walks thousands of nodes failing a
-    /// spread constraint asks about each node once.
+    /// of verdicts and asks again only about nodes that changed, also for
+    /// the nodes a spread gang's search walks past.
     fn predicate_domain_rules(&mut self, _s: &Session, _task: &Task, _rules: &mut DomainRules) -> bool {
         false
     }

@@ -46,11 +46,18 @@ func (g *gang) schedulableTaskNum(j *caldera.Job) int32 {
 		switch {
 		case readyStatus(t.Status):
 			n++
-		case t.Status == caldera.Pending && g.discarded[t.Handle] && allocatedStatus(g.placed[t.Handle]):
+		case g.discardedAllocation(t):
 			n++
 		}
 	}
 	return n
+}
+
+// discardedAllocation reports a pending task that a discarded statement
+// had last allocated: it could be placed, but not with enough of its gang
+// (Volcano's Schedulable).
+func (g *gang) discardedAllocation(t *caldera.Task) bool {
+	return t.Status == caldera.Pending && g.discarded[t.Handle] && allocatedStatus(g.placed[t.Handle])
 }
 
 // shortOnlyByReleasing reports a job that is not ready only because some of
@@ -107,7 +114,7 @@ func (g *gang) fitError(j *caldera.Job) string {
 	if n[0] > 0 {
 		schedulable := 0
 		for _, t := range j.Tasks {
-			if t.Status == caldera.Pending && g.discarded[t.Handle] && g.placed[t.Handle] == caldera.Allocated {
+			if g.discardedAllocation(t) {
 				schedulable++
 			}
 		}

@@ -1,6 +1,6 @@
 //! PodGroup conditions at session close.
 
-use caldera::{status, Job, Session};
+use caldera::{status, Job, Session, Task};
 
 use crate::job::{is_ready, ready_status, scheduled_status};
 use crate::Gang;
@@ -36,11 +36,15 @@ pub(crate) fn set_conditions(g: &Gang, s: &Session) {
 /// together.
 fn schedulable_task_num(g: &Gang, s: &Session, j: &Job) -> i32 {
     s.tasks_of(j)
-        .filter(|t| {
-            let h = t.handle as usize;
-            ready_status(&t.status) || (t.status == status::PENDING && g.discarded[h] && g.placed_allocated[h])
-        })
+        .filter(|t| ready_status(&t.status) || discarded_allocation(g, t))
         .count() as i32
+}
+
+/// A pending task that a discarded statement had last allocated: it could
+/// be placed, but not with enough of its gang (Volcano's Schedulable).
+fn discarded_allocation(g: &Gang, t: &Task) -> bool {
+    let h = t.handle as usize;
+    t.status == status::PENDING && g.discarded[h] && g.placed_allocated[h]
 }
 
 /// A job that is not ready only because some of its placed pods are being
@@ -96,13 +100,7 @@ fn fit_error(g: &Gang, s: &Session, j: &Job) -> String {
     parts.sort();
     let mut msg = format!("pod group is not ready, {}", parts.join(", "));
     if n[0] > 0 {
-        let schedulable = s
-            .tasks_of(j)
-            .filter(|t| {
-                let h = t.handle as usize;
-                t.status == status::PENDING && g.discarded[h] && g.placed_allocated[h]
-            })
-            .count();
+        let schedulable = s.tasks_of(j).filter(|t| discarded_allocation(g, t)).count();
         let mut reasons = Vec::new();
         if schedulable > 0 {
             reasons.push(format!("{} Schedulable", schedulable));

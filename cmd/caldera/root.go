@@ -43,6 +43,17 @@ func schedulerNames(v *viper.Viper) []string {
 	return out
 }
 
+// eventComponent is the source component of the scheduler's Events, as
+// Volcano's scheduler names it: its one scheduler name, or "volcano" when
+// it serves several (or none), so that `kubectl describe` and tools
+// selecting Events by source see the same name after a swap.
+func eventComponent(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "volcano"
+}
+
 // settings layers a command's flags over CALDERA_* environment variables
 // (CALDERA_SCHEDULER_CONF for --scheduler-conf) and defaults, with viper.
 func settings(flags *pflag.FlagSet) *viper.Viper {

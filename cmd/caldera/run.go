@@ -119,7 +119,7 @@ func runScheduler(parent context.Context, v *viper.Viper, search actions.NodeSea
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(eventScheme(), v1.EventSource{Component: "caldera"})
+	recorder := broadcaster.NewRecorder(eventScheme(), v1.EventSource{Component: eventComponent(schedulerNames(v))})
 	events.attach(ctx, kube, recorder)
 	if v.GetBool("watch") {
 		// Standbys reload too, so that a takeover starts with the current

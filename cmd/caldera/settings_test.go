@@ -34,3 +34,20 @@ func TestSchedulerNames(t *testing.T) {
 		})
 	}
 }
+
+// Events name the scheduler as Volcano's do: its one name, else "volcano".
+func TestEventComponent(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"volcano"}, "volcano"},
+		{[]string{"batch"}, "batch"},
+		{[]string{"a", "b"}, "volcano"},
+		{nil, "volcano"},
+	} {
+		if got := eventComponent(tc.names); got != tc.want {
+			t.Errorf("eventComponent(%q) = %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}

@@ -7,8 +7,8 @@ import (
 )
 
 // FitErrors collects, for one task, why each node was rejected, and renders
-// them the way kube-scheduler does: "0/5 nodes are available: 3 Insufficient
-// cpu, 2 node(s) had untolerated taint {k: v}."
+// them the way Volcano's scheduler does: "0/5 nodes are unavailable: 3
+// Insufficient cpu, 2 node(s) had untolerated taint {k: v}."
 type FitErrors struct {
 	// nodes counts the nodes recorded; reasons counts, per reason, the
 	// nodes rejected for it, in order of first appearance. A search
@@ -57,22 +57,25 @@ func (f *FitErrors) count(reason string) {
 // SetError records a reason that applies to the task as a whole.
 func (f *FitErrors) SetError(err string) { f.err = err }
 
-// Error renders the histogram of reasons.
+// Error renders the histogram of reasons as Volcano's scheduler does:
+// "0/<nodes> nodes are unavailable: <n> <reason>, ...", the counts sorted as
+// strings; a task-wide reason stands in for the head, and alone when no
+// node was tried.
 func (f *FitErrors) Error() string {
-	if f.err != "" && f.nodes == 0 {
-		return f.err
+	head := f.err
+	if head == "" {
+		head = fmt.Sprintf("0/%d nodes are unavailable", f.nodes)
+	}
+	if f.nodes == 0 {
+		return head
 	}
 	parts := make([]string, 0, len(f.reasons))
 	for _, rc := range f.reasons {
 		parts = append(parts, fmt.Sprintf("%d %s", rc.n, rc.reason))
 	}
 	sort.Strings(parts)
-	msg := fmt.Sprintf("0/%d nodes are available", f.nodes)
 	if len(parts) > 0 {
-		msg += ": " + strings.Join(parts, ", ")
+		head += ": " + strings.Join(parts, ", ")
 	}
-	if f.err != "" {
-		msg = f.err + "; " + msg
-	}
-	return msg + "."
+	return head + "."
 }

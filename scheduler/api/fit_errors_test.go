@@ -2,23 +2,29 @@ package api
 
 import "testing"
 
-// The histogram counts the nodes per reason, sorted as kube-scheduler's,
-// and puts a task-level reason first.
+// The histogram counts the nodes per reason, sorted as strings, after
+// Volcano's head "0/N nodes are unavailable"; a task-level reason takes the
+// head's place (unschedule_info.go's FitErrors.Error in Volcano).
 func TestFitErrorsHistogram(t *testing.T) {
 	fe := NewFitErrors()
 	fe.SetNodeError("n1", "Insufficient cpu")
 	fe.SetNodeError("n2", "Insufficient cpu")
 	fe.SetNodeReason("n3", "node(s) didn't match pod anti-affinity rules")
 	fe.SetNodeError("n4", "node(s) didn't match pod anti-affinity rules", "Insufficient memory")
-	want := "0/4 nodes are available: 1 Insufficient memory, 2 Insufficient cpu, 2 node(s) didn't match pod anti-affinity rules."
-	if got := fe.Error(); got != want {
+	hist := "1 Insufficient memory, 2 Insufficient cpu, 2 node(s) didn't match pod anti-affinity rules."
+	if got, want := fe.Error(), "0/4 nodes are unavailable: "+hist; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	fe.SetError("task-level")
-	if got := fe.Error(); got != "task-level; "+want {
-		t.Errorf("got %q, want the task-level reason first", got)
+	if got, want := fe.Error(), "task-level: "+hist; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := NewFitErrors(); got.Error() != "0/0 nodes are available." {
-		t.Errorf("empty: %q", got.Error())
+	if got := NewFitErrors().Error(); got != "0/0 nodes are unavailable" {
+		t.Errorf("empty: %q", got)
+	}
+	alone := NewFitErrors()
+	alone.SetError("Task t with role spec r has already predicated failed, skip")
+	if got := alone.Error(); got != "Task t with role spec r has already predicated failed, skip" {
+		t.Errorf("task-level alone: %q", got)
 	}
 }

@@ -37,7 +37,7 @@ func TestTaskSchedulingReasons(t *testing.T) {
 		reason, msg, nominated string
 	}{
 		{fits, PodReasonSchedulable, "Pod ns/fits can possibly be assigned to n1, once minAvailable is satisfied", ""},
-		{fails, PodReasonUnschedulable, "0/1 nodes are available: 1 Insufficient cpu.", ""},
+		{fails, PodReasonUnschedulable, "0/1 nodes are unavailable: 1 Insufficient cpu.", ""},
 		{waits, PodReasonUnschedulable, "Pod ns/waits can possibly be assigned to n3, once resource is released and minAvailable is satisfied", "n3"},
 	} {
 		reason, msg, nominated := job.TaskSchedulingReason(c.task.UID)

@@ -201,7 +201,7 @@ func TestAllocate(t *testing.T) {
 			check: func(t *testing.T, c *actiontest.Cluster) {
 				j := c.Info.Jobs["ns/j1"]
 				got := j.TaskPendingReason(c.Task("j1-t-0").UID)
-				want := "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."
+				want := "0/1 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector."
 				if got != want {
 					t.Errorf("pending reason %q, want %q", got, want)
 				}

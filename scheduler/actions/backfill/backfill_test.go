@@ -65,7 +65,7 @@ func TestBackfill(t *testing.T) {
 			binds: map[string]string{},
 			check: func(t *testing.T, c *actiontest.Cluster) {
 				got := c.Info.Jobs["ns/be"].TaskPendingReason(api.TaskID("ns/be-0"))
-				if want := "0/1 nodes are available: 1 Too many pods."; got != want {
+				if want := "0/1 nodes are unavailable: 1 Too many pods."; got != want {
 					t.Errorf("reason %q, want %q", got, want)
 				}
 			},

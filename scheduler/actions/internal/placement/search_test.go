@@ -60,7 +60,7 @@ func TestFindRotates(t *testing.T) {
 	names := func(ns []*api.NodeInfo) string { return fmt.Sprint(len(ns), ns[0].Name, ns[len(ns)-1].Name) }
 
 	got, fe := f.Find(task, nodes, pred)
-	if names(got) != "3n0n3" || fe.Error() != "0/1 nodes are available: 1 no." {
+	if names(got) != "3n0n3" || fe.Error() != "0/1 nodes are unavailable: 1 no." {
 		t.Fatalf("first search %s, %v", names(got), fe)
 	}
 	// n0, n1 (fails), n2, n3 kept; n4 is the one beyond: next starts at n5.

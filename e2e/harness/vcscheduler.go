@@ -1,0 +1,106 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+)
+
+// VcScheduler is Volcano's own vc-scheduler, built by hack/e2e-tools.sh
+// from the same volcano.sh/volcano module as the controllers: the reference
+// the differential tests (e2e/differential_test.go) and the benchmark
+// compare caldera with.
+type VcScheduler struct {
+	Name    string
+	LogPath string
+	proc    *process
+	stopped atomic.Bool
+}
+
+var vcSchedulerSeq atomic.Int32
+
+// StartVcScheduler starts vc-scheduler as the cluster admin with the
+// harness's usual settings for a scheduler (scheduler name volcano, a
+// session every second, leader election off) and the given configuration
+// file, and waits until its /healthz answers; args come after those. Its
+// healthz answers before its informers have synced, as caldera's /readyz
+// does not, so a test must wait for what it expects rather than assume an
+// immediate first session. It is stopped when the test ends; on failure its
+// log is printed.
+func (tc *Test) StartVcScheduler(conf string, args ...string) *VcScheduler {
+	t, c := tc.t, tc.c
+	t.Helper()
+	bin := c.Config.bin("vc-scheduler")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("no vc-scheduler: %v (run `make e2e-tools`)", err)
+	}
+	metricsPort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	healthPort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("vc-scheduler-%d", vcSchedulerSeq.Add(1))
+	s := &VcScheduler{Name: name, LogPath: filepath.Join(c.Dir, name+".log")}
+	full := append([]string{
+		"--kubeconfig=" + c.AdminKubeconfig,
+		"--scheduler-name=volcano",
+		"--scheduler-conf=" + conf,
+		"--schedule-period=1s",
+		"--leader-elect=false",
+		"--listen-address=" + loopback(metricsPort),
+		"--enable-healthz=true",
+		"--healthz-address=" + loopback(healthPort),
+		// Its cache dumper would write into /tmp on a signal; nothing here
+		// sends one, but the suite leaves no files behind.
+		"--cache-dumper=false",
+		"--logtostderr=true",
+		"-v=3",
+	}, args...)
+	if err := os.WriteFile(s.LogPath, fmt.Appendf(nil, "# %s %q\n", bin, full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.proc, err = startProcess(name, s.LogPath, bin, full...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("started %s (pid %d), log %s", name, s.proc.pid(), s.LogPath)
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			t.Logf("%s log (last 100 lines of %s):\n%s", name, s.LogPath, tail(s.LogPath, 100))
+		}
+	})
+	if err := waitHTTP(tc.Ctx, s.proc, 60*time.Second, "http://"+loopback(healthPort)+"/healthz", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Stop sends SIGTERM and waits up to 10 s for the exit, then SIGKILLs and
+// says so. vc-scheduler has no graceful stop of its own: its exit status
+// after SIGTERM is not judged.
+func (s *VcScheduler) Stop() error {
+	if s.stopped.Swap(true) {
+		return nil
+	}
+	if killed, _ := s.proc.stop(10 * time.Second); killed {
+		return fmt.Errorf("%s did not exit within 10s of SIGTERM; killed", s.Name)
+	}
+	return nil
+}
+
+// LogLines counts the lines of the scheduler's log containing substr.
+func (s *VcScheduler) LogLines(substr string) int {
+	n, _ := grep(s.LogPath, substr)
+	return n
+}
+
+// Pid is the process id.
+func (s *VcScheduler) Pid() int { return s.proc.pid() }

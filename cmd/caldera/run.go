@@ -72,16 +72,16 @@ releases the leader lease and exits.`,
 			fmt.Fprintln(cmd.OutOrStdout(), version())
 			return nil
 		}
-		search, err := checkVolcanoFlags(cmd.Flags())
+		vo, err := checkVolcanoFlags(cmd.Flags())
 		if err != nil {
 			return err
 		}
-		return runScheduler(cmd.Context(), settings(cmd.Flags()), search)
+		return runScheduler(cmd.Context(), settings(cmd.Flags()), vo)
 	}
 	return cmd
 }
 
-func runScheduler(parent context.Context, v *viper.Viper, search actions.NodeSearch) error {
+func runScheduler(parent context.Context, v *viper.Viper, vo volcanoOptions) error {
 	events := &reloadEvents{}
 	policy, closePolicy, err := newReloader(parent, v, false, events.report)
 	if err != nil {
@@ -134,15 +134,17 @@ func runScheduler(parent context.Context, v *viper.Viper, search actions.NodeSea
 	}
 	defer handlers.close()
 	schedCache, err := cache.New(cache.Options{
-		Client:             kube,
-		VCClient:           vc,
-		SchedulerNames:     schedulerNames(v),
-		DefaultQueue:       v.GetString("default-queue"),
-		Recorder:           recorder,
-		Registry:           handlers.registry,
-		EventHandler:       handlers.name,
-		EventHandlerConfig: handlers.config,
-		RestConfig:         restConfig,
+		Client:                kube,
+		VCClient:              vc,
+		SchedulerNames:        schedulerNames(v),
+		DefaultQueue:          v.GetString("default-queue"),
+		Recorder:              recorder,
+		Registry:              handlers.registry,
+		EventHandler:          handlers.name,
+		EventHandlerConfig:    handlers.config,
+		RestConfig:            restConfig,
+		NodeSelector:          vo.nodeSelector,
+		IgnorePriorityClasses: vo.ignorePriorityClasses,
 	})
 	if err != nil {
 		return err
@@ -161,7 +163,7 @@ func runScheduler(parent context.Context, v *viper.Viper, search actions.NodeSea
 	health.setReady()
 	klog.InfoS("Informers synced", "schedulerNames", schedulerNames(v), "actions", policy.Policies().Current().Config.Actions)
 
-	sched := scheduler.NewWithPolicies(schedCache, actions.RegistryWith(search), policy.Policies())
+	sched := scheduler.NewWithPolicies(schedCache, actions.RegistryWith(vo.search), policy.Policies())
 	// Stopping, the last session's binds, evictions and status writes are
 	// sent before the Lease is released: a standby that took over earlier
 	// would see those pods pending and their nodes' room free.

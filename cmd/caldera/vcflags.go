@@ -11,6 +11,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/cache"
 )
 
 // vc-scheduler's flags beyond those `caldera run` shares with it by name
@@ -49,8 +50,8 @@ func addVolcanoFlags(f *pflag.FlagSet) {
 	f.Int("minimum-feasible-nodes", d.MinNodesToFind, "clusters this small are searched in full, and no node search stops with fewer feasible nodes (actions' minNodesToFind overrides it)")
 	f.Int("minimum-percentage-nodes-to-find", d.MinPercentageOfNodesToFind, "floor of the adaptive share of nodes a search looks for (actions' minPercentageOfNodesToFind overrides it)")
 	f.Int("percentage-nodes-to-find", d.PercentageOfNodesToFind, "share of nodes a search looks for; 0 or less is adaptive (actions' percentageOfNodesToFind overrides it)")
-	f.StringSlice("node-selector", nil, "not implemented: refused if given")
-	f.Bool("priority-class", true, "honour pods' priority classes; false is not implemented and refused")
+	f.StringSlice("node-selector", nil, "label:value pairs; only nodes carrying one of them are scheduled onto (repeat the flag or separate with commas)")
+	f.Bool("priority-class", true, "give jobs the priority of their PodGroup's priority class; false gives every job priority 0")
 	f.String("scheduler-sharding-mode", "none", "node sharding between schedulers; only none is supported")
 
 	f.Bool("logtostderr", true, "accepted for Volcano's sake: "+noticeFlags["logtostderr"])
@@ -71,29 +72,40 @@ func addVolcanoFlags(f *pflag.FlagSet) {
 	f.String("scheduler-sharding-name", "volcano", "accepted for Volcano's sake: "+noticeFlags["scheduler-sharding-name"])
 }
 
+// volcanoOptions are what vc-scheduler's own flags ask of the run.
+type volcanoOptions struct {
+	search       actions.NodeSearch
+	nodeSelector cache.NodeSelector
+	// ignorePriorityClasses is --priority-class=false.
+	ignorePriorityClasses bool
+}
+
 // checkVolcanoFlags refuses the values Caldera does not implement, logs a
-// notice for each flag given that means nothing here, and returns the node
-// search the sampling flags ask for.
-func checkVolcanoFlags(f *pflag.FlagSet) (actions.NodeSearch, error) {
-	if f.Changed("node-selector") {
-		return actions.NodeSearch{}, fmt.Errorf("--node-selector is not implemented: Caldera schedules onto every node (remove the flag, or keep Volcano's scheduler where nodes are split between schedulers)")
+// notice for each flag given that means nothing here, and returns what the
+// others ask for.
+func checkVolcanoFlags(f *pflag.FlagSet) (volcanoOptions, error) {
+	var o volcanoOptions
+	entries, _ := f.GetStringSlice("node-selector")
+	selector, err := cache.ParseNodeSelector(entries)
+	if err != nil {
+		return o, fmt.Errorf("--node-selector: %w", err)
 	}
+	o.nodeSelector = selector
 	if on, _ := f.GetBool("priority-class"); !on {
-		return actions.NodeSearch{}, fmt.Errorf("--priority-class=false is not implemented: Caldera always honours pods' priority classes")
+		o.ignorePriorityClasses = true
 	}
 	if mode, _ := f.GetString("scheduler-sharding-mode"); mode != "none" {
-		return actions.NodeSearch{}, fmt.Errorf("--scheduler-sharding-mode=%s is not implemented: only none is supported", mode)
+		return o, fmt.Errorf("--scheduler-sharding-mode=%s is not implemented: only none is supported", mode)
 	}
 	f.VisitAll(func(fl *pflag.Flag) {
 		if why, ok := noticeFlags[fl.Name]; ok && fl.Changed {
 			klog.InfoS("Flag accepted for Volcano's sake; it changes nothing here", "flag", "--"+fl.Name, "why", why)
 		}
 	})
-	var s actions.NodeSearch
-	s.MinNodesToFind, _ = f.GetInt("minimum-feasible-nodes")
-	s.MinPercentageOfNodesToFind, _ = f.GetInt("minimum-percentage-nodes-to-find")
-	s.PercentageOfNodesToFind, _ = f.GetInt("percentage-nodes-to-find")
-	return s, nil
+	o.search.MinNodesToFind, _ = f.GetInt("minimum-feasible-nodes")
+	o.search.MinPercentageOfNodesToFind, _ = f.GetInt("minimum-percentage-nodes-to-find")
+	o.search.PercentageOfNodesToFind, _ = f.GetInt("percentage-nodes-to-find")
+	return o, nil
 }
 
 // version is what --version prints: the module's version as the Go

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/cache"
 )
 
 // volcanoChartArgs are the arguments Volcano's Helm chart gives its
@@ -33,7 +35,7 @@ var volcanoChartArgs = []string{
 }
 
 // parseRun parses args as `caldera run` does and checks the Volcano flags.
-func parseRun(t *testing.T, args []string) (actions.NodeSearch, error) {
+func parseRun(t *testing.T, args []string) (volcanoOptions, error) {
 	t.Helper()
 	root := newRootCommand()
 	run, rest, err := root.Find(append([]string{"run"}, args...))
@@ -41,21 +43,24 @@ func parseRun(t *testing.T, args []string) (actions.NodeSearch, error) {
 		t.Fatal(err)
 	}
 	if err := run.ParseFlags(rest); err != nil {
-		return actions.NodeSearch{}, err
+		return volcanoOptions{}, err
 	}
 	if err := run.Args(run, run.Flags().Args()); err != nil {
-		return actions.NodeSearch{}, err
+		return volcanoOptions{}, err
 	}
 	return checkVolcanoFlags(run.Flags())
 }
 
 func TestRunTakesVolcanoChartArguments(t *testing.T) {
-	search, err := parseRun(t, volcanoChartArgs)
+	vo, err := parseRun(t, volcanoChartArgs)
 	if err != nil {
 		t.Fatalf("the chart's arguments: %v", err)
 	}
-	if want := (actions.NodeSearch{MinNodesToFind: 100, MinPercentageOfNodesToFind: 5, PercentageOfNodesToFind: 100}); search != want {
-		t.Errorf("node search %+v, want %+v", search, want)
+	if want := (actions.NodeSearch{MinNodesToFind: 100, MinPercentageOfNodesToFind: 5, PercentageOfNodesToFind: 100}); vo.search != want {
+		t.Errorf("node search %+v, want %+v", vo.search, want)
+	}
+	if len(vo.nodeSelector) != 0 || vo.ignorePriorityClasses {
+		t.Errorf("node selector %v, priority classes ignored %v: want every node and priority classes read", vo.nodeSelector, vo.ignorePriorityClasses)
 	}
 }
 
@@ -66,7 +71,8 @@ func TestRunTakesEachVolcanoFlagAlone(t *testing.T) {
 	accepted := []string{
 		"--enable-healthz=false", "--enable-metrics=false", "--enable-pprof=true",
 		"--minimum-feasible-nodes=50", "--minimum-percentage-nodes-to-find=10", "--percentage-nodes-to-find=30",
-		"--priority-class=true", "--scheduler-sharding-mode=none",
+		"--priority-class=true", "--priority-class=false", "--scheduler-sharding-mode=none",
+		"--node-selector=volcano.sh/role:train", "--node-selector= a : b ,c:d",
 		"--logtostderr=false", "--node-worker-threads=5", "--plugins-dir=/p", "--feature-gates=A=true",
 		"--ignored-provisioners=a,b", "--gate-removal-worker-num=2", "--cache-dumper=false", "--cache-dump-dir=/d",
 		"--resync-period=30s", "--resource-sync-timeout=1m", "--disable-default-scheduler-config=true",
@@ -82,15 +88,22 @@ func TestRunTakesEachVolcanoFlagAlone(t *testing.T) {
 			t.Errorf("%s: %v", arg, err)
 		}
 	}
-	search, _ := parseRun(t, []string{"--minimum-feasible-nodes=50", "--minimum-percentage-nodes-to-find=10", "--percentage-nodes-to-find=30"})
-	if want := (actions.NodeSearch{MinNodesToFind: 50, MinPercentageOfNodesToFind: 10, PercentageOfNodesToFind: 30}); search != want {
-		t.Errorf("node search %+v, want %+v", search, want)
+	vo, _ := parseRun(t, []string{"--minimum-feasible-nodes=50", "--minimum-percentage-nodes-to-find=10", "--percentage-nodes-to-find=30"})
+	if want := (actions.NodeSearch{MinNodesToFind: 50, MinPercentageOfNodesToFind: 10, PercentageOfNodesToFind: 30}); vo.search != want {
+		t.Errorf("node search %+v, want %+v", vo.search, want)
+	}
+	vo, _ = parseRun(t, []string{"--node-selector=volcano.sh/role:train", "--node-selector= a : b ,c:d", "--priority-class=false"})
+	if want := (cache.NodeSelector{"volcano.sh/role:train": {}, "a:b": {}, "c:d": {}}); !maps.Equal(vo.nodeSelector, want) {
+		t.Errorf("node selector %v, want %v", vo.nodeSelector, want)
+	}
+	if !vo.ignorePriorityClasses {
+		t.Error("--priority-class=false: priority classes still read")
 	}
 	for arg, names := range map[string]string{
-		"--node-selector=volcano.sh/role:train": "--node-selector",
-		"--priority-class=false":                "--priority-class=false",
-		"--scheduler-sharding-mode=hard":        "--scheduler-sharding-mode=hard",
-		"extra":                                 `"extra"`,
+		"--node-selector=volcano.sh/role": `--node-selector: node selector "volcano.sh/role": expected label:value`,
+		"--node-selector=role:":           `"role:"`,
+		"--scheduler-sharding-mode=hard":  "--scheduler-sharding-mode=hard",
+		"extra":                           `"extra"`,
 	} {
 		if _, err := parseRun(t, []string{arg}); err == nil || !strings.Contains(err.Error(), names) {
 			t.Errorf("%s: err %v, want a refusal naming %s", arg, err, names)

@@ -67,6 +67,13 @@ type Options struct {
 	// RestConfig is passed to handler factories; nil when there is no API
 	// server (the simulator).
 	RestConfig *rest.Config
+	// NodeSelector limits the nodes the cache takes (vc-scheduler's
+	// --node-selector); empty takes every node.
+	NodeSelector NodeSelector
+	// IgnorePriorityClasses leaves PriorityClasses unwatched, so that every
+	// job's priority is 0 whatever its PodGroup names (vc-scheduler's
+	// --priority-class=false); pods keep the priority in their spec.
+	IgnorePriorityClasses bool
 }
 
 // Cache is the scheduler's picture of the cluster, fed by informers.
@@ -200,8 +207,14 @@ func (c *Cache) registerHandlers() error {
 		c.synced = append(c.synced, reg.HasSynced)
 	}
 	add(c.informers.Core().V1().Pods().Informer(), c.dispatcher(KindPod))
-	add(c.informers.Core().V1().Nodes().Informer(), c.dispatcher(KindNode))
-	add(c.informers.Scheduling().V1().PriorityClasses().Informer(), c.dispatcher(KindPriorityClass))
+	nodes := c.dispatcher(KindNode)
+	if len(c.opts.NodeSelector) > 0 {
+		nodes = c.opts.NodeSelector.filter(nodes)
+	}
+	add(c.informers.Core().V1().Nodes().Informer(), nodes)
+	if !c.opts.IgnorePriorityClasses {
+		add(c.informers.Scheduling().V1().PriorityClasses().Informer(), c.dispatcher(KindPriorityClass))
+	}
 	add(c.vcInformers.Scheduling().V1beta1().PodGroups().Informer(), c.dispatcher(KindPodGroup))
 	add(c.vcInformers.Scheduling().V1beta1().Queues().Informer(), c.dispatcher(KindQueue))
 	for _, ci := range c.custom {

@@ -121,8 +121,10 @@ e2e: e2e-tools
 .PHONY: bench-e2e
 
 # Throughput on the same real control plane (not part of CI): 10,000 plain pods and 1,000
-# gangs of 10 on 1,000 and 5,000 kwok nodes, Caldera beside kube-scheduler $(KUBE_VERSION)
-# (built here, first time ~2 min with kube-apiserver's build cache warm). Results and
+# gangs of 10 on 1,000 and 5,000 kwok nodes, Caldera beside Volcano's vc-scheduler
+# $(VOLCANO_VERSION) (with its controller manager for the plain pods) and kube-scheduler
+# $(KUBE_VERSION) (built here, first time ~2 min with kube-apiserver's build cache warm);
+# about an hour, most of it vc-scheduler's. Results and
 # analysis: docs/performance.md. BENCH_E2E selects cases by -bench regexp; case names have
 # three levels, e.g. BENCH_E2E='BenchmarkThroughput/.*/nodes=1000/plain'. The status file
 # keeps go test's exit status, which tee's would hide (sh has no pipefail).
@@ -130,7 +132,7 @@ BENCH_E2E ?= BenchmarkThroughput
 bench-e2e: e2e-tools
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE) kube-scheduler
 	@mkdir -p build
-	{ $(E2E_ENV) $(GO) test -count=1 -run '^$$' -bench '$(BENCH_E2E)' -benchtime 1x -timeout 60m ./e2e/ 2>&1; \
+	{ $(E2E_ENV) $(GO) test -count=1 -run '^$$' -bench '$(BENCH_E2E)' -benchtime 1x -timeout 150m ./e2e/ 2>&1; \
 		echo $$? >build/bench-e2e.status; } | tee build/bench-e2e.txt; exit $$(cat build/bench-e2e.status)
 
 .PHONY: tinygo

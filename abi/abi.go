@@ -24,9 +24,10 @@ import "fmt"
 // namespaces.
 // 1.5: session_open's abi, the host's version; pre_predicate's domain
 // rules.
+// 1.6: session_close's fitErrors.
 const (
 	Major = 1
-	Minor = 5
+	Minor = 6
 )
 
 // Version is a module's declared ABI version.

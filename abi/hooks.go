@@ -221,6 +221,21 @@ const (
 // Valid reports whether f names states only.
 func (f RuleFail) Valid() bool { return f >= 0 && f&^failAll == 0 }
 
+// CloseArgs is session_close's request to a module of minor 6 or later
+// that the session gave fit errors: why no node took each task that found
+// none, in task handle order. A session without any sends no arguments.
+type CloseArgs struct {
+	FitErrors []TaskFitError `msgpack:"fitErrors"`
+}
+
+// TaskFitError is one task's fit error, worded as the scheduler words it
+// on the pod ("0/3 nodes are unavailable: 3 Insufficient cpu.").
+type TaskFitError struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Task     int32
+	Message  string
+}
+
 // CloseResult is session_close's result; nil means nothing to do.
 type CloseResult struct {
 	Conditions []Condition `msgpack:"conditions,omitempty"`

@@ -100,7 +100,7 @@ func runScenario(t *testing.T, sc diffScenario, start func(*harness.Test)) facts
 	return last
 }
 
-func testdataPath(t *testing.T, name string) string {
+func testdataPath(t testing.TB, name string) string {
 	return strings.TrimPrefix(schedulerConf(t, name), "--scheduler-conf=")
 }
 

@@ -22,7 +22,7 @@ const (
 )
 
 // schedulerConf is the --scheduler-conf flag for a file in testdata.
-func schedulerConf(t *testing.T, name string) string {
+func schedulerConf(t testing.TB, name string) string {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("testdata", name))
 	if err != nil {

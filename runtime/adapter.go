@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -341,7 +343,7 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 		return // the module holds no session to close; its refusal is logged
 	}
 	var res abi.CloseResult
-	if err := a.call(abi.HookSessionClose, nil, &res); err != nil {
+	if err := a.call(abi.HookSessionClose, a.closeArgs(), &res); err != nil {
 		a.failed(abi.HookSessionClose, err)
 		return
 	}
@@ -353,6 +355,28 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 		a.ssn.UpdatePodGroupCondition(a.ssn.JobList[c.Job], a.ssn.NewCondition(
 			v1beta1.PodGroupConditionType(c.Type), v1.ConditionStatus(c.Status), c.Reason, c.Message))
 	}
+}
+
+// closeArgs are session_close's arguments: to a module of minor 6 or
+// later, the session's fit errors, when it has any; nil otherwise, as
+// modules of earlier minors are sent.
+func (a *adapter) closeArgs() any {
+	if a.mod.version.Minor < 6 {
+		return nil
+	}
+	var fes []abi.TaskFitError
+	for _, j := range a.ssn.JobList {
+		for id, fe := range j.NodesFitErrors {
+			if h, ok := a.handles.tasks[id]; ok && fe != nil {
+				fes = append(fes, abi.TaskFitError{Task: h, Message: fe.Error()})
+			}
+		}
+	}
+	if len(fes) == 0 {
+		return nil
+	}
+	slices.SortFunc(fes, func(x, y abi.TaskFitError) int { return cmp.Compare(x.Task, y.Task) })
+	return abi.CloseArgs{FitErrors: fes}
 }
 
 // dropPromises forgets the promises of the last session_open and the

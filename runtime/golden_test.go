@@ -107,6 +107,9 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},
+		"request_session_close_fit_errors": {Args: abi.CloseArgs{FitErrors: []abi.TaskFitError{
+			{Task: 1, Message: "0/1 nodes are unavailable: 1 Insufficient cpu."},
+		}}},
 	} {
 		b, err := EncodeRequest(req)
 		if err != nil {

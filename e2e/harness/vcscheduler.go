@@ -1,10 +1,15 @@
 package harness
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -13,10 +18,13 @@ import (
 // the differential tests (e2e/differential_test.go) and the benchmark
 // compare caldera with.
 type VcScheduler struct {
-	Name    string
-	LogPath string
-	proc    *process
-	stopped atomic.Bool
+	Name string
+	// MetricsURL is the http:// base of --listen-address, where it serves
+	// /metrics.
+	MetricsURL string
+	LogPath    string
+	proc       *process
+	stopped    atomic.Bool
 }
 
 var vcSchedulerSeq atomic.Int32
@@ -45,7 +53,7 @@ func (tc *Test) StartVcScheduler(conf string, args ...string) *VcScheduler {
 		t.Fatal(err)
 	}
 	name := fmt.Sprintf("vc-scheduler-%d", vcSchedulerSeq.Add(1))
-	s := &VcScheduler{Name: name, LogPath: filepath.Join(c.Dir, name+".log")}
+	s := &VcScheduler{Name: name, MetricsURL: "http://" + loopback(metricsPort), LogPath: filepath.Join(c.Dir, name+".log")}
 	full := append([]string{
 		"--kubeconfig=" + c.AdminKubeconfig,
 		"--scheduler-name=volcano",
@@ -53,6 +61,7 @@ func (tc *Test) StartVcScheduler(conf string, args ...string) *VcScheduler {
 		"--schedule-period=1s",
 		"--leader-elect=false",
 		"--listen-address=" + loopback(metricsPort),
+		"--enable-metrics=true",
 		"--enable-healthz=true",
 		"--healthz-address=" + loopback(healthPort),
 		// Its cache dumper would write into /tmp on a signal; nothing here
@@ -81,6 +90,50 @@ func (tc *Test) StartVcScheduler(conf string, args ...string) *VcScheduler {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// sessionsMetric counts vc-scheduler's finished sessions.
+const sessionsMetric = "volcano_e2e_scheduling_latency_milliseconds_count"
+
+// WaitFirstSession waits until vc-scheduler has finished a session, which
+// it starts only once its informers have synced: the moment caldera's
+// /readyz answers.
+func (s *VcScheduler) WaitFirstSession(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	deadline := time.Now().Add(timeout)
+	for {
+		if s.proc.exited() {
+			t.Fatalf("%s exited before its first session: %v", s.Name, s.proc.err)
+		}
+		if n, err := scrapeCounter(client, s.MetricsURL+"/metrics", sessionsMetric); err == nil && n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s finished no session within %s", s.Name, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// scrapeCounter reads one unlabelled sample from a Prometheus text page.
+func scrapeCounter(client *http.Client, url, name string) (float64, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("no sample %s at %s", name, url)
 }
 
 // Stop sends SIGTERM and waits up to 10 s for the exit, then SIGKILLs and

@@ -266,6 +266,9 @@ func (h *host) serve(hook uint32, req []byte) (int32, string, []byte) {
 	case hookSessionOpen:
 		return h.open(args)
 	case hookSessionClose:
+		if err := h.readCloseArgs(args); err != nil {
+			return codeDecodeFailed, "decoding session_close's arguments: " + err.Error(), nil
+		}
 		return h.close()
 	case hookCacheEvent:
 		// An event handler's hook: no session, no view.
@@ -310,6 +313,59 @@ func closeReadsView() bool {
 }
 
 // close runs the author's OnSessionClose and returns the conditions it set.
+// readCloseArgs reads session_close's arguments into the session: the fit
+// errors of a 1.6 scheduler; none from an earlier one, nor to an SDK built
+// as an earlier minor.
+func (h *host) readCloseArgs(b []byte) error {
+	s := h.session
+	if s == nil || abiMinor < 6 || len(b) == 0 || wire.IsNil(b) {
+		return nil
+	}
+	n, rest, err := wire.ReadMapHeaderBytes(b)
+	if err != nil {
+		return err
+	}
+	for i := uint32(0); i < n; i++ {
+		var key []byte
+		if key, rest, err = wire.ReadMapKeyZC(rest); err != nil {
+			return err
+		}
+		if string(key) != "fitErrors" {
+			if rest, err = wire.Skip(rest); err != nil {
+				return err
+			}
+			continue
+		}
+		var count uint32
+		if count, rest, err = wire.ReadArrayHeaderBytes(rest); err != nil {
+			return err
+		}
+		s.fitErrors = make(map[int32]string, count)
+		for j := uint32(0); j < count; j++ {
+			var pair uint32
+			if pair, rest, err = wire.ReadArrayHeaderBytes(rest); err != nil {
+				return err
+			}
+			if pair != 2 {
+				return errors.New("a fit error is [task, message], got an array of " + itoa(pair))
+			}
+			var task int32
+			var msg string
+			if task, rest, err = wire.ReadInt32Bytes(rest); err != nil {
+				return err
+			}
+			if msg, rest, err = wire.ReadStringBytes(rest); err != nil {
+				return err
+			}
+			if task < 0 || int(task) >= len(s.View.Tasks) {
+				return handleError("fit error for task", task, len(s.View.Tasks))
+			}
+			s.fitErrors[task] = msg
+		}
+	}
+	return nil
+}
+
 func (h *host) close() (int32, string, []byte) {
 	s := h.session
 	h.session = nil

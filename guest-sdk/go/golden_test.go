@@ -32,15 +32,17 @@ func golden(t *testing.T, name string) []byte {
 // goldenPlugin answers every hook of the reply vectors with fixed values
 // and records what the requests decoded to.
 type goldenPlugin struct {
-	open *Session
-	keys int
+	open     *Session
+	keys     int
+	fitError string // task 1's, at the last close
 }
 
 func (*goldenPlugin) Name() string { return "golden" }
 
 func (g *goldenPlugin) OnSessionOpen(s *Session) error { g.open = s; return nil }
 
-func (*goldenPlugin) OnSessionClose(s *Session) {
+func (g *goldenPlugin) OnSessionClose(s *Session) {
+	g.fitError = s.FitError(&s.View.Tasks[1])
 	s.SetCondition(&s.View.Jobs[0], "Unschedulable", "True", "NotEnoughResources", "1/2 tasks in gang unschedulable")
 }
 
@@ -109,8 +111,13 @@ func TestGoldenVectors(t *testing.T) {
 		t.Errorf("binpack.weight = %d, %v", w, err)
 	}
 
+	// The session's fit errors come with its close (ABI 1.6).
+	decodeReply(t, h.dispatch(hookSessionClose, golden(t, "request_session_close_fit_errors")))
+	if want := "0/1 nodes are unavailable: 1 Insufficient cpu."; g.fitError != want {
+		t.Errorf("request_session_close_fit_errors: task 1's fit error %q, want %q", g.fitError, want)
+	}
+
 	// The delta resends task 1 (an event touched it) and nothing else.
-	decodeReply(t, h.dispatch(hookSessionClose, golden(t, "request_session_close")))
 	g.open.View.Tasks[1].Status = Allocated // what an event had done
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open_delta"))); code != 0 {
 		t.Fatalf("request_session_open_delta: %d %s", code, msg)
@@ -251,7 +258,7 @@ func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) boo
 	return true
 }
 
-// TestGoldenDomainRules: to a 1.5 host (request_session_open says so) a
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.6) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -263,8 +270,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 5 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.5", m)
+	if m := h.session.HostABIMinor(); m != 6 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.6", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

@@ -20,6 +20,8 @@ type Session struct {
 	trial bool
 	// hostABI is the scheduler's version as session_open said it.
 	hostABI []int32
+	// fitErrors are the fit errors session_close brought, by task handle.
+	fitErrors map[int32]string
 }
 
 // HostABIMinor reports the minor of the ABI the scheduler speaks, as its
@@ -39,6 +41,18 @@ func (s *Session) HostABIMinor() int {
 // podrules.RuledClasses does) must ask this, not the scheduler's minor
 // alone, or it would promise classes whose rules are never sent.
 func (s *Session) ReadsDomainRules() bool { return abiMinor >= 5 && s.HostABIMinor() >= 5 }
+
+// FitError is why the session found no node for the task, as the
+// scheduler words it on the pod ("0/3 nodes are unavailable: 3 Insufficient
+// cpu."), or "" when it found one or did not try. It is known in
+// OnSessionClose, from a scheduler of ABI 1.6 or later; a gang policy
+// quotes it as Volcano's "Origin reason".
+func (s *Session) FitError(t *Task) string { return s.fitErrors[t.Handle] }
+
+// SetFitErrors gives the session the fit errors a scheduler sends when it
+// closes, by task handle: for a plugin's unit tests, which build their
+// sessions with NewSession.
+func (s *Session) SetFitErrors(byTask map[int32]string) { s.fitErrors = byTask }
 
 // InVictimTrial reports, during PredicateBatch, whether the call is part of
 // a preemption dry run in which this plugin takes part (its configuration

@@ -9,13 +9,14 @@ package caldera
 // SDK undoes a session's events when the session closes); 1.4 the view
 // fields of the rules that depend on other pods (tasks' pod affinity,
 // spread constraints, images; nodes' images and other pods; namespaces);
-// 1.5 session_open's scheduler version and pre_predicate's domain rules.
+// 1.5 session_open's scheduler version and pre_predicate's domain rules;
+// 1.6 session_close's fit errors.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 5
+const abiMinor = 6
 
 func declared(hooks []string) []string { return hooks }
 

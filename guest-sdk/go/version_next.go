@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.6: it declares a hook this scheduler does not
+// Built as the next minor, 1.7: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 6
+const abiMinor = 7
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_6") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_7") }
 
 const lastEvent = eventBind

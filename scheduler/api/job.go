@@ -339,8 +339,30 @@ func (j *JobInfo) FitError() string {
 	}
 	if j.JobFitErrors != "" {
 		msg += ". Origin reason is: " + j.JobFitErrors
+	} else if t, fe := j.originFitError(); fe != nil {
+		msg += ". Origin reason is " + t.Name + ": " + fe.Error()
 	}
 	return msg
+}
+
+// originFitError is the task whose fit error a job's message quotes when
+// the job has no fit error of its own, and that error: Volcano quotes the
+// first task met in its task map that has one, which is map order; here,
+// the first by pod name, so that the message is the same from one session
+// to the next and the ports can word it alike.
+func (j *JobInfo) originFitError() (*TaskInfo, *FitErrors) {
+	var origin *TaskInfo
+	var fe *FitErrors
+	for id, e := range j.NodesFitErrors {
+		t := j.Tasks[id]
+		if e == nil || t == nil {
+			continue
+		}
+		if origin == nil || t.Name < origin.Name {
+			origin, fe = t, e
+		}
+	}
+	return origin, fe
 }
 
 // Reasons of the PodScheduled=False condition Volcano's scheduler gives a

@@ -45,9 +45,23 @@ func TestTaskSchedulingReasons(t *testing.T) {
 			t.Errorf("%s: (%q, %q, %q), want (%q, %q, %q)", c.task.Name, reason, msg, nominated, c.reason, c.msg, c.nominated)
 		}
 	}
-	if got, want := job.FitError(), "pod group is not ready, 1 Pipelined, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable"; got != want {
+	if got, want := job.FitError(), "pod group is not ready, 1 Pipelined, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable. Origin reason is fails: 0/1 nodes are unavailable: 1 Insufficient cpu."; got != want {
 		t.Errorf("fit error %q, want %q", got, want)
 	}
+	// Of two tasks with fit errors, the message quotes the first by name.
+	other := NewFitErrors()
+	other.SetNodeError("n2", "Insufficient memory")
+	job.NodesFitErrors[fits.UID] = other
+	if got, want := job.FitError(), "pod group is not ready, 1 Pipelined, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable. Origin reason is fails: 0/1 nodes are unavailable: 1 Insufficient cpu."; got != want {
+		t.Errorf("fit error %q, want %q", got, want)
+	}
+	delete(job.NodesFitErrors, fits.UID)
+	// A job-wide reason is quoted instead.
+	job.JobFitErrors = "queue overused"
+	if got, want := job.FitError(), "pod group is not ready, 1 Pipelined, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable. Origin reason is: queue overused"; got != want {
+		t.Errorf("fit error %q, want %q", got, want)
+	}
+	job.JobFitErrors = ""
 
 	// A committed statement forgets what a discarded one had done.
 	fits.ForgetTransaction()

@@ -67,12 +67,15 @@ pub(crate) fn reply(b: &[u8]) -> (i64, String) {
 #[derive(Default)]
 struct Golden {
     keys: usize,
+    // Task 1's fit error at the last close.
+    fit_error: Option<String>,
 }
 
 impl Plugin for Golden {
     const NAME: &'static str = "golden";
 
     fn on_session_close(&mut self, s: &Session) {
+        self.fit_error = s.fit_error(&s.tasks()[1]).map(str::to_string);
         s.set_condition(&s.jobs()[0], "Unschedulable", "True", "NotEnoughResources", "1/2 tasks in gang unschedulable");
     }
 }
@@ -193,8 +196,11 @@ fn golden_vectors() {
         assert_eq!(s.arguments().int("binpack.weight", 0).unwrap(), 10);
     }
 
+    // The session's fit errors come with its close (ABI 1.6).
+    call(&mut m, HOOK_SESSION_CLOSE, &golden("request_session_close_fit_errors"));
+    assert_eq!(m.plugin.fit_error.as_deref(), Some("0/1 nodes are unavailable: 1 Insufficient cpu."), "request_session_close_fit_errors");
+
     // The delta resends task 1 (an event touched it) and nothing else.
-    call(&mut m, HOOK_SESSION_CLOSE, &golden("request_session_close"));
     m.last.as_mut().unwrap().tasks[1].status = status::ALLOCATED.into(); // what an event had done
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open_delta")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open_delta");
@@ -360,7 +366,7 @@ impl PrePredicate for Ruled {
     }
 }
 
-/// To a 1.5 host (request_session_open says so) a passing pre_predicate
+/// To a 1.5 or later host (request_session_open says 1.6) a passing pre_predicate
 /// carries the rules; to a host that does not say its version, the plain
 /// verdict.
 #[test]
@@ -369,7 +375,7 @@ fn golden_domain_rules() {
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 5, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 6, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));

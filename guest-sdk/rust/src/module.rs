@@ -14,7 +14,7 @@ use crate::view::{Handle, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 5;
+pub(crate) const ABI_MINOR: u32 = 6;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -259,7 +259,13 @@ impl<P: Plugin> Module<P> {
         }
         match hook {
             HOOK_SESSION_OPEN => return self.open(args),
-            HOOK_SESSION_CLOSE => return Ok(self.close()),
+            HOOK_SESSION_CLOSE => {
+                if let (Some(raw), Some(s)) = (args, self.session.as_mut()) {
+                    let fes = close_args(raw, s.tasks().len()).map_err(|e| decode_failure(format!("session_close: {}", e)))?;
+                    s.set_fit_errors(fes);
+                }
+                return Ok(self.close());
+            }
             // An event handler's hook: no session, no view.
             HOOK_CACHE_EVENT => return self.cache_event(args),
             _ => {}
@@ -732,6 +738,32 @@ fn open_args(raw: &[u8], last: Option<View>) -> Result<(View, Arguments, Vec<u32
         return Ok((v, arguments, host_abi));
     }
     Ok((view.unwrap_or_default(), arguments, host_abi))
+}
+
+/// Decodes session_close's args (1.6): the session's fit errors, by task
+/// handle, each [task, message].
+fn close_args(raw: &[u8], tasks: usize) -> Result<std::collections::HashMap<Handle, String>, DecodeError> {
+    let mut r = Reader::new(raw);
+    let mut out = std::collections::HashMap::new();
+    for _ in 0..r.map_len()? {
+        if r.str()? != "fitErrors" {
+            r.skip()?;
+            continue;
+        }
+        for _ in 0..r.array_len()? {
+            let n = r.array_len()?;
+            if n != 2 {
+                return Err(DecodeError(format!("a fit error is [task, message], got an array of {}", n)));
+            }
+            let task = r.i32()?;
+            let message = r.str()?.to_string();
+            if usize::try_from(task).map_or(true, |t| t >= tasks) {
+                return Err(DecodeError(format!("fit error for task handle {} of {}", task, tasks)));
+            }
+            out.insert(task, message);
+        }
+    }
+    Ok(out)
 }
 
 fn handles(r: &mut Reader<'_>, out: &mut Vec<Handle>) -> Result<(), DecodeError> {

@@ -30,6 +30,8 @@ pub struct Session {
     // The scheduler's ABI version as session_open said it (1.5 and later
     // say it), [major, minor]; empty when it did not.
     host_abi: Vec<u32>,
+    // The fit errors session_close brought (1.6), by task handle.
+    fit_errors: std::collections::HashMap<Handle, String>,
 }
 
 /// A PodGroup condition to set when the session closes.
@@ -66,6 +68,7 @@ impl Session {
             closed_by_default: Cell::new(false),
             trial: Cell::new(false),
             host_abi: Vec::new(),
+            fit_errors: std::collections::HashMap::new(),
         };
         s.index();
         s
@@ -84,6 +87,22 @@ impl Session {
 
     pub(crate) fn set_host_abi(&mut self, abi: Vec<u32>) {
         self.host_abi = abi;
+    }
+
+    /// Why the session found no node for the task, as the scheduler words
+    /// it on the pod ("0/3 nodes are unavailable: 3 Insufficient cpu."), or
+    /// None when it found one or did not try. Known in
+    /// `Plugin::on_session_close`, from a scheduler of ABI 1.6 or later; a
+    /// gang policy quotes it as Volcano's "Origin reason".
+    pub fn fit_error(&self, task: &Task) -> Option<&str> {
+        self.fit_errors.get(&task.handle).map(String::as_str)
+    }
+
+    /// Gives the session the fit errors a scheduler sends when it closes, by
+    /// task handle: for a plugin's unit tests, which build their sessions
+    /// with [`Session::new`].
+    pub fn set_fit_errors(&mut self, by_task: std::collections::HashMap<Handle, String>) {
+        self.fit_errors = by_task;
     }
 
     /// Sets every object's handle and lists each job's tasks.

@@ -32,7 +32,7 @@ func (g *gang) OnSessionClose(s *caldera.Session) {
 			continue
 		}
 		unready := j.MinAvailable - g.schedulableTaskNum(j)
-		msg := strconv.Itoa(int(unready)) + "/" + strconv.Itoa(len(j.Tasks)) + " tasks in gang unschedulable: " + g.fitError(j)
+		msg := strconv.Itoa(int(unready)) + "/" + strconv.Itoa(len(j.Tasks)) + " tasks in gang unschedulable: " + g.fitError(j) + originReason(s, j)
 		s.SetCondition(j, conditionUnschedulable, "True", notEnoughResources, msg)
 	}
 }
@@ -129,4 +129,22 @@ func (g *gang) fitError(j *caldera.Job) string {
 		msg += "; Pending: " + strings.Join(reasons, ", ")
 	}
 	return msg
+}
+
+// originReason is the end of Volcano's gang message that quotes a task's
+// fit error: ". Origin reason is <pod>: <fit error>", for the first task by
+// pod name that has one (the scheduler's own choice, as Volcano's map
+// order is no choice at all), or "" when none has.
+func originReason(s *caldera.Session, j *caldera.Job) string {
+	var origin *caldera.Task
+	var msg string
+	for _, t := range j.Tasks {
+		if fe := s.FitError(t); fe != "" && (origin == nil || t.Name < origin.Name) {
+			origin, msg = t, fe
+		}
+	}
+	if origin == nil {
+		return ""
+	}
+	return ". Origin reason is " + origin.Name + ": " + msg
 }

@@ -26,7 +26,7 @@ pub(crate) fn set_conditions(g: &Gang, s: &Session) {
             continue;
         }
         let unready = j.min_available - schedulable_task_num(g, s, j);
-        let msg = format!("{}/{} tasks in gang unschedulable: {}", unready, s.tasks_of(j).len(), fit_error(g, s, j));
+        let msg = format!("{}/{} tasks in gang unschedulable: {}{}", unready, s.tasks_of(j).len(), fit_error(g, s, j), origin_reason(s, j));
         s.set_condition(j, CONDITION_UNSCHEDULABLE, "True", NOT_ENOUGH_RESOURCES, &msg);
     }
 }
@@ -115,6 +115,25 @@ fn fit_error(g: &Gang, s: &Session, j: &Job) -> String {
     msg
 }
 
+/// The end of Volcano's gang message that quotes a task's fit error:
+/// ". Origin reason is <pod>: <fit error>", for the first task by pod name
+/// that has one (the scheduler's own choice, as Volcano's map order is no
+/// choice at all), or "" when none has.
+pub(crate) fn origin_reason(s: &Session, j: &Job) -> String {
+    let mut origin: Option<(&Task, &str)> = None;
+    for t in s.tasks_of(j) {
+        if let Some(fe) = s.fit_error(t) {
+            if origin.map_or(true, |(o, _)| t.name < o.name) {
+                origin = Some((t, fe));
+            }
+        }
+    }
+    match origin {
+        Some((t, fe)) => format!(". Origin reason is {}: {}", t.name, fe),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +159,22 @@ mod tests {
             fit_error(&g, &s, &s.jobs()[0]),
             "pod group is not ready, 1 Running, 2 Pending, 3 minAvailable; Pending: 1 Schedulable, 1 Unschedulable"
         );
+    }
+
+    #[test]
+    fn the_origin_is_the_first_task_by_name_with_a_fit_error() {
+        let task = |name: &str| Task { job: 0, name: name.into(), status: status::PENDING.into(), ..Task::default() };
+        let view = View {
+            jobs: vec![Job { name: "g".into(), min_available: 2, ..Job::default() }],
+            tasks: vec![task("g-b"), task("g-a")],
+            ..View::default()
+        };
+        let mut s = Session::new(view, Arguments::default());
+        assert_eq!(origin_reason(&s, &s.jobs()[0]), "");
+        let mut fes = std::collections::HashMap::new();
+        fes.insert(0, "0/2 nodes are unavailable: 2 Insufficient cpu.".to_string());
+        fes.insert(1, "0/2 nodes are unavailable: 2 Insufficient memory.".to_string());
+        s.set_fit_errors(fes);
+        assert_eq!(origin_reason(&s, &s.jobs()[0]), ". Origin reason is g-a: 0/2 nodes are unavailable: 2 Insufficient memory.");
     }
 }

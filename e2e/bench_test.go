@@ -128,6 +128,9 @@ func benchThroughput(b *testing.B, c throughputCase) {
 	}
 	var sched benchScheduler
 	var caldera *harness.Scheduler
+	// metricsURL and sessions: where the scheduler serves /metrics and the
+	// histogram of its sessions' latency (kube-scheduler has no sessions).
+	var metricsURL, sessions string
 	switch c.scheduler {
 	case "caldera":
 		caldera = tc.StartScheduler(
@@ -135,6 +138,7 @@ func benchThroughput(b *testing.B, c throughputCase) {
 			fmt.Sprintf("--kube-api-qps=%d", schedulerQPS),
 			fmt.Sprintf("--kube-api-burst=%d", schedulerQPS))
 		sched = caldera
+		metricsURL, sessions = caldera.MetricsURL, "caldera_e2e_scheduling_latency_milliseconds"
 	case "vc-scheduler":
 		// Volcano's default configuration, which is also caldera's
 		// embedded default; verbosity 2, as caldera's default logs no line
@@ -145,6 +149,7 @@ func benchThroughput(b *testing.B, c throughputCase) {
 			"-v=2")
 		vc.WaitFirstSession(b, 2*time.Minute)
 		sched = vc
+		metricsURL, sessions = vc.MetricsURL, "volcano_e2e_scheduling_latency_milliseconds"
 		if !c.gangs {
 			// vc-scheduler schedules no pod without a PodGroup: in a
 			// Volcano installation the controller manager gives each
@@ -160,7 +165,7 @@ func benchThroughput(b *testing.B, c throughputCase) {
 		sched = tc.StartKubeScheduler(schedulerQPS, schedulerQPS)
 	}
 	binds := watchBinds(b, tc, len(pods))
-	metricsBefore := calderaMetrics(b, caldera)
+	metricsBefore := schedulerMetrics(b, metricsURL)
 	before := readUsages(b, tc, sched.Pid())
 
 	var created atomic.Int64
@@ -186,7 +191,7 @@ func benchThroughput(b *testing.B, c throughputCase) {
 		b.Fatalf("%d of %d pods bound after %s", binds.bound.Load(), len(pods), bindTimeout)
 	}
 	after := readUsages(b, tc, sched.Pid())
-	metricsAfter := calderaMetrics(b, caldera)
+	metricsAfter := schedulerMetrics(b, metricsURL)
 	if err := sched.Stop(); err != nil {
 		b.Errorf("stopping the scheduler: %v", err)
 	}
@@ -204,12 +209,13 @@ func benchThroughput(b *testing.B, c throughputCase) {
 	b.ReportMetric(cpu.kwok.Seconds(), "kwok-cpu-s")
 	b.ReportMetric(cpu.bench.Seconds(), "bench-cpu-s")
 	b.ReportMetric(cpu.other.Seconds(), "other-cpu-s")
-	if caldera != nil {
+	if sessions != "" {
 		// Sessions that ended in the window, whole: one that began before the
 		// first create counts, one still running at the last bind does not.
-		const sessions = "caldera_e2e_scheduling_latency_milliseconds"
 		b.ReportMetric(metricsAfter[sessions+"_count"]-metricsBefore[sessions+"_count"], "sessions")
 		b.ReportMetric((metricsAfter[sessions+"_sum"]-metricsBefore[sessions+"_sum"])/1e3, "session-s")
+	}
+	if caldera != nil {
 		b.Logf("Caldera: %s", calderaTimes(metricsBefore, metricsAfter))
 	}
 	b.Logf("creates per second: %v", perSecond(start, createTimes))
@@ -447,15 +453,16 @@ func (u usages) minus(earlier usages) cpuTimes {
 	return c
 }
 
-// calderaMetrics reads Caldera's /metrics into a map from series (name
-// and labels, as printed) to value; nil without a Caldera scheduler.
-func calderaMetrics(b *testing.B, s *harness.Scheduler) map[string]float64 {
-	if s == nil {
+// schedulerMetrics reads a scheduler's /metrics (Caldera's or
+// vc-scheduler's, under base) into a map from series (name and labels, as
+// printed) to value; nil for kube-scheduler, whose base is "".
+func schedulerMetrics(b *testing.B, base string) map[string]float64 {
+	if base == "" {
 		return nil
 	}
-	code, body, err := s.HTTPGet(s.MetricsURL + "/metrics")
+	code, body, err := (&harness.Scheduler{}).HTTPGet(base + "/metrics")
 	if err != nil || code != 200 {
-		b.Fatalf("GET /metrics: %d, %v", code, err)
+		b.Fatalf("GET %s/metrics: %d, %v", base, code, err)
 	}
 	out := map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(body))

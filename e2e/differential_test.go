@@ -154,10 +154,16 @@ var releaseDifferences = map[string]string{
 // completedJobReady is the known difference of a Volcano Job that runs to
 // completion.
 var completedJobReady = map[string]string{
-	`^events PodGroup Job/.*: Normal Scheduled$`: "v1.10 calls the gang Running, and says \"pod group is ready\", in the session " +
+	`^events PodGroup Job/[^:]*: Normal Scheduled(: pod group is ready)?$`: "v1.10 calls the gang Running, and says \"pod group is ready\", in the session " +
 		"that places it; newer releases do so in the first session that sees its pods bound, which a Job whose pods complete at " +
 		"once may never have before the controller deletes its PodGroup",
 }
+
+// conditionWithoutPods explains a Volcano Job's PodGroup that keeps an
+// Unschedulable condition under v1.10 only.
+const conditionWithoutPods = "v1.10's gang gives a job the Unschedulable condition in the sessions before the controller " +
+	"has made its pods, where it stays (beside Scheduled, once the job runs); newer releases skip jobs that have no pods " +
+	"yet (the Warning Event, which both give, says the same)"
 
 // overusedWording explains overcommit's refusal, worded by release.
 const overusedWording = "overcommit after v1.10 names the resources overused (\"resource in cluster is overused: overused cpu\"); v1.10 did not"
@@ -190,6 +196,7 @@ func observe(t *testing.T, tc *harness.Test) (facts, []string) {
 	for _, j := range jobs.Items {
 		f["Job "+j.Name+": phase"] = string(j.Status.State.Phase)
 		f["Job "+j.Name+": succeeded"] = fmt.Sprint(j.Status.Succeeded)
+		f["Job "+j.Name+": restarted"] = fmt.Sprint(j.Status.RetryCount > 0)
 		groupName[fmt.Sprintf("%s-%s", j.Name, j.UID)] = "Job/" + j.Name
 	}
 	pods, err := tc.Kube.CoreV1().Pods(tc.Namespace).List(tc.Ctx, metav1.ListOptions{})
@@ -320,8 +327,7 @@ var diffScenarios = []diffScenario{
 		},
 		known: map[string]string{
 			`^events PodGroup Job/big: Normal Unschedulable: resource in cluster is overused`: overusedWording,
-			`^PodGroups Job/big: condition Unschedulable `: "gang's session close in newer Volcano skips jobs that have no " +
-				"pods yet; v1.10 gave them the Unschedulable condition (the Warning Event, which both give, says the same)",
+			`^PodGroups Job/big: condition Unschedulable `:                                    conditionWithoutPods,
 		},
 	},
 	{
@@ -390,6 +396,16 @@ var diffScenarios = []diffScenario{
 			tc.CreatePods(harness.Pods{Prefix: "high", Count: 2, CPU: "1", Memory: "1Gi", PodGroup: "high", PriorityClass: high})
 			waitPods(t, tc, "high", 2, harness.Running, "bound and Running")
 		},
+	},
+	{
+		name: "vcjob-queues-share-by-weight", conf: "reclaim-no-enqueue.yaml", controllers: true,
+		run:   queuesShareByWeight,
+		known: map[string]string{`^PodGroups Job/heavy: condition Unschedulable `: conditionWithoutPods},
+	},
+	{
+		name: "vcjob-preempt-restarts-job", conf: "preempt-no-enqueue.yaml", controllers: true,
+		run:   preemptRestartsJob,
+		known: map[string]string{`^PodGroups Job/low: condition Unschedulable `: conditionWithoutPods},
 	},
 	{
 		name: "reclaim", conf: "reclaim.yaml",

@@ -24,7 +24,16 @@ type vcTask struct {
 	name     string
 	replicas int32
 	cpu      string
+	// keepRunning labels the pods so that kwok keeps them Running; else
+	// kwok completes a Job's pods as soon as they run.
+	keepRunning bool
+	// priorityClass is the pods' spec.priorityClassName.
+	priorityClass string
 }
+
+// keepRunningLabel is the label kwok's pod-complete stage leaves alone
+// (hack/e2e-tools.sh).
+const keepRunningLabel = "e2e.caldera.dev/keep-running"
 
 // createVolcanoJob creates a batch.volcano.sh Job with what Volcano's
 // admission webhook, which the suite does not run, would default:
@@ -32,6 +41,12 @@ type vcTask struct {
 // minAvailable the sum of the replicas unless given.
 func createVolcanoJob(t *testing.T, tc *harness.Test, name, queue string, minAvailable int32, tasks ...vcTask) *batch.Job {
 	t.Helper()
+	return submitVolcanoJob(t, tc, newVolcanoJob(tc, name, queue, minAvailable, tasks...))
+}
+
+// newVolcanoJob builds the Job createVolcanoJob creates, for a test that
+// adds to it (policies, priority) before submitVolcanoJob.
+func newVolcanoJob(tc *harness.Test, name, queue string, minAvailable int32, tasks ...vcTask) *batch.Job {
 	if queue == "" {
 		queue = "default"
 	}
@@ -43,14 +58,19 @@ func createVolcanoJob(t *testing.T, tc *harness.Test, name, queue string, minAva
 		if minAvailable == 0 {
 			job.Spec.MinAvailable += task.replicas
 		}
+		labels := map[string]string{harness.SetLabel: name}
+		if task.keepRunning {
+			labels[keepRunningLabel] = "true"
+		}
 		job.Spec.Tasks = append(job.Spec.Tasks, batch.TaskSpec{
 			Name:     task.name,
 			Replicas: task.replicas,
 			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{harness.SetLabel: name}},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: v1.PodSpec{
-					SchedulerName: "volcano",
-					RestartPolicy: v1.RestartPolicyNever,
+					SchedulerName:     "volcano",
+					PriorityClassName: task.priorityClass,
+					RestartPolicy:     v1.RestartPolicyNever,
 					Containers: []v1.Container{{Name: "main", Image: "busybox", Resources: v1.ResourceRequirements{
 						Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(task.cpu), v1.ResourceMemory: resource.MustParse("256Mi")},
 					}}},
@@ -58,9 +78,15 @@ func createVolcanoJob(t *testing.T, tc *harness.Test, name, queue string, minAva
 			},
 		})
 	}
+	return job
+}
+
+// submitVolcanoJob creates job.
+func submitVolcanoJob(t *testing.T, tc *harness.Test, job *batch.Job) *batch.Job {
+	t.Helper()
 	created, err := tc.Volcano.BatchV1alpha1().Jobs(tc.Namespace).Create(tc.Ctx, job, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("creating Volcano Job %s: %v", name, err)
+		t.Fatalf("creating Volcano Job %s: %v", job.Name, err)
 	}
 	return created
 }

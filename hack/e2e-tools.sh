@@ -220,21 +220,41 @@ build_kube_command() {
 	log "${name}: $("${BIN_DIR}/${name}" --version)"
 }
 
+# KEEP_RUNNING_LABEL on a pod keeps kwok from completing it although a Job
+# owns it: the e2e tests whose Volcano Jobs must stay running (queues,
+# reclaim, preemption) put it in their pod templates.
+KEEP_RUNNING_LABEL="e2e.caldera.dev/keep-running"
+
+# keep_running_pods adds to the pod-complete stage on stdin, after its
+# selector on Job-owned pods, that the pod must not carry KEEP_RUNNING_LABEL.
+keep_running_pods() {
+	awk -v label="${KEEP_RUNNING_LABEL}" '
+		/^  name: pod-complete$/ { stage = 1 }
+		{ print }
+		stage && /^      - .Job.$/ {
+			printf "    - key: %c.metadata.labels[\"%s\"]%c\n", 39, label, 39
+			print "      operator: '"'"'DoesNotExist'"'"'"
+			stage = 0
+		}'
+}
+
 build_kwok() {
 	local stages="${CACHE_DIR}/kwok-stages.yaml"
-	if up_to_date kwok "${KWOK_VERSION}" && [[ -s "${stages}" ]]; then
+	if up_to_date kwok "${KWOK_VERSION}" && [[ -s "${stages}" ]] && grep -q "${KEEP_RUNNING_LABEL}" "${stages}"; then
 		log "kwok ${KWOK_VERSION}: up to date (${BIN_DIR}/kwok, ${stages})"
 		return
 	fi
-	log "kwok ${KWOK_VERSION}: go install sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
 	local dir moddir f
 	dir="${SRC_DIR}/kwok"
 	mkdir -p "${dir}"
-	(
-		# Outside any module: go install pkg@version resolves on its own.
-		cd "${dir}"
-		GOFLAGS=-buildvcs=false GOBIN="${BIN_DIR}" "${GO}" install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
-	)
+	if ! up_to_date kwok "${KWOK_VERSION}"; then
+		log "kwok ${KWOK_VERSION}: go install sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+		(
+			# Outside any module: go install pkg@version resolves on its own.
+			cd "${dir}"
+			GOFLAGS=-buildvcs=false GOBIN="${BIN_DIR}" "${GO}" install "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+		)
+	fi
 	log "kwok: writing stage configuration ${stages}"
 	moddir="$(cd "${dir}" && mod_download "sigs.k8s.io/kwok@${KWOK_VERSION}" Dir)"
 	[[ -d "${moddir}/kustomize/stage" ]] || die "no kustomize/stage in ${moddir}"
@@ -248,7 +268,8 @@ build_kwok() {
 			# Drop a leading document separator so there is exactly one between files.
 			sed '1{/^---[[:space:]]*$/d;}' "${moddir}/kustomize/stage/${f}"
 		done
-	} >"${stages}.tmp"
+	} | keep_running_pods >"${stages}.tmp"
+	grep -q "${KEEP_RUNNING_LABEL}" "${stages}.tmp" || die "could not add the ${KEEP_RUNNING_LABEL} exception to kwok's pod-complete stage"
 	mv -f "${stages}.tmp" "${stages}"
 	stamp kwok "${KWOK_VERSION}"
 	log "kwok: $("${BIN_DIR}/kwok" --version 2>&1 | head -n 1)"

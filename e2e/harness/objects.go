@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/util/retry"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 )
 
@@ -127,7 +128,8 @@ func (tc *Test) UpdateNode(name string, change func(*v1.Node)) {
 
 // CreateQueue creates an Open queue named tc.Name(name) and returns that
 // name. Volcano's controller would set the Open state; here the harness
-// writes it to the status subresource itself.
+// writes it to the status subresource itself, again on the latest copy if
+// the controller, when it runs, wrote the status first.
 func (tc *Test) CreateQueue(name string, spec v1beta1.QueueSpec) string {
 	tc.t.Helper()
 	queues := tc.Volcano.SchedulingV1beta1().Queues()
@@ -139,8 +141,19 @@ func (tc *Test) CreateQueue(name string, spec v1beta1.QueueSpec) string {
 	tc.mu.Lock()
 	tc.queues = append(tc.queues, q.Name)
 	tc.mu.Unlock()
-	q.Status.State = v1beta1.QueueStateOpen
-	if _, err := queues.UpdateStatus(tc.Ctx, q, metav1.UpdateOptions{}); err != nil {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		latest, err := queues.Get(tc.Ctx, q.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if latest.Status.State == v1beta1.QueueStateOpen {
+			return nil
+		}
+		latest.Status.State = v1beta1.QueueStateOpen
+		_, err = queues.UpdateStatus(tc.Ctx, latest, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		tc.t.Fatalf("opening queue %s: %v", q.Name, err)
 	}
 	return q.Name

@@ -35,6 +35,9 @@ type diffScenario struct {
 	// controllers starts Volcano's vc-controller-manager beside the
 	// scheduler, for scenarios that create batch.volcano.sh Jobs.
 	controllers bool
+	// before, when set, creates what must exist before the scheduler's
+	// first session.
+	before func(tc *harness.Test)
 	// run creates the scenario's objects (the scheduler already running)
 	// and waits until its end state has been reached, in terms both
 	// schedulers must meet.
@@ -44,7 +47,8 @@ type diffScenario struct {
 	known map[string]string
 }
 
-// facts maps what was observed ("PodGroup train: phase") to its value.
+// facts maps what was observed to its value: "Job train: phase" to
+// "Completed", or a count, "PodGroups q3: phase Running" to "6".
 type facts map[string]string
 
 // settle is how long the facts must stay unchanged before they are taken:
@@ -74,6 +78,9 @@ func TestDifferential(t *testing.T) {
 // settled facts, or nil if the run failed.
 func runScenario(t *testing.T, sc diffScenario, start func(*harness.Test)) facts {
 	tc := harness.NewTest(t)
+	if sc.before != nil {
+		sc.before(tc)
+	}
 	start(tc)
 	if sc.controllers {
 		tc.StartVolcanoControllers()
@@ -100,22 +107,13 @@ func runScenario(t *testing.T, sc diffScenario, start func(*harness.Test)) facts
 	return last
 }
 
-func testdataPath(t testing.TB, name string) string {
-	return strings.TrimPrefix(schedulerConf(t, name), "--scheduler-conf=")
-}
-
 // compareFacts fails t for each fact that differs between the two runs,
 // unless known explains it.
 func compareFacts(t *testing.T, vc, cal facts, known map[string]string) {
 	t.Helper()
-	keys := slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, struct{}) bool) {
-		for k := range vc {
-			yield(k, struct{}{})
-		}
-		for k := range cal {
-			yield(k, struct{}{})
-		}
-	})))
+	union := maps.Clone(vc)
+	maps.Copy(union, cal)
+	keys := slices.Sorted(maps.Keys(union))
 	for _, k := range keys {
 		a, b := vc[k], cal[k]
 		if a == b {
@@ -369,14 +367,8 @@ var diffScenarios = []diffScenario{
 	},
 	{
 		name: "queue-weights", conf: "allocate.yaml",
+		before: func(tc *harness.Test) { createWeightedQueueJobs(tc) },
 		run: func(t *testing.T, tc *harness.Test) {
-			tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "32Gi", Pods: 110})
-			// The queues are the test's, named after its namespace; the
-			// facts name pods by set, the same in both runs.
-			q1 := tc.CreateQueue("w1", v1beta1.QueueSpec{Weight: 1})
-			q3 := tc.CreateQueue("w3", v1beta1.QueueSpec{Weight: 3})
-			createJobs(tc, "q1", 16, q1, "1")
-			createJobs(tc, "q3", 16, q3, "1")
 			harness.Eventually(t, timeout, func() (bool, string) {
 				n := tc.CountPods("", harness.Bound)
 				return n == 8, fmt.Sprintf("%d pods bound, want the cluster's 8 cpus full", n)
@@ -385,17 +377,7 @@ var diffScenarios = []diffScenario{
 	},
 	{
 		name: "priority-preempt", conf: "preempt.yaml",
-		run: func(t *testing.T, tc *harness.Test) {
-			tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-			low := tc.CreatePriorityClass("low", 10)
-			high := tc.CreatePriorityClass("high", 1000)
-			tc.CreatePodGroup("low", v1beta1.PodGroupSpec{MinMember: 1, Queue: "default", PriorityClassName: low})
-			tc.CreatePods(harness.Pods{Prefix: "low", Count: 8, CPU: "1", Memory: "1Gi", PodGroup: "low", PriorityClass: low})
-			waitPods(t, tc, "low", 8, harness.Running, "bound and Running")
-			tc.CreatePodGroup("high", v1beta1.PodGroupSpec{MinMember: 2, Queue: "default", PriorityClassName: high})
-			tc.CreatePods(harness.Pods{Prefix: "high", Count: 2, CPU: "1", Memory: "1Gi", PodGroup: "high", PriorityClass: high})
-			waitPods(t, tc, "high", 2, harness.Running, "bound and Running")
-		},
+		run: preemptLowPriority,
 	},
 	{
 		name: "vcjob-queues-share-by-weight", conf: "reclaim-no-enqueue.yaml", controllers: true,
@@ -409,17 +391,6 @@ var diffScenarios = []diffScenario{
 	},
 	{
 		name: "reclaim", conf: "reclaim.yaml",
-		run: func(t *testing.T, tc *harness.Test) {
-			tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-			reclaimable := true
-			qa := tc.CreateQueue("a", v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable})
-			qb := tc.CreateQueue("b", v1beta1.QueueSpec{Weight: 1})
-			tc.CreatePodGroup("a", v1beta1.PodGroupSpec{MinMember: 1, Queue: qa})
-			tc.CreatePods(harness.Pods{Prefix: "a", Count: 8, CPU: "1", Memory: "1Gi", PodGroup: "a"})
-			waitPods(t, tc, "a", 8, harness.Running, "bound and Running")
-			tc.CreatePodGroup("b", v1beta1.PodGroupSpec{MinMember: 4, Queue: qb})
-			tc.CreatePods(harness.Pods{Prefix: "b", Count: 4, CPU: "1", Memory: "1Gi", PodGroup: "b"})
-			waitPods(t, tc, "b", 4, harness.Running, "bound and Running")
-		},
+		run: reclaimForStarvingGang,
 	},
 }

@@ -21,14 +21,20 @@ const (
 	bulkTimeout = 120 * time.Second // hundreds of pods
 )
 
-// schedulerConf is the --scheduler-conf flag for a file in testdata.
-func schedulerConf(t testing.TB, name string) string {
+// testdataPath is the absolute path of a file in testdata.
+func testdataPath(t testing.TB, name string) string {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "--scheduler-conf=" + path
+	return path
+}
+
+// schedulerConf is the --scheduler-conf flag for a file in testdata.
+func schedulerConf(t testing.TB, name string) string {
+	t.Helper()
+	return "--scheduler-conf=" + testdataPath(t, name)
 }
 
 // waitPods waits until exactly want pods of a set satisfy pred (harness.Bound,

@@ -15,22 +15,10 @@ import (
 // DisruptionTarget, then deleted) and the gang binds.
 func TestPreempt(t *testing.T) {
 	tc := harness.NewTest(t)
-	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-	low := tc.CreatePriorityClass("low", 10)
-	high := tc.CreatePriorityClass("high", 1000)
-	// One job of 8 with minMember 1: gang lets 7 of its pods be victims (a
-	// job of its own per pod would be protected by gang).
-	tc.CreatePodGroup("low", v1beta1.PodGroupSpec{MinMember: 1, Queue: "default", PriorityClassName: low})
-	tc.CreatePods(harness.Pods{Prefix: "low", Count: 8, CPU: "1", Memory: "1Gi", PodGroup: "low", PriorityClass: low})
 	rec := tc.RecordBindings()
-
 	tc.StartScheduler(schedulerConf(t, "preempt.yaml"))
-	waitPods(t, tc, "low", 8, harness.Running, "bound and Running")
+	preemptLowPriority(t, tc)
 
-	tc.CreatePodGroup("high", v1beta1.PodGroupSpec{MinMember: 2, Queue: "default", PriorityClassName: high})
-	tc.CreatePods(harness.Pods{Prefix: "high", Count: 2, CPU: "1", Memory: "1Gi", PodGroup: "high", PriorityClass: high})
-
-	waitPods(t, tc, "high", 2, harness.Running, "bound and Running")
 	var victims []*v1.Pod
 	for _, p := range rec.Deleted() {
 		if p.Labels[harness.SetLabel] != "low" {
@@ -57,4 +45,22 @@ func TestPreempt(t *testing.T) {
 		n := tc.CountPods("low", harness.Live)
 		return n == 8-len(victims), fmt.Sprintf("%d low-priority pods left, want %d", n, 8-len(victims))
 	})
+}
+
+// preemptLowPriority is TestPreempt's flow once the scheduler runs: eight
+// low-priority pods fill the cluster, then a high-priority gang of two
+// arrives and runs. The differential tests run it too.
+func preemptLowPriority(t *testing.T, tc *harness.Test) {
+	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	low := tc.CreatePriorityClass("low", 10)
+	high := tc.CreatePriorityClass("high", 1000)
+	// One job of 8 with minMember 1: gang lets 7 of its pods be victims (a
+	// job of its own per pod would be protected by gang).
+	tc.CreatePodGroup("low", v1beta1.PodGroupSpec{MinMember: 1, Queue: "default", PriorityClassName: low})
+	tc.CreatePods(harness.Pods{Prefix: "low", Count: 8, CPU: "1", Memory: "1Gi", PodGroup: "low", PriorityClass: low})
+	waitPods(t, tc, "low", 8, harness.Running, "bound and Running")
+
+	tc.CreatePodGroup("high", v1beta1.PodGroupSpec{MinMember: 2, Queue: "default", PriorityClassName: high})
+	tc.CreatePods(harness.Pods{Prefix: "high", Count: 2, CPU: "1", Memory: "1Gi", PodGroup: "high", PriorityClass: high})
+	waitPods(t, tc, "high", 2, harness.Running, "bound and Running")
 }

@@ -16,15 +16,8 @@ import (
 // 1-cpu jobs than the 8 cpus of the cluster, share it 2:6 (proportion).
 func TestQueueWeights(t *testing.T) {
 	tc := harness.NewTest(t)
-	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "32Gi", Pods: 110})
-	q1 := tc.CreateQueue("w1", v1beta1.QueueSpec{Weight: 1})
-	q3 := tc.CreateQueue("w3", v1beta1.QueueSpec{Weight: 3})
-	createJobs(tc, "q1", 16, q1, "1")
-	createJobs(tc, "q3", 16, q3, "1")
+	q1, q3 := createWeightedQueueJobs(tc)
 	rec := tc.RecordBindings()
-
-	// Everything exists before the first session, so that no queue gets a
-	// head start.
 	tc.StartScheduler(schedulerConf(t, "allocate.yaml"))
 
 	harness.Eventually(t, timeout, func() (bool, string) {
@@ -51,4 +44,18 @@ func TestQueueWeights(t *testing.T) {
 			return cpu.MilliValue() == int64(q.bound)*1000, fmt.Sprintf("queue %s status.allocated cpu %s, want %d", q.name, cpu.String(), q.bound)
 		})
 	}
+}
+
+// createWeightedQueueJobs makes TestQueueWeights' cluster: two nodes of 4
+// cpu, queues of weights 1 and 3, and sixteen 1-cpu jobs in each; it
+// returns the queues' names. Everything must exist before the first
+// session, so that no queue gets a head start. The differential tests
+// make it too.
+func createWeightedQueueJobs(tc *harness.Test) (q1, q3 string) {
+	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "32Gi", Pods: 110})
+	q1 = tc.CreateQueue("w1", v1beta1.QueueSpec{Weight: 1})
+	q3 = tc.CreateQueue("w3", v1beta1.QueueSpec{Weight: 3})
+	createJobs(tc, "q1", 16, q1, "1")
+	createJobs(tc, "q3", 16, q3, "1")
+	return q1, q3
 }

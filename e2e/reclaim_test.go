@@ -15,23 +15,10 @@ import (
 // pods and B's bind, each queue ending with its deserved half.
 func TestReclaim(t *testing.T) {
 	tc := harness.NewTest(t)
-	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
-	reclaimable := true
-	qa := tc.CreateQueue("a", v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable})
-	qb := tc.CreateQueue("b", v1beta1.QueueSpec{Weight: 1})
-	tc.CreatePodGroup("a", v1beta1.PodGroupSpec{MinMember: 1, Queue: qa})
-	tc.CreatePods(harness.Pods{Prefix: "a", Count: 8, CPU: "1", Memory: "1Gi", PodGroup: "a"})
 	rec := tc.RecordBindings()
-
 	tc.StartScheduler(schedulerConf(t, "reclaim.yaml"))
-	waitPods(t, tc, "a", 8, harness.Running, "bound and Running")
+	reclaimForStarvingGang(t, tc)
 
-	// A gang of 4: Volcano reclaims only for a starving job, one with fewer
-	// than minMember pods placed; with minMember 1 a single pod is reclaimed.
-	tc.CreatePodGroup("b", v1beta1.PodGroupSpec{MinMember: 4, Queue: qb})
-	tc.CreatePods(harness.Pods{Prefix: "b", Count: 4, CPU: "1", Memory: "1Gi", PodGroup: "b"})
-
-	waitPods(t, tc, "b", 4, harness.Running, "bound and Running")
 	harness.Eventually(t, timeout, func() (bool, string) {
 		n := tc.CountPods("a", harness.Live)
 		return n == 4, fmt.Sprintf("queue A has %d pods left, want its deserved 4", n)
@@ -43,4 +30,23 @@ func TestReclaim(t *testing.T) {
 			t.Errorf("reclaimed pod %s was deleted without a DisruptionTarget condition", p.Name)
 		}
 	}
+}
+
+// reclaimForStarvingGang is TestReclaim's flow once the scheduler runs:
+// reclaimable queue A fills the cluster, then queue B's gang of 4 arrives
+// and runs. The differential tests run it too.
+func reclaimForStarvingGang(t *testing.T, tc *harness.Test) {
+	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
+	reclaimable := true
+	qa := tc.CreateQueue("a", v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable})
+	qb := tc.CreateQueue("b", v1beta1.QueueSpec{Weight: 1})
+	tc.CreatePodGroup("a", v1beta1.PodGroupSpec{MinMember: 1, Queue: qa})
+	tc.CreatePods(harness.Pods{Prefix: "a", Count: 8, CPU: "1", Memory: "1Gi", PodGroup: "a"})
+	waitPods(t, tc, "a", 8, harness.Running, "bound and Running")
+
+	// A gang of 4: Volcano reclaims only for a starving job, one with fewer
+	// than minMember pods placed; with minMember 1 a single pod is reclaimed.
+	tc.CreatePodGroup("b", v1beta1.PodGroupSpec{MinMember: 4, Queue: qb})
+	tc.CreatePods(harness.Pods{Prefix: "b", Count: 4, CPU: "1", Memory: "1Gi", PodGroup: "b"})
+	waitPods(t, tc, "b", 4, harness.Running, "bound and Running")
 }

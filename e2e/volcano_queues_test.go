@@ -13,11 +13,8 @@ import (
 	"github.com/caldera-scheduler/caldera/e2e/harness"
 )
 
-// runningPods counts the pods of a Job's set that are bound, Running and
-// not being deleted.
-func runningPods(tc *harness.Test, job string) int {
-	return tc.CountPods(job, func(p *v1.Pod) bool { return harness.Running(p) && harness.Live(p) })
-}
+// runningLive holds for a pod bound, Running and not being deleted.
+func runningLive(p *v1.Pod) bool { return harness.Running(p) && harness.Live(p) }
 
 // TestVolcanoQueuesShareByWeight: two Volcano Jobs in queues of weights 3
 // and 1, reclaimable, each wanting the whole cluster (8 pods of 1 cpu on
@@ -44,15 +41,12 @@ func queuesShareByWeight(t *testing.T, tc *harness.Test) {
 	q1 := tc.CreateQueue("w1", v1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable})
 
 	createVolcanoJob(t, tc, "heavy", q3, 6, vcTask{name: "worker", replicas: 8, cpu: "1", keepRunning: true})
-	harness.Eventually(t, timeout, func() (bool, string) {
-		n := runningPods(tc, "heavy")
-		return n == 8, fmt.Sprintf("%d of heavy's pods Running, want all 8 while it is alone", n)
-	})
+	waitPods(t, tc, "heavy", 8, runningLive, "Running while the Job is alone")
 
 	createVolcanoJob(t, tc, "light", q1, 2, vcTask{name: "worker", replicas: 8, cpu: "1", keepRunning: true})
 	waitJobPhase(t, tc, "light", batch.Running)
 	harness.Eventually(t, timeout, func() (bool, string) {
-		heavy, light := runningPods(tc, "heavy"), runningPods(tc, "light")
+		heavy, light := tc.CountPods("heavy", runningLive), tc.CountPods("light", runningLive)
 		return heavy == 6 && light == 2, fmt.Sprintf("Running pods: weight-3 Job %d, weight-1 Job %d; want 6 and 2", heavy, light)
 	})
 	if j := waitJobPhase(t, tc, "heavy", batch.Running); j.Status.Running < 6 {
@@ -84,10 +78,7 @@ func preemptRestartsJob(t *testing.T, tc *harness.Test) {
 	lowJob.Spec.PriorityClassName = low
 	lowJob.Spec.Policies = []batch.LifecyclePolicy{{Event: busv1alpha1.PodEvictedEvent, Action: busv1alpha1.RestartJobAction}}
 	submitVolcanoJob(t, tc, lowJob)
-	harness.Eventually(t, timeout, func() (bool, string) {
-		n := runningPods(tc, "low")
-		return n == 8, fmt.Sprintf("%d of the low Job's pods Running, want 8", n)
-	})
+	waitPods(t, tc, "low", 8, runningLive, "Running")
 	firstUIDs := map[string]bool{}
 	for _, p := range tc.ListPods("low") {
 		firstUIDs[string(p.UID)] = true
@@ -98,10 +89,7 @@ func preemptRestartsJob(t *testing.T, tc *harness.Test) {
 	submitVolcanoJob(t, tc, highJob)
 
 	waitJobPhase(t, tc, "high", batch.Running)
-	harness.Eventually(t, timeout, func() (bool, string) {
-		n := runningPods(tc, "high")
-		return n == 2, fmt.Sprintf("%d of the high Job's pods Running, want 2", n)
-	})
+	waitPods(t, tc, "high", 2, runningLive, "Running")
 	harness.Eventually(t, timeout, func() (bool, string) {
 		j, err := tc.Volcano.BatchV1alpha1().Jobs(tc.Namespace).Get(tc.Ctx, "low", metav1.GetOptions{})
 		if err != nil {
@@ -117,7 +105,7 @@ func preemptRestartsJob(t *testing.T, tc *harness.Test) {
 			if firstUIDs[string(p.UID)] {
 				old++
 			}
-			if harness.Running(&p) && harness.Live(&p) {
+			if runningLive(&p) {
 				running++
 			}
 		}

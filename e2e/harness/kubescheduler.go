@@ -54,27 +54,16 @@ leaderElection:
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.proc, err = startProcess(name, s.LogPath, bin,
-		"--config="+config,
+	s.proc = tc.launch(name, s.LogPath, bin, []string{
+		"--config=" + config,
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
-		"--cert-dir="+filepath.Join(c.Dir, name+"-certs"),
+		"--cert-dir=" + filepath.Join(c.Dir, name+"-certs"),
 		// /readyz is always allowed; these let the server check the rest.
-		"--authentication-kubeconfig="+c.AdminKubeconfig,
-		"--authorization-kubeconfig="+c.AdminKubeconfig,
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("started %s (pid %d), log %s", name, s.proc.pid(), s.LogPath)
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Error(err)
-		}
-		if t.Failed() {
-			t.Logf("%s log (last 100 lines of %s):\n%s", name, s.LogPath, tail(s.LogPath, 100))
-		}
+		"--authentication-kubeconfig=" + c.AdminKubeconfig,
+		"--authorization-kubeconfig=" + c.AdminKubeconfig,
 	})
+	tc.stopAtEnd(name, s.LogPath, s.Stop)
 	url := fmt.Sprintf("https://%s/readyz", loopback(port))
 	if err := waitHTTP(context.Background(), s.proc, 60*time.Second, url, "", "ok"); err != nil {
 		t.Fatal(err)
@@ -86,15 +75,7 @@ leaderElection:
 // says so. Without leader election kube-scheduler exits with an error
 // status when told to stop ("finished without leader elect"): that is not
 // a failure.
-func (s *KubeScheduler) Stop() error {
-	if s.stopped.Swap(true) {
-		return nil
-	}
-	if killed, _ := s.proc.stop(10 * time.Second); killed {
-		return fmt.Errorf("%s did not exit within 10s of SIGTERM; killed", s.Name)
-	}
-	return nil
-}
+func (s *KubeScheduler) Stop() error { return stopUnjudged(&s.stopped, s.proc, s.Name) }
 
 // Pid is the process id.
 func (s *KubeScheduler) Pid() int { return s.proc.pid() }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
@@ -82,14 +81,7 @@ func (tc *Test) StartScheduler(args ...string) *Scheduler {
 		"--schedule-period=1s",
 		"--leader-elect=false",
 	}, args...)
-	if err := os.WriteFile(s.LogPath, fmt.Appendf(nil, "# %s %q\n", c.caldera, full), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.proc, err = startProcess(name, s.LogPath, c.caldera, full...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("started %s (pid %d), log %s", name, s.proc.pid(), s.LogPath)
+	s.proc = tc.launch(name, s.LogPath, c.caldera, full)
 	t.Cleanup(func() {
 		if !s.stopped.Load() {
 			if err := s.Stop(); err != nil {

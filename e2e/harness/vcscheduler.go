@@ -1,13 +1,9 @@
 package harness
 
 import (
-	"bufio"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,22 +66,8 @@ func (tc *Test) StartVcScheduler(conf string, args ...string) *VcScheduler {
 		"--logtostderr=true",
 		"-v=3",
 	}, args...)
-	if err := os.WriteFile(s.LogPath, fmt.Appendf(nil, "# %s %q\n", bin, full), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.proc, err = startProcess(name, s.LogPath, bin, full...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("started %s (pid %d), log %s", name, s.proc.pid(), s.LogPath)
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Error(err)
-		}
-		if t.Failed() {
-			t.Logf("%s log (last 100 lines of %s):\n%s", name, s.LogPath, tail(s.LogPath, 100))
-		}
-	})
+	s.proc = tc.launch(name, s.LogPath, bin, full)
+	tc.stopAtEnd(name, s.LogPath, s.Stop)
 	if err := waitHTTP(tc.Ctx, s.proc, 60*time.Second, "http://"+loopback(healthPort)+"/healthz", "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -100,13 +82,12 @@ const sessionsMetric = "volcano_e2e_scheduling_latency_milliseconds_count"
 // /readyz answers.
 func (s *VcScheduler) WaitFirstSession(t testing.TB, timeout time.Duration) {
 	t.Helper()
-	client := &http.Client{Timeout: 5 * time.Second}
 	deadline := time.Now().Add(timeout)
 	for {
 		if s.proc.exited() {
 			t.Fatalf("%s exited before its first session: %v", s.Name, s.proc.err)
 		}
-		if n, err := scrapeCounter(client, s.MetricsURL+"/metrics", sessionsMetric); err == nil && n > 0 {
+		if m, err := ReadMetrics(s.MetricsURL+"/metrics", 5*time.Second); err == nil && m[sessionsMetric] > 0 {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -116,38 +97,10 @@ func (s *VcScheduler) WaitFirstSession(t testing.TB, timeout time.Duration) {
 	}
 }
 
-// scrapeCounter reads one unlabelled sample from a Prometheus text page.
-func scrapeCounter(client *http.Client, url, name string) (float64, error) {
-	resp, err := client.Get(url)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, fmt.Errorf("no sample %s at %s", name, url)
-}
-
 // Stop sends SIGTERM and waits up to 10 s for the exit, then SIGKILLs and
 // says so. vc-scheduler has no graceful stop of its own: its exit status
 // after SIGTERM is not judged.
-func (s *VcScheduler) Stop() error {
-	if s.stopped.Swap(true) {
-		return nil
-	}
-	if killed, _ := s.proc.stop(10 * time.Second); killed {
-		return fmt.Errorf("%s did not exit within 10s of SIGTERM; killed", s.Name)
-	}
-	return nil
-}
+func (s *VcScheduler) Stop() error { return stopUnjudged(&s.stopped, s.proc, s.Name) }
 
 // LogLines counts the lines of the scheduler's log containing substr.
 func (s *VcScheduler) LogLines(substr string) int {

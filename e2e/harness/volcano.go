@@ -55,14 +55,7 @@ func (tc *Test) StartVolcanoControllers(args ...string) *VolcanoControllers {
 		"--logtostderr=true",
 		"-v=3",
 	}, args...)
-	if err := os.WriteFile(vc.LogPath, fmt.Appendf(nil, "# %s %q\n", bin, full), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	vc.proc, err = startProcess(name, vc.LogPath, bin, full...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("started %s (pid %d), log %s", name, vc.proc.pid(), vc.LogPath)
+	vc.proc = tc.launch(name, vc.LogPath, bin, full)
 	t.Cleanup(func() {
 		// The test's Jobs go first, while the controllers can still delete
 		// their pods: left behind, they would be acted on by the

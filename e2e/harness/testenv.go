@@ -99,7 +99,13 @@ func (tc *Test) cleanup() {
 	}); err != nil {
 		t.Errorf("cleanup: deleting pods: %v", err)
 	}
-	if err := tc.Volcano.SchedulingV1beta1().PodGroups(tc.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+	// PodGroups likewise: Volcano's controller makes one per plain pod.
+	groups := tc.Volcano.SchedulingV1beta1().PodGroups(tc.Namespace)
+	if list, err := groups.List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("cleanup: listing PodGroups: %v", err)
+	} else if err := Parallel(len(list.Items), cleanupWorkers, func(i int) error {
+		return ignoreNotFound(groups.Delete(ctx, list.Items[i].Name, metav1.DeleteOptions{}))
+	}); err != nil {
 		t.Errorf("cleanup: deleting PodGroups: %v", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -33,7 +33,7 @@ E2E_TOOLS_ENV = GO=$(GO) ETCD_VERSION=$(ETCD_VERSION) KUBE_VERSION=$(KUBE_VERSIO
 	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION) \
 	KUBE_STAGING_SUBSTITUTES="$(KUBE_STAGING_SUBSTITUTES)" VOLCANO_VERSION=$(VOLCANO_VERSION)
 
-.PHONY: all build test check sdk-check test-all fmt-check vet tidy-check simulate bench acceptance
+.PHONY: all build test check sdk-check test-all fuzz fmt-check vet tidy-check simulate bench acceptance
 
 all: build
 
@@ -78,7 +78,22 @@ sdk-check:
 # With the example plugins built, the Wasm differential tests must run (not skip).
 test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
+	$(MAKE) fuzz FUZZTIME=10s
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) deploy-check e2e
+
+# Go's fuzzer on every decoder of bytes the scheduler does not control: guest replies,
+# descriptors and event verdicts (runtime), the scheduler configuration (scheduler/conf)
+# and cluster manifests (scheduler/simulator), FUZZTIME each. The seeds (golden vectors,
+# scenario files, and any input a failure saved under the package's testdata/fuzz) also
+# run in every `go test`.
+FUZZTIME ?= 60s
+FUZZ_TARGETS = runtime:FuzzDecodeReply runtime:FuzzDescriptor runtime:FuzzEventVerdict \
+	scheduler/conf:FuzzParse scheduler/simulator:FuzzParseCluster
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz: $$pkg $$name for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+	done
 
 # README's first command: the scheduler on the example cluster, embedded default configuration.
 simulate: build

@@ -528,8 +528,6 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	return nil
 }
 
-// scoringFailed reports a failed node_order_batch: an ignorable plugin then
-// scores nothing.
 // unusable handles a reply that decoded but cannot be used: a failed
 // call, counted, its instance discarded, and an ignorable plugin skipped
 // for the rest of the session.
@@ -542,6 +540,8 @@ func (a *adapter) unusable(hook abi.Hook, problem string) error {
 	return err
 }
 
+// scoringFailed reports a failed node_order_batch: an ignorable plugin then
+// scores nothing.
 func (a *adapter) scoringFailed(err error) error {
 	a.failed(abi.HookNodeOrderBatch, err)
 	if a.policy.Ignorable {

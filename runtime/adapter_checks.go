@@ -31,10 +31,6 @@ var (
 	_ framework.TargetJobPicker     = &adapter{}
 )
 
-func errCount(plugin string, hook abi.Hook, got int, what string, want int) error {
-	return fmt.Errorf("plugin %s, hook %s: %w: %d %s for %d", plugin, hook, ErrReply, got, what, want)
-}
-
 // ask calls a hook with one answer; false means the caller must give its
 // fail-safe (or, when skipped, neutral) answer.
 func (a *adapter) ask(hook abi.Hook, args any, out any) bool {

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -80,7 +82,7 @@ func (a *adapter) fetch(hook abi.Hook, args any, handles []int32, k *keyList) bo
 		return false
 	}
 	if len(keys) != len(handles) {
-		a.failed(hook, errCount(a.name, hook, len(keys), "keys", len(handles)))
+		a.failed(hook, a.unusable(hook, fmt.Sprintf("%d keys for %d objects", len(keys), len(handles))))
 		return false
 	}
 	for i, h := range handles {

@@ -129,12 +129,46 @@ func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []b
 		p.discard(in)
 		return 0, "", err
 	}
+	if err := p.checkReplySize(raw); err != nil {
+		p.discard(in)
+		return 0, "", err
+	}
 	code, msg, err := DecodeReply(raw, out)
 	if err != nil {
 		p.discard(in)
 		return 0, "", err
 	}
 	return code, msg, nil
+}
+
+// smallReply is the size under which a reply is decoded without counting
+// its values first: it cannot hold more values than bytes.
+const smallReply = 64 << 10
+
+// checkReplySize refuses a reply of more values than maxValues allows
+// before anything is decoded from it.
+func (p *Plugin) checkReplySize(raw []byte) error {
+	if len(raw) <= smallReply {
+		return nil
+	}
+	if err := checkGuestMsgpackWithin(raw, p.maxValues()); err != nil {
+		return fmt.Errorf("%w: %v", ErrReply, err)
+	}
+	return nil
+}
+
+// maxValues bounds the values of one reply: one per 32 bytes of the
+// module's memory limit (2 Mi for the default 64 MiB), so that what the
+// host allocates to decode a reply, some tens of bytes a value, stays of
+// the order of the memory the module itself may use. The largest replies
+// of a session, a verdict per node of 50,000 nodes or a key per task of
+// 100,000 tasks, hold a few hundred thousand.
+func (p *Plugin) maxValues() uint64 {
+	limit := uint64(p.opts.Limits.MemoryLimitPages) * 65536
+	if limit == 0 {
+		limit = 4 << 30 // wasm32's whole address space
+	}
+	return max(limit/32, smallReply)
 }
 
 // DecodeReply decodes a guest's reply, [code, message, result], and the

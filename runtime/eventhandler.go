@@ -102,6 +102,8 @@ type EventHandler struct {
 
 	mu       sync.Mutex
 	lastWarn map[string]time.Time
+	// breaker pauses the calls of a module that keeps failing.
+	breaker breaker
 }
 
 // The cache waits for the handler's queue before the first session.
@@ -128,7 +130,8 @@ func NewEventHandler(p *Plugin, name string, cfg HandlerConfig, next cache.Event
 	if !p.Implements(abi.HookCacheEvent) {
 		return nil, fmt.Errorf("module %s does not declare the hook cache_event: it is not an event handler (it declares %s)", name, strings.Join(p.Descriptor().Hooks, ", "))
 	}
-	h := &EventHandler{plugin: p, name: name, cfg: cfg, next: next, seed: maphash.MakeSeed(), lastWarn: map[string]time.Time{}}
+	h := &EventHandler{plugin: p, name: name, cfg: cfg, next: next, seed: maphash.MakeSeed(), lastWarn: map[string]time.Time{},
+		breaker: breaker{now: time.Now}}
 	if len(cfg.Arguments) > 0 {
 		var err error
 		if h.arguments, err = encodeArguments(cfg.Arguments); err != nil {
@@ -229,8 +232,15 @@ func (s *eventShard) drain() {
 // its deadline is not split: every retry would cost the deadline again.
 func (s *eventShard) handleBatch(batch []cache.Event) {
 	h := s.h
+	if err := h.breaker.paused(); err != nil {
+		for _, ev := range batch {
+			h.fail(ev, err)
+		}
+		return
+	}
 	verdicts, err := h.ask(batch, &s.body)
-	if err != nil && len(batch) > 1 && !errors.Is(err, ErrTimeout) {
+	h.breaker.record(err == nil)
+	if err != nil && len(batch) > 1 && !errors.Is(err, ErrTimeout) && !h.breaker.open() {
 		half := len(batch) / 2
 		s.handleBatch(batch[:half:half])
 		s.handleBatch(batch[half:])

@@ -47,13 +47,15 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	p.seq++
 	name := fmt.Sprintf("%s#%d", p.opts.Name, p.seq)
 	p.mu.Unlock()
+	stdout := &guestOutput{logs: p.opts.logs, level: 2}
+	stderr := &guestOutput{logs: p.opts.logs, level: 1}
 	cfg := wazero.NewModuleConfig().
 		WithName(name).
 		// Reactors: nothing runs at instantiation; _initialize is called
 		// below, under the same deadline as a call.
 		WithStartFunctions().
-		WithStdout(logWriter{p.opts.Log, 2}).
-		WithStderr(logWriter{p.opts.Log, 1})
+		WithStdout(stdout).
+		WithStderr(stderr)
 	mod, err := p.rt.InstantiateModule(ctx, p.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)
@@ -69,6 +71,7 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("instrumented module lacks its %s global", interrupt.Export)
 		}
 		in.interrupt = g
+		stdout.interrupt, stderr.interrupt = g, g
 	}
 	if init := mod.ExportedFunction(abi.ExportInitialize); init != nil {
 		_, err := in.invoke(in.watch(ctx, p.opts.Limits.CallTimeout), init)
@@ -255,13 +258,21 @@ func classify(err error) error {
 	}
 }
 
-// logWriter sends guest output to the plugin's log, one line per write.
-type logWriter struct {
-	log   func(int, string)
-	level int
+// guestOutput sends what the guest writes to stdout or stderr to the
+// plugin's log, one line per write, under the log limits. It cannot see
+// the call's context: an instrumented instance's interrupt global says
+// whether the deadline has passed (the others are closed by wazero when it
+// does).
+type guestOutput struct {
+	logs      *logLimiter
+	level     int
+	interrupt api.Global
 }
 
-func (w logWriter) Write(b []byte) (int, error) {
-	w.log(w.level, string(b))
+func (w *guestOutput) Write(b []byte) (int, error) {
+	if w.interrupt != nil && w.interrupt.Get() != 0 {
+		panic(fmt.Errorf("%w: stopped in fd_write", ErrTimeout))
+	}
+	w.logs.guest(w.level, b)
 	return len(b), nil
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // maxGuestDepth bounds the nesting of msgpack a guest sends: no reply of
@@ -22,7 +23,15 @@ var errMsgpack = errors.New("malformed msgpack")
 // allocation of hundreds of GB). So the value must nest at most
 // maxGuestDepth levels, and every count and length must fit in the bytes
 // that follow it. Trailing bytes are left to the decoder.
-func checkGuestMsgpack(b []byte) error {
+func checkGuestMsgpack(b []byte) error { return checkGuestMsgpackWithin(b, math.MaxUint64) }
+
+// checkGuestMsgpackWithin is checkGuestMsgpack for a value of at most
+// maxValues values in all, its elements and theirs included: the host
+// decodes each value into some tens of bytes (a slice or string header, an
+// interface), so a reply of 16 MiB of nils would cost it gigabytes where
+// the module's own memory is capped at tens of megabytes.
+func checkGuestMsgpackWithin(b []byte, maxValues uint64) error {
+	values := uint64(0)
 	var pending [maxGuestDepth + 1]uint64 // values still to read, per open level
 	depth := 0
 	pending[0] = 1
@@ -45,6 +54,9 @@ func checkGuestMsgpack(b []byte) error {
 		pos += skip
 		rest := uint64(len(b) - pos)
 		if children > 0 {
+			if values += children; values > maxValues {
+				return fmt.Errorf("%w: more than %d values", errMsgpack, maxValues)
+			}
 			if children > rest { // every value takes at least one byte
 				return fmt.Errorf("%w: byte %d claims %d values, %d bytes follow", errMsgpack, pos, children, rest)
 			}

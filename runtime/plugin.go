@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
 	"github.com/caldera-scheduler/caldera/runtime/interrupt"
 )
 
@@ -53,6 +53,8 @@ type Options struct {
 	SHA256 string
 	// Log receives the guest's log lines and output.
 	Log func(level int, msg string)
+	// logs limits what reaches Log (LoadBytes sets it).
+	logs *logLimiter
 }
 
 // Plugin is a loaded module: compiled once, instantiated per concurrent
@@ -90,7 +92,7 @@ type Plugin struct {
 // Load reads, checks, compiles and instantiates a module, and asks it who
 // it is. Every failure names the file and what is wrong with it.
 func Load(ctx context.Context, path string, opts Options) (*Plugin, error) {
-	code, err := os.ReadFile(path)
+	code, err := regularfile.Read(path, regularfile.MaxModule)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", opts.Name, err)
 	}
@@ -109,7 +111,8 @@ func LoadBytes(ctx context.Context, code []byte, opts Options) (*Plugin, error) 
 	if opts.Log == nil {
 		opts.Log = func(int, string) {}
 	}
-	opts.Log = rateLimited(opts.Log)
+	opts.logs = newLogLimiter(opts.Log)
+	opts.Log = opts.logs.log
 	sum := sha256.Sum256(code)
 	digest := hex.EncodeToString(sum[:])
 	if opts.SHA256 != "" && opts.SHA256 != digest {
@@ -217,7 +220,7 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
 	}
-	if err := checkGuestMsgpack(reply); err != nil {
+	if err := checkGuestMsgpackWithin(reply, p.maxValues()); err != nil {
 		return fmt.Errorf("%s: %w", abi.ExportDescribe, err)
 	}
 	if err := msgpack.Unmarshal(reply, &p.descriptor); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
+	"github.com/caldera-scheduler/caldera/scheduler/simulator"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
 )
 
@@ -147,6 +149,45 @@ func TestFailingModuleFailsSafe(t *testing.T) {
 	got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", dir)
 	if len(got.Binds) != 0 || len(got.Evictions) != 0 {
 		t.Errorf("a module that fails every call let %d binds and %d evictions through", len(got.Binds), len(got.Evictions))
+	}
+}
+
+// A module whose job_ready fails keeps every gang from binding; each pod
+// left unbound is still listed among the unschedulable ones with a reason,
+// those a kept statement allocated as Volcano words them ("can possibly be
+// assigned to <node>, once minAvailable is satisfied").
+func TestFailedJobReadyListsEveryUnboundPod(t *testing.T) {
+	dir := hostileModule(t)
+	data := randomcluster.Generate(5)
+	cluster := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(cluster, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "scheduler.yaml")
+	if err := os.WriteFile(path, []byte(hostileBase+"- plugins: [{name: hostile, arguments: {hostile.hook: job_ready, hostile.mode: trap, hostile.minNodes: 3}}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", dir)
+	parsed, err := simulator.ParseCluster(data, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schedulable := 0
+	for _, p := range parsed.Pods {
+		key := p.Namespace + "/" + p.Name
+		if _, bound := got.Binds[key]; bound || p.Spec.NodeName != "" {
+			continue
+		}
+		reason, listed := got.Unschedulable[key]
+		if !listed || reason == "" {
+			t.Errorf("%s: unbound and not listed among the unschedulable pods (listed: %v, reason %q)", key, listed, reason)
+		}
+		if strings.Contains(reason, "once minAvailable is satisfied") {
+			schedulable++
+		}
+	}
+	if schedulable == 0 {
+		t.Error("no unbound pod says it could be assigned once minAvailable is satisfied: the kept statements' pods were not listed")
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -40,21 +42,30 @@ type module struct {
 	served bool
 }
 
+// sandboxArgs are the wasm.* arguments there are; any other is refused,
+// lest a misspelt limit leave the default in force unnoticed.
+var sandboxArgs = []string{argMemoryLimitPages, argCallTimeout, argIgnorable, argSHA256}
+
 // sandbox reads the wasm.* arguments of a tier entry.
 func sandbox(name string, args framework.Arguments) (runtime.Options, runtime.Policy, error) {
 	opts := runtime.Options{Name: name, Limits: runtime.DefaultLimits(), Log: GuestLog(name)}
 	var policy runtime.Policy
-	var pages int
-	var timeout string
-	if err := args.Int(argMemoryLimitPages, &pages); err != nil {
-		return opts, policy, err
+	for key := range args {
+		if strings.HasPrefix(key, "wasm.") && !slices.Contains(sandboxArgs, key) {
+			return opts, policy, fmt.Errorf("unknown sandbox argument %s: expected one of %s", key, strings.Join(sandboxArgs, ", "))
+		}
 	}
-	if pages < 0 || pages > 65536 {
-		return opts, policy, fmt.Errorf("%s: expected 1 to 65536 pages of 64 KiB, got %d", argMemoryLimitPages, pages)
-	}
-	if pages > 0 {
+	if _, given := args[argMemoryLimitPages]; given {
+		pages := -1
+		if err := args.Int(argMemoryLimitPages, &pages); err != nil {
+			return opts, policy, err
+		}
+		if pages < 1 || pages > 65536 {
+			return opts, policy, fmt.Errorf("%s: expected 1 to 65536 pages of 64 KiB, got %v", argMemoryLimitPages, args[argMemoryLimitPages])
+		}
 		opts.Limits.MemoryLimitPages = uint32(pages)
 	}
+	var timeout string
 	if err := args.String(argCallTimeout, &timeout); err != nil {
 		return opts, policy, err
 	}
@@ -62,6 +73,9 @@ func sandbox(name string, args framework.Arguments) (runtime.Options, runtime.Po
 		d, err := time.ParseDuration(timeout)
 		if err != nil {
 			return opts, policy, fmt.Errorf("%s: %w", argCallTimeout, err)
+		}
+		if d < 0 {
+			return opts, policy, fmt.Errorf("%s: %s is negative: expected a duration such as 1s, or 0 for no deadline (trusted modules only)", argCallTimeout, timeout)
 		}
 		opts.Limits.CallTimeout = d
 	}

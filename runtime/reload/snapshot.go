@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
 )
 
 // snapshot is the policy's files as read at one moment: each is read once,
@@ -93,7 +95,7 @@ func (r *Reloader) readSnapshotOnce() (*snapshot, map[string]string) {
 		return versions[dir]
 	}
 	if path := r.opts.ConfigPath; path != "" {
-		s.config, s.err = os.ReadFile(filepath.Join(from(filepath.Dir(path)), filepath.Base(path)))
+		s.config, s.err = regularfile.Read(filepath.Join(from(filepath.Dir(path)), filepath.Base(path)), regularfile.MaxConfig)
 		if s.err != nil {
 			s.err, s.errPath = fmt.Errorf("scheduler configuration: %w", s.err), path
 		}
@@ -111,7 +113,7 @@ func (r *Reloader) readSnapshotOnce() (*snapshot, map[string]string) {
 				continue
 			}
 			f := moduleFile{path: filepath.Join(dir, base)}
-			f.code, f.err = os.ReadFile(filepath.Join(version, base))
+			f.code, f.err = regularfile.Read(filepath.Join(version, base), regularfile.MaxModule)
 			if errors.Is(f.err, fs.ErrNotExist) {
 				// A dangling link, in the middle of a ConfigMap update: the
 				// module is going away.

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
 	"github.com/caldera-scheduler/caldera/runtime"
 )
 
@@ -141,7 +142,7 @@ func (w *warmer) scan(ctx context.Context) []pending {
 		if same {
 			continue
 		}
-		code, err := os.ReadFile(path)
+		code, err := regularfile.Read(path, regularfile.MaxModule)
 		if err != nil {
 			continue
 		}

@@ -51,21 +51,63 @@ func NewResource(rl v1.ResourceList) *Resource {
 	for name, q := range rl {
 		switch name {
 		case v1.ResourceCPU:
-			r.MilliCPU += float64(q.MilliValue())
+			r.MilliCPU += milliOf(q)
 		case v1.ResourceMemory:
-			r.Memory += float64(q.Value())
+			r.Memory += valueOf(q)
 		case v1.ResourcePods:
-			r.MaxTaskNum += int(q.Value())
-			r.AddScalar(name, float64(q.Value()))
+			r.MaxTaskNum += int(min(valueOf(q), math.MaxInt32))
+			r.AddScalar(name, valueOf(q))
 		case v1.ResourceEphemeralStorage:
-			r.AddScalar(name, float64(q.MilliValue()))
+			r.AddScalar(name, milliOf(q))
 		default:
 			if isScalarResourceName(name) {
-				r.AddScalar(name, float64(q.MilliValue()))
+				r.AddScalar(name, milliOf(q))
 			}
 		}
 	}
 	return r
+}
+
+// Quantity.Value and MilliValue wrap past 2^63: a pod asking cpu: 1e16
+// (1e19 milli-CPU) would ask a negative amount and fit on any node, and a
+// node with memory: 1e30 would offer none. Quantities within int64 are
+// converted as Volcano converts them; larger ones by their float value,
+// which is never wrapped (a request that large fits no node, whose
+// allocatable is what a kubelet can report).
+var (
+	maxExactValue = resource.NewQuantity(math.MaxInt64, resource.DecimalSI)
+	minExactValue = resource.NewQuantity(math.MinInt64, resource.DecimalSI)
+	maxExactMilli = resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI)
+	minExactMilli = resource.NewMilliQuantity(math.MinInt64, resource.DecimalSI)
+)
+
+func valueOf(q resource.Quantity) float64 {
+	if q.Cmp(*maxExactValue) <= 0 && q.Cmp(*minExactValue) >= 0 {
+		return float64(q.Value())
+	}
+	return q.AsApproximateFloat64()
+}
+
+func milliOf(q resource.Quantity) float64 {
+	if q.Cmp(*maxExactMilli) <= 0 && q.Cmp(*minExactMilli) >= 0 {
+		return float64(q.MilliValue())
+	}
+	return q.AsApproximateFloat64() * 1000
+}
+
+// CheckQuantity says whether q, the amount of resource name, is one the
+// scheduler's arithmetic holds exactly: milli-units of CPU, ephemeral
+// storage and extended resources, and bytes of memory, within int64, as
+// Volcano and kube-scheduler count them.
+func CheckQuantity(name v1.ResourceName, q resource.Quantity) error {
+	limit := maxExactMilli
+	if name == v1.ResourceMemory || name == v1.ResourcePods {
+		limit = maxExactValue
+	}
+	if q.Cmp(*limit) > 0 {
+		return fmt.Errorf("%s: %s is more than the scheduler can count (at most %s)", name, q.String(), limit.String())
+	}
+	return nil
 }
 
 // Clone returns a deep copy.

@@ -138,6 +138,9 @@ func New(opts Options) (*Cache, error) {
 	if opts.DefaultQueue == "" {
 		opts.DefaultQueue = DefaultQueue
 	}
+	if opts.Recorder != nil {
+		opts.Recorder = truncatingRecorder{opts.Recorder}
+	}
 	if opts.Binder == nil {
 		opts.Binder = APIBinder{Client: opts.Client}
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
 // APIBinder binds through the pods/binding subresource.
@@ -133,7 +135,8 @@ func setPodCondition(pod *v1.Pod, cond v1.PodCondition) {
 func EvictMessage(reason string) string { return "Pod is evicted, because of " + reason }
 
 func pendingCondition(pp PodPending) v1.PodCondition {
-	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: pp.Reason, Message: pp.Message}
+	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: pp.Reason,
+		Message: api.TruncateMessage(pp.Message, api.ConditionMessageLimit)}
 }
 
 // saysPending reports whether the pod already carries the condition and

@@ -210,11 +210,12 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	}
 	var write, shown []pending
 	pendingTasks := len(job.TaskStatusIndex[api.Pending])
-	// Pending and pipelined pods are told why they are not bound, as
-	// Volcano's RecordJobStatusEvent does; a pipelined preemptor is
-	// nominated to the node its victims are leaving.
+	// Pending, pipelined and allocated pods (of a job that is pipelined but
+	// not ready, whose statement was kept and not committed) are told why
+	// they are not bound, as Volcano's RecordJobStatusEvent does; a
+	// pipelined preemptor is nominated to the node its victims are leaving.
 	var base string
-	for _, status := range []api.TaskStatus{api.Pending, api.Pipelined} {
+	for _, status := range []api.TaskStatus{api.Allocated, api.Pending, api.Pipelined} {
 		for _, t := range job.TaskStatusIndex[status] {
 			reason, msg, nominated := job.TaskCondition(t.UID, &base)
 			key, pp := t.Key(), PodPending{Reason: reason, Message: msg, NominatedNode: nominated}
@@ -222,7 +223,7 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 				c.assumeNomination(cj, t.UID, nominated)
 			}
 			sent := reason + "\n" + msg + "\n" + nominated
-			if status == api.Pending {
+			if status != api.Pipelined {
 				c.pendingReasons[key] = msg
 			}
 			switch {
@@ -241,7 +242,7 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	}
 	for _, t := range job.Tasks {
 		switch t.Status {
-		case api.Pending:
+		case api.Pending, api.Allocated:
 		case api.Pipelined:
 			delete(c.pendingReasons, t.Key())
 		default:

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
+
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
 )
 
 // DefaultEventHandler is the name of the handler that records every event
@@ -113,7 +114,7 @@ func ReadHandlerFile(path string) (*HandlerFile, error) {
 	if path == "" {
 		return f, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := regularfile.Read(path, regularfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("--event-handler-config: %w", err)
 	}

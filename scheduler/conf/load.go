@@ -3,10 +3,11 @@ package conf
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
 )
 
 //go:embed default.yaml
@@ -32,7 +33,7 @@ func DefaultYAML() []byte { return append([]byte(nil), defaultYAML...) }
 
 // Load reads and validates a configuration file.
 func Load(path string, v Validator) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.Read(path, regularfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler configuration: %w", err)
 	}
@@ -52,6 +53,9 @@ func Parse(data []byte, source string, v Validator) (*Config, error) {
 		return nil, fmt.Errorf("%s: empty scheduler configuration: expected keys actions and tiers", source)
 	}
 	doc := root.Content[0]
+	if err := p.uniqueKeys(doc, ""); err != nil {
+		return nil, err
+	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, p.errorf(doc, "the document", "expected a mapping with keys actions, tiers, configurations")
 	}
@@ -96,6 +100,35 @@ func Parse(data []byte, source string, v Validator) (*Config, error) {
 }
 
 type parser struct{ source string }
+
+// uniqueKeys refuses a mapping, anywhere in the document, that gives a key
+// twice: YAML forbids it, and a reader that took the first, the last or
+// both (actions given twice were once joined) would run a configuration
+// its author did not write.
+func (p parser) uniqueKeys(n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			where := strings.TrimPrefix(path+"."+key.Value, ".")
+			if line, ok := first[key.Value]; ok {
+				return p.errorf(key, where, "given twice (first on line %d)", line)
+			}
+			first[key.Value] = key.Line
+			if err := p.uniqueKeys(n.Content[i+1], where); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := p.uniqueKeys(c, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 func (p parser) errorf(n *yaml.Node, key, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s: %s", p.source, n.Line, key, fmt.Sprintf(format, args...))

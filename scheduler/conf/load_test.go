@@ -81,6 +81,9 @@ func TestErrorsNameFileKeyAndExpectation(t *testing.T) {
 		"unknown top key": {"actions: allocate\ntier: []\n", "f.yaml:2: tier: unknown key"},
 		"no actions":      {"tiers: []\n", "f.yaml: actions: expected at least one action"},
 		"duplicate":       {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: gang\n", `plugin "gang" is listed twice`},
+		"actions twice":   {"actions: enqueue\ntiers: []\nactions: allocate\n", "f.yaml:3: actions: given twice (first on line 1)"},
+		"name twice":      {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    name: drf\n", "f.yaml:5: tiers[0].plugins[0].name: given twice (first on line 4)"},
+		"argument twice":  {"actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments:\n      weight: 1\n      weight: 2\n", "f.yaml:7: tiers[0].plugins[0].arguments.weight: given twice"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml), "f.yaml", fakeValidator{})

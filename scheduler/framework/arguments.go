@@ -18,6 +18,10 @@ func typeErr(key, want string, v any) error {
 	return fmt.Errorf("argument %q: expected %s, got %T %v", key, want, v, v)
 }
 
+func rangeErr(key string, v any) error {
+	return fmt.Errorf("argument %q: %v is out of range: expected an integer from %d to %d", key, v, int64(math.MinInt64), int64(math.MaxInt64))
+}
+
 // Int reads an integer. Whole-number floats and numeric strings are accepted,
 // as Volcano accepts them.
 func (a Arguments) Int(key string, dst *int) error {
@@ -31,10 +35,18 @@ func (a Arguments) Int(key string, dst *int) error {
 	case int64:
 		*dst = int(x)
 	case uint64:
+		if x > math.MaxInt64 {
+			return rangeErr(key, v)
+		}
 		*dst = int(x)
 	case float64:
 		if x != math.Trunc(x) {
 			return typeErr(key, "an integer", v)
+		}
+		// A float of this magnitude (1e300, -1e21, .inf, or an integer
+		// too long for int64, which YAML reads as a float) would wrap.
+		if !(x >= math.MinInt64 && x < math.MaxInt64) {
+			return rangeErr(key, v)
 		}
 		*dst = int(x)
 	case string:
@@ -63,11 +75,14 @@ func (a Arguments) Float64(key string, dst *float64) error {
 	case uint64:
 		*dst = float64(x)
 	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return typeErr(key, "a finite number", v)
+		}
 		*dst = x
 	case string:
 		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			return typeErr(key, "a number", v)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return typeErr(key, "a finite number", v)
 		}
 		*dst = f
 	default:
@@ -118,8 +133,8 @@ func (a Arguments) Duration(key string, dst *time.Duration) error {
 		return err
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
-		return typeErr(key, "a duration such as 1s or 150ms", s)
+	if err != nil || d < 0 {
+		return typeErr(key, "a duration of at least 0 such as 1s or 150ms", s)
 	}
 	*dst = d
 	return nil

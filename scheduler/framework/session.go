@@ -294,7 +294,7 @@ func (ssn *Session) NewCondition(t v1beta1.PodGroupConditionType, status v1.Cond
 		TransitionID:       string(ssn.UID),
 		LastTransitionTime: metav1.NewTime(time.Now()),
 		Reason:             reason,
-		Message:            msg,
+		Message:            api.TruncateMessage(msg, api.ConditionMessageLimit),
 	}
 }
 

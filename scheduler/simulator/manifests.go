@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,6 +20,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
+
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
 // Cluster is the content of a cluster file: the objects the embedded API
@@ -49,7 +51,7 @@ const defaultMaxPods = "110"
 
 // LoadCluster reads a multi-document manifest file.
 func LoadCluster(path string) (*Cluster, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.Read(path, regularfile.MaxCluster)
 	if err != nil {
 		return nil, fmt.Errorf("cluster file: %w", err)
 	}
@@ -69,9 +71,13 @@ func ParseCluster(data []byte, source string) (*Cluster, error) {
 	if err := vcscheme.AddToScheme(s); err != nil {
 		return nil, err
 	}
-	decoder := serializer.NewCodecFactory(s).UniversalDeserializer()
+	// Strict: a field given twice or unknown to the API version is an
+	// error, as kubectl's server-side field validation makes it, where a
+	// lenient decoder would keep the last value or drop the field.
+	decoder := serializer.NewCodecFactory(s, serializer.EnableStrict).UniversalDeserializer()
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	c := &Cluster{}
+	defined := map[string]int{} // the document of each object, by kind and name
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
@@ -102,6 +108,14 @@ func ParseCluster(data []byte, source string) (*Cluster, error) {
 		if err := c.add(obj, doc); err != nil {
 			return nil, fmt.Errorf("%s: %v", where(), err)
 		}
+		// Two objects of one name would be two creates of one object in the
+		// API server, whose second fails: the file is refused instead.
+		m := obj.(metav1.Object) // add accepts nothing else
+		key := gvk.Kind + " " + m.GetNamespace() + "/" + m.GetName()
+		if first, ok := defined[key]; ok {
+			return nil, fmt.Errorf("%s: defined twice, first in document %d", where(), first)
+		}
+		defined[key] = doc
 	}
 	return c, nil
 }
@@ -136,6 +150,9 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		if err := validateResources(o.Status.Allocatable, "status.allocatable"); err != nil {
 			return err
 		}
+		if err := validateResources(o.Status.Capacity, "status.capacity"); err != nil {
+			return err
+		}
 		if len(o.Status.Capacity) == 0 {
 			o.Status.Capacity = o.Status.Allocatable.DeepCopy()
 		}
@@ -154,6 +171,9 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		defaultNamespace(o)
 		if len(o.Spec.Containers) == 0 {
 			return fmt.Errorf("spec.containers: a pod needs at least one container")
+		}
+		if err := validatePodResources(&o.Spec); err != nil {
+			return err
 		}
 		if o.UID == "" {
 			o.UID = types.UID(o.Namespace + "-" + o.Name)
@@ -204,6 +224,31 @@ func validateResources(rl v1.ResourceList, field string) error {
 		if q.Sign() < 0 {
 			return fmt.Errorf("%s.%s: must not be negative, got %s", field, name, q.String())
 		}
+		if err := api.CheckQuantity(name, q); err != nil {
+			return fmt.Errorf("%s.%v", field, err)
+		}
 	}
 	return nil
+}
+
+// validatePodResources checks what a pod asks of every container, init
+// containers and overhead included.
+func validatePodResources(spec *v1.PodSpec) error {
+	check := func(kind string, cs []v1.Container) error {
+		for i, c := range cs {
+			for field, rl := range map[string]v1.ResourceList{"requests": c.Resources.Requests, "limits": c.Resources.Limits} {
+				if err := validateResources(rl, fmt.Sprintf("spec.%s[%d].resources.%s", kind, i, field)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := check("containers", spec.Containers); err != nil {
+		return err
+	}
+	if err := check("initContainers", spec.InitContainers); err != nil {
+		return err
+	}
+	return validateResources(spec.Overhead, "spec.overhead")
 }

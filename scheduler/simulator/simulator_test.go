@@ -151,12 +151,29 @@ func TestRunBindsAdmitsAndRunsUntilQuiet(t *testing.T) {
 	}
 }
 
+func pod(name, namespace string) string {
+	return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: \"" + namespace + "\"}\nspec: {containers: [{name: c}]}\n"
+}
+
 func TestParseClusterNamesBadDocument(t *testing.T) {
 	for name, tc := range map[string]struct{ doc, want string }{
 		"unsupported kind": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n", "document 1 (ConfigMap s): unsupported kind"},
 		"no containers":    {"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n", "document 1 (Pod default/p): spec.containers"},
 		"bad quantity":     {"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: lots}}\n", "document 1"},
 		"missing name":     {"---\napiVersion: v1\nkind: Node\nmetadata: {}\n", "metadata.name is required"},
+		"node twice": {"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+			"document 2 (Node n1): defined twice, first in document 1"},
+		"pod twice, namespace defaulted once": {pod("p", "") + "---\n" + pod("p", "default"),
+			"document 2 (Pod default/p): defined twice, first in document 1"},
+		"duplicate key": {"apiVersion: v1\nkind: Node\nmetadata: {name: twice}\nstatus: {allocatable: {cpu: \"4\"}}\nstatus: {allocatable: {cpu: \"8\"}}\n",
+			"key \"status\" already set in map"},
+		"unknown field": {"apiVersion: v1\nkind: Node\nmetadata: {name: typo}\nstatus: {allocatabel: {cpu: \"4\"}}\n", "unknown field \"status.allocatabel\""},
+		"cpu beyond int64 milli": {"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: \"1e16\"}}}]}\n",
+			"spec.containers[0].resources.requests.cpu: 10e15 is more than the scheduler can count"},
+		"gpu beyond int64 milli": {"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"1e16\"}}}]}\n",
+			"spec.containers[0].resources.limits.nvidia.com/gpu: 10e15 is more than"},
+		"memory beyond int64": {"apiVersion: v1\nkind: Node\nmetadata: {name: big}\nstatus: {allocatable: {memory: \"1e30\"}}\n",
+			"status.allocatable.memory: 1e30 is more than the scheduler can count (at most 9223372036854775807)"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseCluster([]byte(tc.doc), "c.yaml")

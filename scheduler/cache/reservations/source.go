@@ -3,7 +3,6 @@ package reservations
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
@@ -48,7 +48,7 @@ func newSource(name, path string) *source {
 // changes to the watches. A file that cannot be read or parsed changes
 // nothing.
 func (s *source) read() (changed bool, err error) {
-	data, err := os.ReadFile(s.path)
+	data, err := regularfile.Read(s.path, regularfile.MaxReservations)
 	if err != nil {
 		return false, err
 	}

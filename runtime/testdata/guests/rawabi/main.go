@@ -8,7 +8,8 @@
 //
 // -ldflags "-X main.abiMajor=2" builds a module of a future major version;
 // -ldflags "-X main.hooks=session_open" one that declares only the hooks
-// listed (comma-separated).
+// listed (comma-separated); -X main.misbehave=MODE one that attacks the
+// host's limits in every call (misbehave.go).
 package main
 
 import (
@@ -87,6 +88,9 @@ var hoard [][]byte
 
 //go:wasmexport caldera_call
 func call(hook, n uint32) uint64 {
+	if misbehave != "" {
+		return attack(hook)
+	}
 	switch hook {
 	case 1: // session_open, when declared: nothing kept.
 		if forgetful != "" && bytes.Contains(input[:n], []byte("delta")) {

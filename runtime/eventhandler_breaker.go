@@ -61,4 +61,8 @@ func (b *breaker) record(ok bool) {
 
 // open reports whether calls are paused, for a caller deciding whether to
 // ask again.
-func (b *breaker) open() bool { return b.paused() != nil }
+func (b *breaker) open() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.now().Before(b.until)
+}

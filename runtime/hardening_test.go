@@ -5,7 +5,6 @@ import (
 	"errors"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,21 +15,6 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
-
-// byteLog counts what a plugin logs.
-type byteLog struct {
-	mu           sync.Mutex
-	lines, bytes int
-	last         string
-}
-
-func (l *byteLog) log(_ int, msg string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines++
-	l.bytes += len(msg)
-	l.last = msg
-}
 
 // patient limits: the default ones with a deadline that a loaded machine
 // meets, for the modes that do not loop.
@@ -57,7 +41,7 @@ func loadMisbehaving(t *testing.T, mode, hooks string, limits Limits, log func(i
 func TestGuestOutputFloodIsBoundedAndStopped(t *testing.T) {
 	for _, mode := range []string{"log", "stdout"} {
 		t.Run(mode, func(t *testing.T) {
-			logs := &byteLog{}
+			logs := &logLines{}
 			limits := DefaultLimits()
 			limits.CallTimeout = 200 * time.Millisecond
 			p := loadMisbehaving(t, mode, "job_ready", limits, logs.log)
@@ -68,11 +52,15 @@ func TestGuestOutputFloodIsBoundedAndStopped(t *testing.T) {
 			}
 			logs.mu.Lock()
 			defer logs.mu.Unlock()
-			if logs.bytes > logByteBurst+logs.lines*200 {
-				t.Errorf("%d bytes in %d lines reached the log, want at most the burst of %d and markers", logs.bytes, logs.lines, logByteBurst)
+			bytes := 0
+			for _, line := range logs.lines {
+				bytes += len(line)
 			}
-			if !strings.Contains(logs.last, "more bytes cut") {
-				t.Errorf("last line does not say it was cut: %.100q", logs.last)
+			if bytes > logByteBurst+len(logs.lines)*200 {
+				t.Errorf("%d bytes in %d lines reached the log, want at most the burst of %d and markers", bytes, len(logs.lines), logByteBurst)
+			}
+			if last := logs.lines[len(logs.lines)-1]; !strings.Contains(last, "more bytes cut") {
+				t.Errorf("last line does not say it was cut: %.100q", last)
 			}
 		})
 	}

@@ -24,10 +24,10 @@ const (
 	// MaxConfig bounds a scheduler configuration or a handler's
 	// configuration file.
 	MaxConfig = 4 << 20
-	// MaxModule bounds a Wasm module: the example ports are 0.2-4 MB.
+	// MaxModule bounds a Wasm module: the example ports (make plugins)
+	// are 0.23-3.5 MB.
 	MaxModule = 128 << 20
-	// MaxCluster bounds a cluster file of caldera simulate: 5,000 nodes
-	// and 10,000 pods take some 40 MB of YAML.
+	// MaxCluster bounds a cluster file of caldera simulate.
 	MaxCluster = 512 << 20
 	// MaxReservations bounds a file of external reservations.
 	MaxReservations = 16 << 20

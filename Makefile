@@ -82,17 +82,19 @@ test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) deploy-check e2e
 
 # Go's fuzzer on every decoder of bytes the scheduler does not control: guest replies,
-# descriptors and event verdicts (runtime), the scheduler configuration (scheduler/conf)
-# and cluster manifests (scheduler/simulator), FUZZTIME each. The seeds (golden vectors,
-# scenario files, and any input a failure saved under the package's testdata/fuzz) also
-# run in every `go test`.
+# descriptors and event verdicts (runtime), extender answers (hostplugins/extender), the
+# scheduler configuration (scheduler/conf) and cluster manifests (scheduler/simulator),
+# FUZZTIME each. The seeds (golden vectors, scenario files, and any input a failure
+# saved under the package's testdata/fuzz) also run in every `go test`. Each new interesting input is shrunk with at most 500 runs:
+# go's default, 60 s per input, spent whole short passes shrinking a few inputs.
 FUZZTIME ?= 60s
 FUZZ_TARGETS = runtime:FuzzDecodeReply runtime:FuzzDescriptor runtime:FuzzEventVerdict \
+	hostplugins/extender:FuzzAnswers \
 	scheduler/conf:FuzzParse scheduler/simulator:FuzzParseCluster
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz: $$pkg $$name for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 500x ./$$pkg || exit 1; \
 	done
 
 # README's first command: the scheduler on the example cluster, embedded default configuration.

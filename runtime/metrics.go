@@ -13,3 +13,11 @@ var ViewObjectsSent = prometheus.NewCounterVec(prometheus.CounterOpts{
 }, []string{"plugin", "kind"})
 
 func init() { prometheus.MustRegister(ViewObjectsSent) }
+
+// instancesOpen reports LiveInstances, so that a leak shows on /metrics.
+var instancesOpen = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	Name: "caldera_wasm_instances",
+	Help: "Wasm module instances open in the process, idle in a pool or leased to a session, across every plugin and event handler.",
+}, func() float64 { return float64(LiveInstances()) })
+
+func init() { prometheus.MustRegister(instancesOpen) }

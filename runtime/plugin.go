@@ -69,6 +69,9 @@ type Plugin struct {
 	// instrumented: instances stop at their interrupt global, not through
 	// wazero's termination checks.
 	instrumented bool
+	// maxCharge is the instrumented module's largest charge to its stack
+	// budget (interrupt.Module.MaxCharge).
+	maxCharge uint32
 	// hooks holds the declared hooks, each with its collectors.
 	hooks map[abi.Hook]hookMetrics
 
@@ -154,12 +157,12 @@ var errInstrumented = errors.New("the instrumented module does not compile")
 // that needs the checks.
 func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plugin, error) {
 	deadline := opts.Limits.CallTimeout > 0
-	instrumented := false
+	instrumented, maxCharge := false, uint32(0)
 	if instrument {
 		m, err := interrupt.Instrument(code)
 		switch {
 		case err == nil:
-			code, instrumented = m.Code, true
+			code, instrumented, maxCharge = m.Code, true, m.MaxCharge
 		case errors.Is(err, interrupt.ErrRefused):
 			return nil, err
 		case deadline:
@@ -169,7 +172,7 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 		}
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(opts, instrumented))
-	p := &Plugin{opts: opts, rt: rt, instrumented: instrumented}
+	p := &Plugin{opts: opts, rt: rt, instrumented: instrumented, maxCharge: maxCharge}
 	if err := p.load(ctx, code); err != nil {
 		_ = p.Close(ctx) // also the compiled code, which a shared cache would keep
 		if instrumented && errors.Is(err, errNotCompiled) {

@@ -42,7 +42,7 @@ type request struct {
 	body []byte
 }
 
-func newFakeExtender(t *testing.T) *fakeExtender {
+func newFakeExtender(t testing.TB) *fakeExtender {
 	t.Helper()
 	f := &fakeExtender{handlers: map[string]http.HandlerFunc{}, release: make(chan struct{})}
 	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
@@ -236,7 +236,7 @@ func (s setup) forFault(t *testing.T, f fault) setup {
 }
 
 // newSetup returns a setup on a fresh extender with a long timeout.
-func newSetup(t *testing.T, ignorable bool, verbs ...Call) setup {
+func newSetup(t testing.TB, ignorable bool, verbs ...Call) setup {
 	ext := newFakeExtender(t)
 	s := setup{ext: ext, url: ext.URL(), timeout: "10s", ignorable: ignorable, verbs: map[Call]string{}}
 	for _, c := range verbs {
@@ -283,7 +283,7 @@ func (p policy) asked(n int) int {
 func (s setup) verb(c Call) string { return s.verbs[c] }
 
 // registry holds the extender and the test's stub plugins.
-func registry(t *testing.T) framework.Registry {
+func registry(t testing.TB) framework.Registry {
 	return testutil.Registry(t, map[string]framework.Factory{
 		Name:                NewFactory(),
 		allVictims{}.Name(): func(framework.Arguments) (framework.Plugin, error) { return allVictims{}, nil },
@@ -340,13 +340,13 @@ func cluster() testutil.Cluster {
 }
 
 // open opens a session of the setup on cluster().
-func (s setup) open(t *testing.T) (*framework.Session, *testutil.Cache) {
+func (s setup) open(t testing.TB) (*framework.Session, *testutil.Cache) {
 	t.Helper()
 	return testutil.Open(t, cluster(), registry(t), s.yaml())
 }
 
 // plugin returns the session's extender instance.
-func plugin(t *testing.T, ssn *framework.Session) *Plugin {
+func plugin(t testing.TB, ssn *framework.Session) *Plugin {
 	return testutil.Instance[*Plugin](t, ssn)
 }
 

@@ -13,61 +13,69 @@ import (
 // through a function that either calls indirectly or is on a cycle of
 // direct calls: those get the check. Functions that are neither (most
 // leaves and straight-line helpers) pay nothing.
-func callCycles(content []byte, importedFuncs uint32) ([]bool, error) {
+// The same walk returns each body's cost to the stack (stack.go).
+func callCycles(content []byte, importedFuncs uint32) ([]bool, []bodyCost, error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	calls := make([][]uint32, n)
-	checked := make([]bool, n)
+	costs := make([]bodyCost, 0, min(n, 1<<16))
+	calls := make([][]uint32, 0, min(n, 1<<16))
+	checked := make([]bool, 0, min(n, 1<<16))
 	for i := uint32(0); i < n; i++ {
 		body, err := r.vec()
 		if err != nil {
-			return nil, fmt.Errorf("function body %d: %w", i, err)
+			return nil, nil, fmt.Errorf("function body %d: %w", i, err)
 		}
-		if calls[i], checked[i], err = callsOf(body, importedFuncs, n); err != nil {
-			return nil, fmt.Errorf("function body %d: %w", i, err)
+		c, err := costOf(body, importedFuncs, n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("function body %d: %w", i, err)
 		}
+		costs = append(costs, c)
+		calls = append(calls, c.calls)
+		checked = append(checked, c.indirect)
 	}
 	for _, scc := range cycles(calls) {
 		for _, f := range scc {
 			checked[f] = true
 		}
 	}
-	return checked, nil
+	return checked, costs, nil
 }
 
-// callsOf returns the module's functions a body calls directly (by index
+// costOf returns the module's functions a body calls directly (by index
 // among the defined functions; imports are the host's and never call
-// back), and whether it calls indirectly.
-func callsOf(body []byte, importedFuncs, defined uint32) ([]uint32, bool, error) {
+// back), whether it calls indirectly, and its weight: its locals and its
+// instructions.
+func costOf(body []byte, importedFuncs, defined uint32) (bodyCost, error) {
 	r := &reader{b: body}
-	if err := skipLocals(r); err != nil {
-		return nil, false, err
+	locals, err := countLocals(r)
+	if err != nil {
+		return bodyCost{}, err
 	}
-	var out []uint32
-	indirect := false
+	c := bodyCost{weight: locals}
 	for !r.done() {
 		op, err := r.byte()
 		if err != nil {
-			return nil, false, err
+			return bodyCost{}, err
 		}
 		start := r.pos
 		if err := skipImmediates(r, op); err != nil {
-			return nil, false, err
+			return bodyCost{}, err
 		}
+		c.weight++
 		switch op {
 		case opCall:
 			f, _ := (&reader{b: body[start:r.pos]}).u32()
 			if f >= importedFuncs && f-importedFuncs < defined {
-				out = append(out, f-importedFuncs)
+				c.calls = append(c.calls, f-importedFuncs)
 			}
 		case opCallIndirect:
-			indirect = true
+			c.indirect = true
 		}
 	}
-	return out, indirect, nil
+	return c, nil
 }
 
 // cycles returns the strongly connected components of the call graph that

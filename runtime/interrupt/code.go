@@ -45,6 +45,8 @@ const (
 	opIf           = 0x04
 	opEnd          = 0x0b
 	opDrop         = 0x1a
+	opBr           = 0x0c
+	opReturn       = 0x0f
 	opCall         = 0x10
 	opCallIndirect = 0x11
 	opGlobalGet    = 0x23
@@ -52,6 +54,8 @@ const (
 	opMemoryGrow   = 0x40
 	opI32Const     = 0x41
 	opI32Eqz       = 0x45
+	opI32LtU       = 0x49
+	opI32Add       = 0x6a
 	opI32Sub       = 0x6b
 	blockEmpty     = 0x40
 )
@@ -61,19 +65,25 @@ const (
 // and counts the loops. A global.get or global.set of an index past the
 // module's own globals is refused: in the rewritten module it would be the
 // interrupt or the countdown, and an invalid module made valid by the
-// rewrite could reset the countdown and never leave native code.
-func instrumentBody(body []byte, chk []byte, globals uint32, atEntry bool) ([]byte, int, int, error) {
+// rewrite could reset the countdown and never leave native code. A body
+// with a charge gets the check at its entry and is charged to the stack
+// budget (stack.go).
+func instrumentBody(body []byte, chk []byte, globals uint32, charge *charged) ([]byte, int, int, error) {
 	r := &reader{b: body}
 	if err := skipLocals(r); err != nil {
 		return nil, 0, 0, err
 	}
 	out := make([]byte, 0, len(body)+16)
 	copied := 0
-	if atEntry {
-		out = append(append(out, body[:r.pos]...), chk...)
+	var giveBack []byte
+	if charge != nil {
+		var take []byte
+		take, giveBack = charging(charge.stack, charge.slots)
+		out = append(append(append(out, body[:r.pos]...), chk...), take...)
+		out = append(append(out, 0x02), charge.blockType...)
 		copied = r.pos
 	}
-	loops := 0
+	loops, nesting := 0, 0 // nesting: blocks open in the body
 	jumps, threaded := newThreader(), 0
 	for !r.done() {
 		op, err := r.byte()
@@ -95,32 +105,71 @@ func instrumentBody(body []byte, chk []byte, globals uint32, atEntry bool) ([]by
 			copied = r.pos
 			threaded++
 		}
-		if op == opLoop {
+		switch op {
+		case opLoop:
 			out = append(out, body[copied:r.pos]...)
 			out = append(out, chk...)
 			copied = r.pos
 			loops++
+		case opReturn:
+			if charge != nil { // leave through the block, which gives the charge back
+				out = append(out, body[copied:start-1]...)
+				out = appendU32(append(out, opBr), uint32(nesting))
+				copied = r.pos
+			}
+		case opEnd:
+			if nesting == 0 && charge != nil { // the body's end: the block's first
+				out = append(append(out, body[copied:r.pos]...), giveBack...)
+				copied = r.pos - 1
+			}
+		}
+		switch op {
+		case 0x02, opLoop, opIf:
+			nesting++
+		case opEnd:
+			nesting--
 		}
 	}
 	return append(out, body[copied:]...), loops, threaded, nil
 }
 
+// charged is what a charged body needs: the budget global, the charge and
+// the type of the block its body is wrapped in.
+type charged struct {
+	stack, slots uint32
+	blockType    []byte
+}
+
 // skipLocals moves past a function body's local declarations, to its
 // first instruction.
 func skipLocals(r *reader) error {
+	_, err := countLocals(r)
+	return err
+}
+
+// countLocals moves past a function body's local declarations and returns
+// how many slots they take (a v128 two).
+func countLocals(r *reader) (uint64, error) {
 	groups, err := r.u32()
 	if err != nil {
-		return err
+		return 0, err
 	}
+	var slots uint64
 	for i := uint32(0); i < groups; i++ {
-		if _, err := r.u32(); err != nil {
-			return err
+		n, err := r.u32()
+		if err != nil {
+			return 0, err
 		}
-		if _, err := r.byte(); err != nil {
-			return err
+		t, err := r.byte()
+		if err != nil {
+			return 0, err
 		}
+		if t == 0x7b {
+			slots += uint64(n)
+		}
+		slots += uint64(n)
 	}
-	return nil
+	return slots, nil
 }
 
 // skipImmediates moves past an instruction's immediates. It knows the

@@ -119,9 +119,12 @@ func TestInstrumentRefuses(t *testing.T) {
 			t.Errorf("%s: instrumented, want an error", name)
 		}
 	}
-	exported := join(spinnerHead, []byte{0x07, 0x15, 0x01, byte(len(Export))}, []byte(Export), []byte{0x00, 0x00}, spinnerCode)
-	if _, err := Instrument(exported); err == nil || !errors.Is(err, ErrReserved) {
-		t.Errorf("a module exporting %s: got %v, want it refused", Export, err)
+	for _, name := range []string{Export, StackExport} {
+		exported := join(spinnerHead, []byte{0x07, byte(4 + len(name)), 0x01, byte(len(name))}, []byte(name), []byte{0x00, 0x00}, spinnerCode)
+		_, err := Instrument(exported)
+		if err == nil || !errors.Is(err, ErrReserved) || !strings.Contains(err.Error(), name) {
+			t.Errorf("a module exporting %s: got %v, want it refused by name", name, err)
+		}
 	}
 }
 
@@ -248,7 +251,7 @@ var recurser = join(
 // cycle gets the check at its entry: the collector can still stop the
 // guest, and the interrupt traps it. The function off the cycle does not.
 func TestInterruptStopsAWideRecursion(t *testing.T) {
-	entries, err := callCycles(section(t, recurser, secCode), 0)
+	entries, _, err := callCycles(section(t, recurser, secCode), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

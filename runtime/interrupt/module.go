@@ -16,13 +16,15 @@
 // one (each call making two, sixty levels deep) runs for years without a
 // loop head. The same walk sends the Go toolchain's forward jumps
 // straight to their blocks rather than through their function's dispatch
-// loop and its check (thread.go).
+// loop and its check (thread.go), and charges the functions on a cycle to a
+// third global, a stack budget (stack.go).
 package interrupt
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Export is the name under which an instrumented module exports its
@@ -41,10 +43,20 @@ func (e refusal) Error() string             { return e.msg }
 func (e refusal) Is(target error) bool      { return target == ErrRefused }
 func refused(format string, a ...any) error { return refusal{fmt.Sprintf(format, a...)} }
 
-// ErrReserved: the module exports Export itself. A host must refuse it:
-// it could be instrumented code posing as a module that needs wazero's
-// checks, and the two share a compilation cache.
-var ErrReserved error = refusal{"the module exports " + Export + ", a name the host reserves"}
+// ErrReserved is what the refusal of a module exporting Export or
+// StackExport itself Is. A host must refuse it: it could be instrumented
+// code posing as a module that needs wazero's checks, and the two share a
+// compilation cache.
+var ErrReserved error = refusal{"the module exports a name the host reserves"}
+
+// reservedExport is the refusal of a module exporting one of the host's
+// names, naming it.
+type reservedExport struct{ name string }
+
+func (e reservedExport) Error() string {
+	return "the module exports " + e.name + ", a name the host reserves"
+}
+func (e reservedExport) Is(target error) bool { return target == ErrReserved || target == ErrRefused }
 
 // MaxTableEntries bounds every table: wazero bounds linear memory by the
 // host's limit but a table only by its own maximum, up to 2^32 entries of
@@ -56,6 +68,7 @@ const MaxTableEntries = 1 << 20
 // Section ids, and the order in which sections must appear.
 const (
 	secCustom = 0
+	secType   = 1
 	secImport = 2
 	secTable  = 4
 	secMemory = 5
@@ -76,6 +89,9 @@ type Module struct {
 	// Jumps is the number of forward jumps of Go's dispatch loops that
 	// now go straight to their block (thread.go).
 	Jumps int
+	// MaxCharge is the largest charge of any function to the stack
+	// budget: a trap with less budget left may be the budget's (stack.go).
+	MaxCharge uint32
 }
 
 // Instrument returns the module with the interrupt global and a check at
@@ -87,6 +103,11 @@ func Instrument(code []byte) (Module, error) {
 	if len(code) < 8 || !bytes.Equal(code[:4], []byte("\x00asm")) || !bytes.Equal(code[4:8], []byte{1, 0, 0, 0}) {
 		return Module{}, fmt.Errorf("not a Wasm 1.0 binary module")
 	}
+	types, funcTypes, err := readSignatures(code)
+	if err != nil {
+		return Module{}, err
+	}
+	var blockTypes map[string]uint32 // the type of each multi-value block
 	r := &reader{b: code, pos: 8}
 	out := append(make([]byte, 0, len(code)+len(code)/16), code[:8]...)
 	var (
@@ -96,6 +117,7 @@ func Instrument(code []byte) (Module, error) {
 		wroteGlobal, wroteExport        bool
 		hasMemory                       bool
 		loops, jumps                    int
+		maxCharge                       uint32
 	)
 	writeSection := func(id byte, content []byte) {
 		out = append(out, id)
@@ -107,11 +129,11 @@ func Instrument(code []byte) (Module, error) {
 	fill := func(rank int) {
 		if !wroteGlobal && rank > sectionRank[secGlobal] {
 			global = importedGlobals
-			writeSection(secGlobal, appendGlobals(appendU32(nil, 2)))
+			writeSection(secGlobal, appendGlobals(appendU32(nil, 3)))
 			wroteGlobal = true
 		}
 		if !wroteExport && rank > sectionRank[secExport] {
-			writeSection(secExport, appendInterruptExport(appendU32(nil, 1), global))
+			writeSection(secExport, appendHostExports(appendU32(nil, 2), global))
 			wroteExport = true
 		}
 	}
@@ -140,6 +162,10 @@ func Instrument(code []byte) (Module, error) {
 			if bytes.HasPrefix(name, []byte(".debug_")) {
 				continue
 			}
+		case secType:
+			if content, blockTypes, err = appendBlockTypes(content, types); err != nil {
+				return Module{}, fmt.Errorf("type section: %w", err)
+			}
 		case secImport:
 			var memories int
 			if importedFuncs, importedGlobals, memories, err = countImports(content); err != nil {
@@ -162,7 +188,7 @@ func Instrument(code []byte) (Module, error) {
 				return Module{}, fmt.Errorf("global section: %w", err)
 			}
 			global = importedGlobals + definedGlobals
-			content = appendGlobals(appendU32(nil, definedGlobals+2), content[cr.pos:]...)
+			content = appendGlobals(appendU32(nil, definedGlobals+3), content[cr.pos:]...)
 			wroteGlobal = true
 		case secExport:
 			rest, n, err := checkExports(content, global)
@@ -172,41 +198,60 @@ func Instrument(code []byte) (Module, error) {
 			if err != nil {
 				return Module{}, fmt.Errorf("export section: %w", err)
 			}
-			content = appendInterruptExport(append(appendU32(nil, n+1), rest...), global)
+			content = appendHostExports(append(appendU32(nil, n+2), rest...), global)
 			wroteExport = true
 		case secCode:
 			if !hasMemory {
 				return Module{}, fmt.Errorf("the module has no memory (the checks call memory.grow)")
 			}
-			entries, err := callCycles(content, importedFuncs)
+			checked, costs, err := callCycles(content, importedFuncs)
 			if err != nil {
 				return Module{}, fmt.Errorf("code section: %w", err)
 			}
-			if content, loops, jumps, err = instrumentCode(content, check(global, global+1), global, entries); err != nil {
+			if len(costs) != len(funcTypes) {
+				return Module{}, fmt.Errorf("code section: %d bodies for %d functions", len(costs), len(funcTypes))
+			}
+			plan, err := planStack(costs, checked, funcTypes, types, blockTypes)
+			if err != nil {
+				return Module{}, err
+			}
+			maxCharge = slices.Max(append(plan.charge, 0))
+			if content, loops, jumps, err = instrumentCode(content, check(global, global+1), global, plan); err != nil {
 				return Module{}, fmt.Errorf("code section: %w", err)
 			}
 		}
 		writeSection(id, content)
 	}
 	fill(len(sectionRank) + 1)
-	return Module{Code: out, Loops: loops, Jumps: jumps}, nil
+	return Module{Code: out, Loops: loops, Jumps: jumps, MaxCharge: maxCharge}, nil
 }
 
-// appendGlobals appends the interrupt flag (mutable i32, initially 0) and
-// the countdown (mutable i32, initially checkEvery).
+// appendGlobals appends the interrupt flag (mutable i32, initially 0), the
+// countdown (mutable i32, initially checkEvery) and the stack budget
+// (mutable i32, initially StackBudget).
 func appendGlobals(b []byte, before ...byte) []byte {
 	b = append(b, before...)
 	b = append(b, 0x7f, 0x01, opI32Const, 0x00, opEnd)
 	b = append(b, 0x7f, 0x01, opI32Const)
 	b = appendS32(b, checkEvery)
+	b = append(b, opEnd, 0x7f, 0x01, opI32Const)
+	b = appendS32(b, StackBudget)
 	return append(b, opEnd)
 }
 
-func appendInterruptExport(b []byte, global uint32) []byte {
-	b = appendU32(b, uint32(len(Export)))
-	b = append(b, Export...)
-	b = append(b, 0x03) // export kind: global
-	return appendU32(b, global)
+// appendHostExports appends the exports of the interrupt (global) and of
+// the stack budget (global+2).
+func appendHostExports(b []byte, global uint32) []byte {
+	for _, e := range []struct {
+		name  string
+		index uint32
+	}{{Export, global}, {StackExport, global + 2}} {
+		b = appendU32(b, uint32(len(e.name)))
+		b = append(b, e.name...)
+		b = append(b, 0x03) // export kind: global
+		b = appendU32(b, e.index)
+	}
+	return b
 }
 
 // checkExports returns the export entries and their count, refusing a
@@ -224,8 +269,8 @@ func checkExports(content []byte, globals uint32) ([]byte, uint32, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if string(name) == Export {
-			return nil, 0, ErrReserved
+		if string(name) == Export || string(name) == StackExport {
+			return nil, 0, reservedExport{string(name)}
 		}
 		kind, err := r.byte()
 		if err != nil {
@@ -303,9 +348,10 @@ func skipLimits(r *reader) error {
 }
 
 // instrumentCode rewrites the code section, body by body; globals is how
-// many globals the module has before the two added, and entries says which
-// functions get a check at their entry too.
-func instrumentCode(content []byte, chk []byte, globals uint32, entries []bool) ([]byte, int, int, error) {
+// many globals the module has before the three added, and the plan says
+// which functions are charged to the stack budget, and so get a check at
+// their entry too.
+func instrumentCode(content []byte, chk []byte, globals uint32, plan stackPlan) ([]byte, int, int, error) {
 	r := &reader{b: content}
 	n, err := r.u32()
 	if err != nil {
@@ -318,7 +364,11 @@ func instrumentCode(content []byte, chk []byte, globals uint32, entries []bool) 
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}
-		body, k, j, err := instrumentBody(body, chk, globals, entries[i])
+		var charge *charged
+		if plan.charge[i] > 0 {
+			charge = &charged{stack: globals + 2, slots: plan.charge[i], blockType: plan.blockTypes[i]}
+		}
+		body, k, j, err := instrumentBody(body, chk, globals, charge)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("function body %d: %w", i, err)
 		}

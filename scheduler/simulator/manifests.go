@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -58,12 +59,12 @@ func LoadCluster(path string) (*Cluster, error) {
 	return ParseCluster(data, path)
 }
 
-// ParseCluster decodes manifests of the supported kinds: v1 Node, Pod,
-// Namespace, Service, ReplicationController; apps/v1 ReplicaSet and
-// StatefulSet; scheduling.k8s.io/v1 PriorityClass;
-// scheduling.volcano.sh/v1beta1 PodGroup and Queue. Any other kind, a malformed document or an invalid
-// object is an error naming the document.
-func ParseCluster(data []byte, source string) (*Cluster, error) {
+// manifestDecoder is built once: registering every client-go and Volcano
+// type takes tens of milliseconds, and the decoder only reads its scheme.
+// Strict: a field given twice or unknown to the API version is an error,
+// as kubectl's server-side field validation makes it, where a lenient
+// decoder would keep the last value or drop the field.
+var manifestDecoder = sync.OnceValues(func() (runtime.Decoder, error) {
 	s := runtime.NewScheme()
 	if err := scheme.AddToScheme(s); err != nil {
 		return nil, err
@@ -71,10 +72,19 @@ func ParseCluster(data []byte, source string) (*Cluster, error) {
 	if err := vcscheme.AddToScheme(s); err != nil {
 		return nil, err
 	}
-	// Strict: a field given twice or unknown to the API version is an
-	// error, as kubectl's server-side field validation makes it, where a
-	// lenient decoder would keep the last value or drop the field.
-	decoder := serializer.NewCodecFactory(s, serializer.EnableStrict).UniversalDeserializer()
+	return serializer.NewCodecFactory(s, serializer.EnableStrict).UniversalDeserializer(), nil
+})
+
+// ParseCluster decodes manifests of the supported kinds: v1 Node, Pod,
+// Namespace, Service, ReplicationController; apps/v1 ReplicaSet and
+// StatefulSet; scheduling.k8s.io/v1 PriorityClass;
+// scheduling.volcano.sh/v1beta1 PodGroup and Queue. Any other kind, a malformed document or an invalid
+// object is an error naming the document.
+func ParseCluster(data []byte, source string) (*Cluster, error) {
+	decoder, err := manifestDecoder()
+	if err != nil {
+		return nil, err
+	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	c := &Cluster{}
 	defined := map[string]int{} // the document of each object, by kind and name

@@ -13,6 +13,7 @@ import (
 //	stdout    writes 1 MiB to stdout, forever
 //	nilkeys   answers 16 million nil keys (a 16 MB reply)
 //	wrongkeys answers an empty list of keys, whatever it was asked
+//	recurse   calls itself until something stops it
 var misbehave = ""
 
 //go:wasmimport caldera log
@@ -43,6 +44,19 @@ func attack(hook uint32) uint64 {
 		return pack(b)
 	case "wrongkeys":
 		return reply(0, "", []any{})
+	case "recurse":
+		return uint64(deeper(int(hook)))
 	}
 	return reply(64, "unknown misbehaviour "+misbehave, nil)
+}
+
+// deeper recurses for as long as n does not wrap, which it never does
+// before the host stops it.
+//
+//go:noinline
+func deeper(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return deeper(n+1) + 1
 }

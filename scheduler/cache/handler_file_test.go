@@ -1,0 +1,29 @@
+package cache
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// --event-handler-config is as strict as the scheduler configuration: a key
+// given twice, an unknown field, an informer without a name or listed twice
+// is an error naming the file and what is wrong.
+func TestHandlerFileIsStrict(t *testing.T) {
+	for name, tc := range map[string]struct{ text, want string }{
+		"key twice":     {"informers: []\ninformers: [{name: a}]\n", `line 2: key "informers" already set`},
+		"unknown field": {"informers: []\nhandlers: []\n", `unknown field "handlers"`},
+		"no name":       {"informers: [{config: {}}]\n", "informers[0] has no name"},
+		"listed twice":  {"informers: [{name: a}, {name: a}]\n", `informer "a" is listed twice`},
+	} {
+		path := filepath.Join(t.TempDir(), "handlers.yaml")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadHandlerFile(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %s and saying %q", name, err, path, tc.want)
+		}
+	}
+}

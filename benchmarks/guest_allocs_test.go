@@ -95,7 +95,7 @@ func (l allocListener) ended(m api.Module) {
 // session (the whole view) is done. A TinyGo module collects when its heap
 // is full, and a collection marks the whole view; at 5,000 nodes one cost
 // a port about a quarter of a second (docs/performance.md, "Every default
-// plugin as a Wasm port" and "Kept verdicts across gangs"), so
+// plugin as a Wasm port"), so
 // a session's allocations must not grow with its tasks or nodes.
 func TestTinyGoSessionsAllocateLittle(t *testing.T) {
 	// 2,000 tasks and 1,000 nodes: a budget far below one allocation per

@@ -5,7 +5,7 @@ package caldera
 // toolchain's wasm port keeps no cache for assertions to an interface
 // (internal/abi.UseInterfaceSwitchCache), so each one looked up a runtime
 // hash table, several times a call and once more per event
-// (docs/performance.md, "Go's jumps threaded").
+// (docs/performance.md, "Where a Go-toolchain port's time goes").
 type implemented struct {
 	jobOrderKeyer         JobOrderKeyer
 	taskOrderKeyer        TaskOrderKeyer

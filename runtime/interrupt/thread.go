@@ -21,7 +21,7 @@ package interrupt
 // place (Go reads PC_B only in the dispatch). The threader matches the
 // shape, not a toolchain: any function built this way gets the same. Backward jumps, which make the
 // loops, keep going through the head and its check: only they can repeat
-// (docs/performance.md, "Go's jumps threaded").
+// (docs/performance.md, "Where a Go-toolchain port's time goes").
 
 // frame is an open block, loop or if.
 type frame struct {

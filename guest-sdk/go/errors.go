@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// The SDK builds its messages without fmt, which added 435 KB of code
-// (fmt, reflect, os and what they bring) to the Go-toolchain binpack port,
-// and wazero compiles all of it again at each load (docs/performance.md).
+// The SDK builds its messages without fmt, which brings reflect and os
+// into a Go-toolchain module, and wazero compiles all of it again at each
+// load (docs/performance.md, "Module size and compile time").
 
 // prefixed is fmt.Errorf("%s: %w", prefix, cause).
 type prefixed struct {

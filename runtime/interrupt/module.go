@@ -3,9 +3,10 @@
 //
 // wazero stops a call whose context is done by compiling, at the head of
 // every loop, an exit from the guest's native code into Go and back
-// (docs/performance.md, "wazero's termination checks"): guests run about 3x
-// slower. Instrument instead gives the module two mutable globals: an
-// interrupt flag, exported as Export, and a countdown of loop iterations.
+// (docs/performance.md, "wazero's termination checks and the loop checks
+// added at load"): guests run about 3x slower. Instrument instead gives the
+// module mutable globals: an interrupt flag, exported as Export, and a
+// countdown of loop iterations (and a stack budget, below).
 // At every loop head the countdown goes down; when it reaches zero (every
 // checkEvery iterations) the guest traps if the flag is set and otherwise
 // leaves native code for Go once, so that Go's scheduler and garbage

@@ -10,8 +10,6 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/caldera-scheduler/caldera/abi"
-	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
-	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -271,7 +269,8 @@ func (c *requestCache) get(p *v1.Pod) abi.KubeRequest {
 	defer c.mu.Unlock()
 	r, ok := c.table.get(p)
 	if !ok {
-		r.MilliCPU, r.Memory, r.GPU, r.NonZeroMilliCPU, r.NonZeroMemory = nodeorder.PodRequests(p)
+		q := api.PodScoringRequests(p)
+		r = abi.KubeRequest{MilliCPU: q.MilliCPU, Memory: q.Memory, GPU: q.GPU, NonZeroMilliCPU: q.NonZeroMilliCPU, NonZeroMemory: q.NonZeroMemory}
 		c.table.put(p, r)
 	}
 	return r
@@ -287,9 +286,9 @@ func (c *requestCache) turn() {
 // appendHostPorts appends the pod's host ports as the native predicates
 // plugin sees them.
 func appendHostPorts(out []abi.HostPort, p *v1.Pod) []abi.HostPort {
-	predicates.EachHostPort(p, func(ip, protocol string, port int32) {
-		out = append(out, abi.HostPort{IP: ip, Port: port, Protocol: protocol})
-	})
+	for _, hp := range api.PodHostPorts(p) {
+		out = append(out, abi.HostPort{IP: hp.IP, Port: hp.Port, Protocol: hp.Protocol})
+	}
 	return out
 }
 

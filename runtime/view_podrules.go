@@ -7,10 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/caldera-scheduler/caldera/abi"
-	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
-	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/podrules"
 )
 
 // The view's fields for the rules that depend on other pods (ABI 1.4):
@@ -22,15 +21,15 @@ import (
 // (framework.Session.SpreadDefaults).
 func wirePodRules(wt *abi.Task, p *v1.Pod, defaults labels.Selector) {
 	wt.Terminating = p.DeletionTimestamp != nil
-	wt.Images = nodeorder.ImageNames(p)
+	wt.Images = api.PodImageNames(p)
 	if defaults != nil {
 		wt.SpreadDefaulted = true
-		wt.SpreadConstraints = wireConstraints(predicates.DescribeSpreadDefaults(defaults))
+		wt.SpreadConstraints = wireConstraints(podrules.DescribeSpreadDefaults(defaults))
 	}
 	if !framework.HasPodRules(p) {
 		return
 	}
-	d := predicates.DescribePodRules(p)
+	d := podrules.Describe(p)
 	wt.PodAffinity, wt.PodAntiAffinity = wireAffinities(&d)
 	if d.AffinityErr != nil {
 		wt.AffinityError = d.AffinityErr.Error()
@@ -40,7 +39,7 @@ func wirePodRules(wt *abi.Task, p *v1.Pod, defaults labels.Selector) {
 	}
 }
 
-func wireConstraints(cs []predicates.ConstraintDescription) []abi.SpreadConstraint {
+func wireConstraints(cs []podrules.ConstraintDescription) []abi.SpreadConstraint {
 	out := make([]abi.SpreadConstraint, 0, len(cs))
 	for _, c := range cs {
 		if c.Err != nil {
@@ -61,7 +60,7 @@ func wireConstraints(cs []predicates.ConstraintDescription) []abi.SpreadConstrai
 func wireOther(p *v1.Pod) abi.Pod {
 	wp := abi.Pod{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Terminating: p.DeletionTimestamp != nil}
 	if a := p.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
-		d := predicates.DescribePodRules(p)
+		d := podrules.Describe(p)
 		wp.PodAffinity, wp.PodAntiAffinity = wireAffinities(&d)
 	}
 	return wp
@@ -110,11 +109,11 @@ func wireImages(images []v1.ContainerImage) []abi.Image {
 }
 
 // wireAffinities are a pod's podAffinity and podAntiAffinity as parsed.
-func wireAffinities(d *predicates.PodRules) (affinity, anti *abi.PodAffinity) {
+func wireAffinities(d *podrules.Description) (affinity, anti *abi.PodAffinity) {
 	return wirePodAffinity(d.RequiredAffinity, d.PreferredAffinity), wirePodAffinity(d.RequiredAnti, d.PreferredAnti)
 }
 
-func wirePodAffinity(required, preferred []predicates.TermDescription) *abi.PodAffinity {
+func wirePodAffinity(required, preferred []podrules.TermDescription) *abi.PodAffinity {
 	if len(required) == 0 && len(preferred) == 0 {
 		return nil
 	}
@@ -128,14 +127,14 @@ func wirePodAffinity(required, preferred []predicates.TermDescription) *abi.PodA
 	return out
 }
 
-func wireAffinityTerm(t predicates.TermDescription) abi.PodAffinityTerm {
+func wireAffinityTerm(t podrules.TermDescription) abi.PodAffinityTerm {
 	return abi.PodAffinityTerm{Selector: wireSelector(t.Selector), Namespaces: t.Namespaces,
 		NamespaceSelector: wireSelector(t.NamespaceSelector), TopologyKey: t.TopologyKey}
 }
 
 // wireSelector keeps the difference between a selector that matches
 // nothing (nil) and one that matches everything (no requirements).
-func wireSelector(rs []predicates.Requirement) *abi.Selector {
+func wireSelector(rs []podrules.Requirement) *abi.Selector {
 	if rs == nil {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package nodeorder
 
 import (
-	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -62,7 +61,7 @@ func (s *imageStates) score(pod *v1.Pod, i, totalNodes int) int64 {
 	var sum int64
 	add := func(cs []v1.Container) {
 		for k := range cs {
-			name := normalizedImageName(cs[k].Image)
+			name := api.NormalizedImageName(cs[k].Image)
 			if size, ok := images[name]; ok {
 				sum += int64(float64(size) * (float64(s.spread[name]) / float64(totalNodes)))
 			}
@@ -75,25 +74,4 @@ func (s *imageStates) score(pod *v1.Pod, i, totalNodes int) int64 {
 	maxThreshold := maxContainerThreshold * int64(len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
 	sum = max(min(sum, maxThreshold), minImageThreshold)
 	return maxNodeScore * (sum - minImageThreshold) / (maxThreshold - minImageThreshold)
-}
-
-// normalizedImageName gives an image without a tag kube-scheduler's
-// ":latest"; node status lists images with their tags.
-func normalizedImageName(name string) string {
-	if strings.LastIndex(name, ":") <= strings.LastIndex(name, "/") {
-		name += ":latest"
-	}
-	return name
-}
-
-// ImageNames are the images of a pod's init and app containers, in that
-// order, named as ImageLocality matches them against node status images.
-func ImageNames(pod *v1.Pod) []string {
-	var out []string
-	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for k := range cs {
-			out = append(out, normalizedImageName(cs[k].Image))
-		}
-	}
-	return out
 }

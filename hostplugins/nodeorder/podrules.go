@@ -3,9 +3,9 @@ package nodeorder
 import (
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/podrules"
 )
 
 // podRules holds the InterPodAffinity and PodTopologySpread score states

@@ -4,33 +4,8 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
-)
-
-// kube-scheduler's stand-ins for a container that requests no cpu or memory,
-// used by the least- and most-requested strategies.
-const (
-	defaultMilliCPURequest int64 = 100
-	defaultMemoryRequest   int64 = 200 * 1024 * 1024
-)
-
-// gpuResource is the third resource of Volcano's balanced allocation.
-const gpuResource v1.ResourceName = "nvidia.com/gpu"
-
-var (
-	// Volcano's vendored kube-scheduler runs with InPlacePodVerticalScaling and
-	// PodLevelResources on, their defaults.
-	plainRequests   = resourcehelper.PodResourcesOptions{UseStatusResources: true}
-	nonZeroRequests = resourcehelper.PodResourcesOptions{
-		UseStatusResources: true,
-		NonMissingContainerRequests: v1.ResourceList{
-			v1.ResourceCPU:    *resource.NewMilliQuantity(defaultMilliCPURequest, resource.DecimalSI),
-			v1.ResourceMemory: *resource.NewQuantity(defaultMemoryRequest, resource.DecimalSI),
-		},
-	}
 )
 
 // podRequests is a pod's requests in kube-scheduler's units: milli-cpu,
@@ -43,17 +18,8 @@ type podRequests struct {
 }
 
 func requestsOf(pod *v1.Pod) podRequests {
-	var r podRequests
-	if pod == nil {
-		return r
-	}
-	plain := resourcehelper.PodRequests(pod, plainRequests)
-	nz := resourcehelper.PodRequests(pod, nonZeroRequests)
-	cpu, mem, gpu := plain[v1.ResourceCPU], plain[v1.ResourceMemory], plain[gpuResource]
-	nzCPU, nzMem := nz[v1.ResourceCPU], nz[v1.ResourceMemory]
-	r.cpu, r.mem, r.gpu = cpu.MilliValue(), mem.Value(), gpu.Value()
-	r.nonZeroCPU, r.nonZeroMem = nzCPU.MilliValue(), nzMem.Value()
-	return r
+	r := api.PodScoringRequests(pod)
+	return podRequests{cpu: r.MilliCPU, mem: r.Memory, gpu: r.GPU, nonZeroCPU: r.NonZeroMilliCPU, nonZeroMem: r.NonZeroMemory}
 }
 
 func (r *podRequests) add(o *podRequests, sign int64) {
@@ -93,7 +59,7 @@ func (ns *nodeState) ensureUsage(p *Plugin) {
 		if n := ns.info.Node; n != nil {
 			cpu, mem := n.Status.Allocatable[v1.ResourceCPU], n.Status.Allocatable[v1.ResourceMemory]
 			ns.allocCPU, ns.allocMem = cpu.MilliValue(), mem.Value()
-			if gpu, ok := n.Status.Allocatable[gpuResource]; ok {
+			if gpu, ok := n.Status.Allocatable[api.GPUResource]; ok {
 				ns.hasGPU, ns.allocGP = true, gpu.Value()
 			}
 		}
@@ -132,13 +98,4 @@ func (p *Plugin) requestsOfCached(pod *v1.Pod) podRequests {
 		return e.req
 	}
 	return requestsOf(pod)
-}
-
-// PodRequests returns a pod's requests as the strategies count them:
-// milli-CPU, memory bytes and nvidia.com/gpu devices as written, and
-// milli-CPU and memory with kube-scheduler's defaults for containers that
-// request none. The Wasm runtime sends them to the nodeorder port.
-func PodRequests(pod *v1.Pod) (cpu, mem, gpu, nonZeroCPU, nonZeroMem int64) {
-	r := requestsOf(pod)
-	return r.cpu, r.mem, r.gpu, r.nonZeroCPU, r.nonZeroMem
 }

@@ -31,7 +31,7 @@
 //
 // The filters after the stable ones add their Unschedulable reasons up; an
 // unresolvable one ends the check, as in Volcano. The last two follow
-// kube-scheduler v1.32 (hostplugins/internal/podrules): namespaces and
+// kube-scheduler v1.32 (scheduler/podrules): namespaces and
 // namespace selectors (Namespace labels from the cache), matchLabelKeys and
 // mismatchLabelKeys, existing pods' required anti-affinity against the
 // pod, the first pod of a group whose members must be together, minDomains,

@@ -2,11 +2,10 @@ package predicates
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/podrules"
 )
 
 // Names under which kube-scheduler's filters report a failed PreFilter.
@@ -95,27 +94,3 @@ func (s *ruleStates) filter(nd *podrules.Node, reasons []string) (_ []string, un
 
 func (r *podRules) onAllocate(task *api.TaskInfo)   { r.idx.Add(task) }
 func (r *podRules) onDeallocate(task *api.TaskInfo) { r.idx.Remove(task) }
-
-// PodRules is a pod's inter-pod affinity terms and spread constraints as
-// the filters parse them.
-type PodRules = podrules.Description
-
-// TermDescription, ConstraintDescription and Requirement are the parts of
-// PodRules.
-type (
-	TermDescription       = podrules.TermDescription
-	ConstraintDescription = podrules.ConstraintDescription
-	Requirement           = podrules.Requirement
-)
-
-// DescribePodRules parses a pod's rules as the filters do, for the Wasm
-// view, whose guests then apply the same rules to the same terms.
-func DescribePodRules(pod *v1.Pod) PodRules { return podrules.Describe(pod) }
-
-// DescribeSpreadDefaults describes kube-scheduler's system default spread
-// constraints over the pods selector selects, which nodeorder's score
-// applies to a pod without constraints of its own
-// (framework.Session.SpreadDefaults).
-func DescribeSpreadDefaults(selector labels.Selector) []ConstraintDescription {
-	return podrules.DescribeSpreadDefaults(selector)
-}

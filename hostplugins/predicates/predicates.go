@@ -6,9 +6,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/podrules"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/podrules"
 )
 
 // Name is the plugin's name in the scheduler configuration.

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
 // verdict is the outcome of the stable filters for one (template, node):
@@ -55,7 +57,7 @@ type template struct {
 	// conflict says the required terms name nodes by metadata.name and no
 	// node satisfies all of them.
 	conflict bool
-	ports    []hostPort
+	ports    []api.HostPort
 
 	nodeCount int
 	once      sync.Once
@@ -76,7 +78,7 @@ func newTemplate(pod *v1.Pod, nodeCount int) *template {
 	t.toleratesUnschedulable = corev1helpers.TolerationsTolerateTaint(pod.Spec.Tolerations, &v1.Taint{
 		Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule,
 	})
-	t.ports = wantedPorts(pod)
+	t.ports = api.PodHostPorts(pod)
 	return t
 }
 
@@ -183,10 +185,10 @@ func templateKey(buf []byte, pod *v1.Pod) []byte {
 		buf = appendString(buf, string(b))
 	}
 	buf = append(buf, '|')
-	for _, hp := range wantedPorts(pod) {
-		buf = appendString(buf, hp.ip)
-		buf = appendString(buf, hp.protocol)
-		buf = binary.AppendUvarint(buf, uint64(hp.port))
+	for _, hp := range api.PodHostPorts(pod) {
+		buf = appendString(buf, hp.IP)
+		buf = appendString(buf, hp.Protocol)
+		buf = binary.AppendUvarint(buf, uint64(hp.Port))
 	}
 	return buf
 }

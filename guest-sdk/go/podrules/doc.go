@@ -1,7 +1,7 @@
 // Package podrules applies kube-scheduler v1.32's rules that depend on other
 // pods, InterPodAffinity and PodTopologySpread, to a session's view: the
 // filters and scores of the native predicates and nodeorder plugins
-// (hostplugins/internal/podrules), over the parsed terms and constraints
+// (scheduler/podrules), over the parsed terms and constraints
 // the view carries since ABI 1.4.
 //
 // An Index counts the pods on each node: the view's tasks placed on one

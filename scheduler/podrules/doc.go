@@ -2,8 +2,10 @@
 // depend on other pods: inter-pod affinity and anti-affinity (filter and
 // score) and pod topology spread (filter and score), with kube-scheduler's
 // reason strings and integer arithmetic. The predicates plugin filters with
-// them and nodeorder scores with them; each keeps its own Index of the
-// session's pods.
+// them and nodeorder scores with them, each keeping its own Index of the
+// session's pods; the Wasm runtime describes them (Describe) to the ports,
+// whose guests apply the same rules. It lies below both, which know nothing
+// of each other.
 //
 // kube-scheduler recomputes a PreFilter state per pod from every pod in the
 // cluster. Here a state is kept per rule template (pods with equal

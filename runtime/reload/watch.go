@@ -2,39 +2,23 @@ package reload
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"k8s.io/klog/v2"
+
+	"github.com/caldera-scheduler/caldera/internal/dirwatch"
 )
 
-// Watch reloads the policy whenever its files change, until ctx is done.
-// It watches the directories holding them rather than the files: an editor
-// saves by writing a new file and renaming it over the old one, and a
-// Kubernetes ConfigMap volume updates by swapping its ..data link, and
-// either would leave a watch on the old file's inode blind. A change is
-// read once the directories have been quiet for Options.Debounce, so that
-// a module still being copied is not read half-written; the files are also
-// re-read every Options.Resync in case events were lost.
+// Watch reloads the policy whenever its files change, until ctx is done:
+// once the directories holding them have been quiet for Options.Debounce,
+// and every Options.Resync in case events were lost (internal/dirwatch).
 func (r *Reloader) Watch(ctx context.Context) error {
 	dirs := r.dirs()
 	if len(dirs) == 0 {
 		<-ctx.Done()
 		return nil
-	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watching %s: %w", strings.Join(dirs, ", "), err)
-	}
-	defer w.Close()
-	for _, d := range dirs {
-		if err := w.Add(d); err != nil {
-			return fmt.Errorf("watching %s: %w", d, err)
-		}
 	}
 	klog.InfoS("Watching for policy changes", "dirs", dirs, "debounce", r.opts.Debounce)
 	if r.warm != nil {
@@ -49,86 +33,25 @@ func (r *Reloader) Watch(ctx context.Context) error {
 			<-stopped // its compiles given back
 		}()
 	}
-	quiet := time.NewTimer(time.Hour)
-	quiet.Stop()
-	resync := time.NewTicker(r.opts.Resync)
-	defer resync.Stop()
-	// since is when the first change of the pending burst was seen; zero
-	// when none is pending.
-	var since time.Time
-	changed := func(at time.Time) {
-		if since.IsZero() || at.Before(since) {
-			since = at
-		}
-		quiet.Reset(r.opts.Debounce)
-	}
-	events := stampEvents(ctx, w.Events)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-events:
-			if !ok {
-				return nil
-			}
-			if r.relevant(ev.Name) {
-				klog.V(4).InfoS("Policy file event", "event", ev.String())
-				changed(ev.at)
-				r.warm.changed()
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return nil
-			}
-			klog.ErrorS(err, "Watching the policy files", "dirs", dirs)
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				changed(time.Now()) // events were lost: read everything again
-				r.warm.changed()
-			}
-		case <-quiet.C:
-			if out := r.reload(ctx, since); out.Superseded {
-				quiet.Reset(r.opts.Debounce)
-				continue
-			}
-			since = time.Time{}
-		case <-resync.C:
-			// A directory that was removed and created again has lost its
-			// watch; adding it again is harmless otherwise.
-			for _, d := range dirs {
-				if err := w.Add(d); err != nil {
-					klog.V(2).InfoS("Cannot watch a policy directory", "dir", d, "err", err)
-				}
-			}
-			if since.IsZero() {
+	return dirwatch.Run(ctx, dirwatch.Options{
+		Dirs:     dirs,
+		Debounce: r.opts.Debounce,
+		Resync:   r.opts.Resync,
+		Relevant: r.relevant,
+		Seen: func(path string) {
+			klog.V(4).InfoS("Policy file event", "path", path)
+			r.warm.changed()
+		},
+		Settled: func(ctx context.Context, since time.Time) bool {
+			return r.reload(ctx, since).Superseded
+		},
+		Resynced: func(ctx context.Context, pending bool) {
+			if !pending {
 				r.reload(ctx, time.Now())
 			}
-		}
-	}
-}
-
-// stampedEvent is a file event and when it arrived.
-type stampedEvent struct {
-	fsnotify.Event
-	at time.Time
-}
-
-// stampEvents timestamps events as they arrive, while Watch may be busy
-// with a reload: a change that lands during a reload of several seconds is
-// timed from its arrival (the reload latency metric), not from when the
-// reload ended.
-func stampEvents(ctx context.Context, in <-chan fsnotify.Event) <-chan stampedEvent {
-	out := make(chan stampedEvent, 64)
-	go func() {
-		defer close(out)
-		for ev := range in {
-			select {
-			case out <- stampedEvent{ev, time.Now()}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
+		},
+		Failed: func(err error) { klog.ErrorS(err, "Watching the policy files", "dirs", dirs) },
+	})
 }
 
 // dirs lists the directories holding the policy's files.

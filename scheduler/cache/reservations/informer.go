@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/internal/dirwatch"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/cache"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
@@ -101,60 +101,39 @@ func (f *fileInformer) Run(stop <-chan struct{}) {
 
 // follow re-reads the file when its directory changes (the directory, not
 // the file: editors rename over files and ConfigMap volumes swap a link),
-// and every Resync. Without a watch (no inotify instances left), the
-// resync still reads it.
+// and every Resync, watching the directory again there if it was created
+// anew (internal/dirwatch). Without a watch (no inotify instances left),
+// the resync alone reads it.
 func (f *fileInformer) follow(ctx context.Context) {
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	if w, err := watchDir(filepath.Dir(f.src.path)); err != nil {
-		klog.ErrorS(err, "Cannot watch the external reservations; they are re-read every resync period", "path", f.src.path, "resync", f.cfg.Resync.Duration)
-	} else {
-		defer w.Close()
-		events, errs = w.Events, w.Errors
+	base := filepath.Base(f.src.path)
+	err := dirwatch.Run(ctx, dirwatch.Options{
+		Dirs:     []string{filepath.Dir(f.src.path)},
+		Debounce: f.cfg.Debounce.Duration,
+		Resync:   f.cfg.Resync.Duration,
+		Relevant: func(path string) bool {
+			name := filepath.Base(path)
+			return name == base || strings.HasPrefix(name, "..")
+		},
+		Settled:  func(context.Context, time.Time) bool { f.reread(); return false },
+		Resynced: func(context.Context, bool) { f.reread() },
+		Failed: func(err error) {
+			klog.ErrorS(err, "Watching the external reservations; reading the file again", "path", f.src.path)
+		},
+	})
+	if err == nil {
+		return
 	}
-	quiet := time.NewTimer(time.Hour)
-	quiet.Stop()
+	klog.ErrorS(err, "Cannot watch the external reservations; they are re-read every resync period", "path", f.src.path, "resync", f.cfg.Resync.Duration)
 	resync := time.NewTicker(f.cfg.Resync.Duration)
 	defer resync.Stop()
-	base := filepath.Base(f.src.path)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-			if name := filepath.Base(ev.Name); name == base || strings.HasPrefix(name, "..") {
-				quiet.Reset(f.cfg.Debounce.Duration)
-			}
-		case err, ok := <-errs:
-			// Unread errors would block the watcher's events.
-			if !ok {
-				errs = nil
-				continue
-			}
-			klog.ErrorS(err, "Watching the external reservations; reading the file again", "path", f.src.path)
-			quiet.Reset(f.cfg.Debounce.Duration)
-		case <-quiet.C:
-			f.reread()
 		case <-resync.C:
 			f.reread()
 		}
 	}
-}
-
-func watchDir(dir string) (*fsnotify.Watcher, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	if err := w.Add(dir); err != nil {
-		_ = w.Close()
-		return nil, err
-	}
-	return w, nil
 }
 
 func (f *fileInformer) reread() {

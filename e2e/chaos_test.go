@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
@@ -49,13 +47,7 @@ func TestChaos(t *testing.T) {
 		// (a replica that cannot renew in time exits, as vc-scheduler
 		// does, for its Deployment to restart it); throttled, so that
 		// binding takes a minute and each disruption lands mid-way.
-		args := append([]string{
-			"--leader-elect=true",
-			"--lock-object-namespace=" + leaseNamespace,
-			"--leader-elect-lease-duration=15s",
-			"--leader-elect-renew-deadline=10s",
-			"--leader-elect-retry-period=2s",
-		}, throttled...)
+		args := append(leaderArgsWith(15*time.Second, 10*time.Second, 2*time.Second), throttled...)
 		return tc.StartScheduler(append(args,
 			"--scheduler-conf="+filepath.Join(volume.Dir(), "volcano-scheduler.conf"),
 			"--wasm-cache-dir="+t.TempDir())...)
@@ -76,7 +68,7 @@ func TestChaos(t *testing.T) {
 	rec := tc.RecordBindings()
 
 	swaps := startSwapping(t, volume, good, broken, 2*time.Second)
-	createGangs(t, tc, "chaos", chaosGangs)
+	createGangs(tc, "chaos", chaosGangs, chaosGangSize, "default", "1")
 
 	waitSomeBound(t, rec, chaosPods/5)
 	restartAPIServer(t, tc, rec)
@@ -127,7 +119,7 @@ func TestChaos(t *testing.T) {
 	volume.Update(map[string][]byte{"volcano-scheduler.conf": []byte(hotReloadConf), "policy.wasm": good[0]})
 	settled := settledMetrics(t, survivor)
 	more := startSwapping(t, volume, good, broken, 500*time.Millisecond)
-	createGangs(t, tc, "after", 5)
+	createGangs(tc, "after", 5, chaosGangSize, "default", "1")
 	waitPods(t, tc, "after", 5*chaosGangSize, harness.Bound, "bound")
 	for more.count() < 20 {
 		time.Sleep(100 * time.Millisecond)
@@ -190,43 +182,6 @@ func (s *swapper) stop() {
 		close(s.done)
 	}
 	s.wg.Wait()
-}
-
-// createGangs creates n PodGroups of minMember chaosGangSize, <set>-<i>,
-// and their pods, all in the given set, several at a time.
-func createGangs(t *testing.T, tc *harness.Test, set string, n int) {
-	t.Helper()
-	err := harness.Parallel(n, 8, func(i int) error {
-		name := fmt.Sprintf("%s-%d", set, i)
-		pg := &v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.Namespace},
-			Spec: v1beta1.PodGroupSpec{MinMember: chaosGangSize, Queue: "default"}}
-		if _, err := tc.Volcano.SchedulingV1beta1().PodGroups(tc.Namespace).Create(tc.Ctx, pg, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-		for j := range chaosGangSize {
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:        fmt.Sprintf("%s-%d", name, j),
-					Namespace:   tc.Namespace,
-					Labels:      map[string]string{harness.SetLabel: set},
-					Annotations: map[string]string{v1beta1.KubeGroupNameAnnotationKey: name},
-				},
-				Spec: v1.PodSpec{
-					SchedulerName: "volcano",
-					Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{
-						Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourceMemory: resource.MustParse("1Gi")},
-					}}},
-				},
-			}
-			if _, err := tc.Kube.CoreV1().Pods(tc.Namespace).Create(tc.Ctx, pod, metav1.CreateOptions{}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("creating gangs: %v", err)
-	}
 }
 
 // restartAPIServer restarts kube-apiserver and says how far binding was.

@@ -50,10 +50,16 @@ func waitPods(t *testing.T, tc *harness.Test, set string, want int, pred func(*v
 // createJobs creates n single-pod jobs, each a PodGroup of minMember 1 named
 // <set>-<i> in queue with one pod of cpu; all pods are in the given set.
 func createJobs(tc *harness.Test, set string, n int, queue, cpu string) {
+	createGangs(tc, set, n, 1, queue, cpu)
+}
+
+// createGangs creates n gangs, each a PodGroup of minMember size named
+// <set>-<i> in queue with size pods of cpu; all pods are in the given set.
+func createGangs(tc *harness.Test, set string, n, size int, queue, cpu string) {
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", set, i)
-		tc.CreatePodGroup(name, v1beta1.PodGroupSpec{MinMember: 1, Queue: queue})
-		tc.CreatePods(harness.Pods{Prefix: name, Set: set, Count: 1, CPU: cpu, PodGroup: name})
+		tc.CreatePodGroup(name, v1beta1.PodGroupSpec{MinMember: int32(size), Queue: queue})
+		tc.CreatePods(harness.Pods{Prefix: name, Set: set, Count: size, CPU: cpu, PodGroup: name})
 	}
 }
 

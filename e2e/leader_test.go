@@ -23,12 +23,17 @@ const (
 // leaderArgs are the flags of a replica in the test: the deployment's, with
 // short durations so that a takeover needs seconds, not the default 15.
 func leaderArgs() []string {
+	return leaderArgsWith(4*time.Second, 3*time.Second, 500*time.Millisecond)
+}
+
+// leaderArgsWith are a replica's flags with the given lease durations.
+func leaderArgsWith(lease, renew, retry time.Duration) []string {
 	return []string{
 		"--leader-elect=true",
 		"--lock-object-namespace=" + leaseNamespace,
-		"--leader-elect-lease-duration=4s",
-		"--leader-elect-renew-deadline=3s",
-		"--leader-elect-retry-period=500ms",
+		"--leader-elect-lease-duration=" + lease.String(),
+		"--leader-elect-renew-deadline=" + renew.String(),
+		"--leader-elect-retry-period=" + retry.String(),
 	}
 }
 

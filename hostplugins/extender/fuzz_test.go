@@ -41,8 +41,8 @@ func FuzzAnswers(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		current.Store(&data)
-		for _, setup := range []setup{s, batch} {
-			ssn, _ := setup.open(t)
+		for _, each := range []setup{s, batch} {
+			ssn, _ := each.open(t)
 			askEveryCall(t, ssn)
 		}
 	})

@@ -59,7 +59,7 @@ func (ns *nodeState) ensureUsage(p *Plugin) {
 		if n := ns.info.Node; n != nil {
 			cpu, mem := n.Status.Allocatable[v1.ResourceCPU], n.Status.Allocatable[v1.ResourceMemory]
 			ns.allocCPU, ns.allocMem = cpu.MilliValue(), mem.Value()
-			if gpu, ok := n.Status.Allocatable[api.GPUResource]; ok {
+			if gpu, ok := n.Status.Allocatable[api.GPUResourceName]; ok {
 				ns.hasGPU, ns.allocGP = true, gpu.Value()
 			}
 		}

@@ -39,9 +39,11 @@ import (
 const StackExport = "caldera_stack"
 
 // StackBudget is how many slots of weight a call's frames may hold at
-// once. A slot stands for at most 16 bytes of wazero's stack (a v128
-// value), so the budget keeps a call's stack under 16 MiB; the deepest
-// call of the example modules' tests takes less than 1 % of it.
+// once. A slot is meant to stand for one value of wazero's stack: an
+// endless recursion of 6-slot frames stops with 20 MB allocated for its
+// stack (TestStackBudgetBoundsTheHostStack). The largest charge among the
+// 30 example modules is 63,953 slots (6.1 %), a Go-toolchain function that
+// calls through a table.
 const StackBudget = 1 << 20
 
 // frameSlots is the fixed part of a frame's weight: return address, frame
@@ -83,10 +85,7 @@ func planStack(costs []bodyCost, checked []bool, funcTypes []uint32, types []sig
 			weight[i] += uint64(types[t].params)
 		}
 	}
-	reach, err := reaches(costs, checked, weight)
-	if err != nil {
-		return stackPlan{}, err
-	}
+	reach := reaches(costs, checked, weight)
 	var widest uint64 // the largest reach of any function not charged
 	for i := range reach {
 		if !checked[i] {
@@ -133,7 +132,7 @@ func planStack(costs []bodyCost, checked []bool, funcTypes []uint32, types []sig
 // its own weight and its heaviest callee's reach. Those functions call no
 // table and lie on no cycle, so the chains end; the walk is iterative, as
 // a chain can be as long as the module has functions.
-func reaches(costs []bodyCost, checked []bool, weight []uint64) ([]uint64, error) {
+func reaches(costs []bodyCost, checked []bool, weight []uint64) []uint64 {
 	reach := make([]uint64, len(costs))
 	done := make([]bool, len(costs))
 	type frame struct {
@@ -167,7 +166,7 @@ func reaches(costs []bodyCost, checked []bool, weight []uint64) ([]uint64, error
 			work = work[:len(work)-1]
 		}
 	}
-	return reach, nil
+	return reach
 }
 
 // charging returns the entry and exit code of a charged function.

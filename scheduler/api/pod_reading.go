@@ -21,9 +21,6 @@ type ScoringRequests struct {
 	NonZeroMilliCPU, NonZeroMemory int64
 }
 
-// GPUResource is the third resource of Volcano's balanced allocation.
-const GPUResource v1.ResourceName = "nvidia.com/gpu"
-
 // kube-scheduler's stand-ins for a container that requests no cpu or memory.
 const (
 	defaultMilliCPURequest int64 = 100
@@ -50,7 +47,7 @@ func PodScoringRequests(pod *v1.Pod) ScoringRequests {
 	}
 	plain := resourcehelper.PodRequests(pod, plainRequests)
 	nz := resourcehelper.PodRequests(pod, nonZeroRequests)
-	cpu, mem, gpu := plain[v1.ResourceCPU], plain[v1.ResourceMemory], plain[GPUResource]
+	cpu, mem, gpu := plain[v1.ResourceCPU], plain[v1.ResourceMemory], plain[GPUResourceName]
 	nzCPU, nzMem := nz[v1.ResourceCPU], nz[v1.ResourceMemory]
 	return ScoringRequests{
 		MilliCPU: cpu.MilliValue(), Memory: mem.Value(), GPU: gpu.Value(),

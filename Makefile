@@ -78,23 +78,29 @@ sdk-check:
 # With the example plugins built, the Wasm differential tests must run (not skip).
 test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
-	$(MAKE) fuzz FUZZTIME=10s
+	$(MAKE) fuzz
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) deploy-check e2e
 
 # Go's fuzzer on every decoder of bytes the scheduler does not control: guest replies,
 # descriptors and event verdicts (runtime), extender answers (hostplugins/extender), the
-# scheduler configuration (scheduler/conf) and cluster manifests (scheduler/simulator),
-# FUZZTIME each. The seeds (golden vectors, scenario files, and any input a failure
-# saved under the package's testdata/fuzz) also run in every `go test`. Each new interesting input is shrunk with at most 500 runs:
-# go's default, 60 s per input, spent whole short passes shrinking a few inputs.
-FUZZTIME ?= 60s
-FUZZ_TARGETS = runtime:FuzzDecodeReply runtime:FuzzDescriptor runtime:FuzzEventVerdict \
-	hostplugins/extender:FuzzAnswers \
-	scheduler/conf:FuzzParse scheduler/simulator:FuzzParseCluster
+# scheduler configuration (scheduler/conf) and cluster manifests (scheduler/simulator).
+# The seeds (golden vectors, scenario files, and any input a failure saved under the
+# package's testdata/fuzz) also run in every `go test`.
+# Each target runs for a count of inputs, what about 10 s reaches on 2 cores, not for a
+# duration: Go 1.26's fuzz coordinator can fail a clean duration-bounded pass with
+# "context deadline exceeded" when the deadline lands mid-input (a race fixed in Go 1.27);
+# a count has no deadline. FUZZTIME=5m (or 1000000x) overrides the count for every target.
+# Each new interesting input is shrunk with at most 500 runs: Go's default, 60 s per input,
+# spent whole short passes shrinking a few inputs.
+FUZZTIME ?=
+FUZZ_TARGETS = runtime:FuzzDecodeReply:6000x runtime:FuzzDescriptor:8000x \
+	runtime:FuzzEventVerdict:8000x hostplugins/extender:FuzzAnswers:1200x \
+	scheduler/conf:FuzzParse:100000x scheduler/simulator:FuzzParseCluster:3000x
 fuzz:
-	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz: $$pkg $$name for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 500x ./$$pkg || exit 1; \
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; \
+		budget="$(FUZZTIME)"; budget=$${budget:-$${rest#*:}}; \
+		echo "fuzz: $$pkg $$name for $$budget"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$budget -fuzzminimizetime 500x ./$$pkg || exit 1; \
 	done
 
 # README's first command: the scheduler on the example cluster, embedded default configuration.

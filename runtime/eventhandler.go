@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/internal/configfile"
 	"github.com/caldera-scheduler/caldera/scheduler/cache"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
@@ -58,12 +59,8 @@ func (c HandlerConfig) Limits() (Limits, error) {
 // ParseHandlerConfig reads the handler section, refusing unknown fields.
 func ParseHandlerConfig(raw json.RawMessage) (HandlerConfig, error) {
 	cfg := HandlerConfig{FailurePolicy: FailureIgnore}
-	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return cfg, fmt.Errorf("handler: %w", err)
-		}
+	if _, err := configfile.Section(raw, &cfg); err != nil {
+		return cfg, fmt.Errorf("handler: %w", err)
 	}
 	if _, err := cfg.Limits(); err != nil {
 		return cfg, err

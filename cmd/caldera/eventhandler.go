@@ -24,11 +24,12 @@ func addEventHandlerFlags(f *pflag.FlagSet) {
 }
 
 // eventHandlers is what the cache needs to build the handler the flags
-// name: the registry, the handler's name and configuration file.
+// name: the registry, the handler's name and its configuration file, read
+// once here.
 type eventHandlers struct {
 	registry *cache.Registry
 	name     string
-	config   string
+	config   *cache.HandlerFile
 	close    func()
 }
 
@@ -38,7 +39,11 @@ type eventHandlers struct {
 func newEventHandlers(ctx context.Context, v *viper.Viper, wasmCache wazero.CompilationCache) (*eventHandlers, error) {
 	reg := cache.NewRegistry()
 	reservations.Register(reg)
-	eh := &eventHandlers{registry: reg, name: v.GetString("event-handler"), config: v.GetString("event-handler-config"), close: func() {}}
+	file, err := cache.ReadHandlerFile(v.GetString("event-handler-config"))
+	if err != nil {
+		return nil, err
+	}
+	eh := &eventHandlers{registry: reg, name: v.GetString("event-handler"), config: file, close: func() {}}
 	if eh.name == "" {
 		eh.name = cache.DefaultEventHandler
 	}
@@ -54,17 +59,11 @@ func newEventHandlers(ctx context.Context, v *viper.Viper, wasmCache wazero.Comp
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s, and %s: %w", notRegistered, path, err)
 	}
-	// The handler section sets the module's limits, so it is read before
-	// the module is loaded; the factory below uses what was read here, not
-	// the copy the registry reads again (HandlerContext.Config), so that
-	// the module's limits and its arguments come from one reading.
-	file, err := cache.ReadHandlerFile(eh.config)
-	if err != nil {
-		return nil, err
-	}
+	// The handler section sets the module's limits, so it is parsed
+	// before the module is loaded.
 	cfg, err := runtime.ParseHandlerConfig(file.Handler)
 	if err != nil {
-		return nil, fmt.Errorf("--event-handler-config %s: %w", eh.config, err)
+		return nil, fmt.Errorf("--event-handler-config %s: %w", file.Path, err)
 	}
 	limits, _ := cfg.Limits() // checked by ParseHandlerConfig
 	plugin, err := runtime.Load(ctx, path, runtime.Options{Name: eh.name, Limits: limits, Cache: wasmCache, Log: reload.GuestLog(eh.name)})

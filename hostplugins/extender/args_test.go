@@ -137,7 +137,7 @@ func TestArguments(t *testing.T) {
 		wantErr: `argument "extender.failClosed": an ignorable extender does not fail closed`,
 	}, {
 		name:    "failClosed must be a boolean",
-		args:    framework.Arguments{FailClosedKey: "yes"},
+		args:    framework.Arguments{FailClosedKey: "sometimes"},
 		wantErr: `argument "extender.failClosed": expected true or false`,
 	}, {
 		name:    "a verb of the wrong type",

@@ -58,9 +58,10 @@ type Options struct {
 	// EventHandler names the handler of object events in Registry;
 	// "" is the default handler, which records every event as it comes.
 	EventHandler string
-	// EventHandlerConfig is the path of the handler's configuration file
-	// (the handler's settings and the custom informers to run); "" for none.
-	EventHandlerConfig string
+	// EventHandlerConfig is the handler's configuration file as
+	// ReadHandlerFile read it (the handler's settings and the custom
+	// informers to run); nil for none.
+	EventHandlerConfig *HandlerFile
 	// Registry holds the handlers and custom informers that EventHandler
 	// and EventHandlerConfig name; nil holds only the default handler.
 	Registry *Registry

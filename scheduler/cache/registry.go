@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/yaml"
 
+	"github.com/caldera-scheduler/caldera/internal/configfile"
 	"github.com/caldera-scheduler/caldera/internal/regularfile"
 )
 
@@ -66,7 +66,7 @@ type Registry struct {
 func NewRegistry() *Registry {
 	r := &Registry{handlers: map[string]HandlerFactory{}, informers: map[string]InformerFactory{}}
 	r.RegisterHandler(DefaultEventHandler, func(hc HandlerContext) (EventHandler, error) {
-		if len(hc.Config) > 0 && string(hc.Config) != "null" {
+		if configfile.Given(hc.Config) {
 			return nil, fmt.Errorf("the default event handler takes no configuration")
 		}
 		return hc.Default, nil
@@ -93,8 +93,12 @@ func (r *Registry) HandlerNames() []string { return slices.Sorted(maps.Keys(r.ha
 // InformerNames lists the registered custom informers, sorted.
 func (r *Registry) InformerNames() []string { return slices.Sorted(maps.Keys(r.informers)) }
 
-// HandlerFile is the content of --event-handler-config.
+// HandlerFile is the content of --event-handler-config, read once by
+// ReadHandlerFile and handed to the cache (Options.EventHandlerConfig) and
+// to whatever else needs it, such as a Wasm handler's limits.
 type HandlerFile struct {
+	// Path is the file read, for messages; "" when there was none.
+	Path string `json:"-"`
 	// Handler configures the handler; its shape is the handler's.
 	Handler json.RawMessage `json:"handler,omitempty"`
 	// Informers are the custom informers to run.
@@ -107,20 +111,35 @@ type InformerSpec struct {
 	Config json.RawMessage `json:"config,omitempty"`
 }
 
-// ReadHandlerFile reads and checks --event-handler-config; "" is an empty
-// configuration.
+// ReadHandlerFile reads and checks --event-handler-config; "" (no flag)
+// and a file that gives nothing are an empty configuration.
 func ReadHandlerFile(path string) (*HandlerFile, error) {
-	f := &HandlerFile{}
 	if path == "" {
-		return f, nil
+		return &HandlerFile{}, nil
 	}
 	data, err := regularfile.Read(path, regularfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("--event-handler-config: %w", err)
 	}
-	if err := yaml.UnmarshalStrict(data, f); err != nil {
+	return ParseHandlerFile(data, path)
+}
+
+// ParseHandlerFile checks the text of an --event-handler-config file by
+// the rules of every configuration file (internal/configfile).
+func ParseHandlerFile(data []byte, path string) (*HandlerFile, error) {
+	doc, err := configfile.Document(data, path)
+	if err != nil {
+		return nil, fmt.Errorf("--event-handler-config %w", err)
+	}
+	raw, err := configfile.JSON(doc, path)
+	if err != nil {
+		return nil, fmt.Errorf("--event-handler-config %w", err)
+	}
+	f := &HandlerFile{}
+	if _, err := configfile.Section(raw, f); err != nil {
 		return nil, fmt.Errorf("--event-handler-config %s: %w", path, err)
 	}
+	f.Path = path
 	seen := map[string]bool{}
 	for i, s := range f.Informers {
 		if s.Name == "" {
@@ -140,9 +159,9 @@ func (r *Registry) build(opts Options, def EventHandler) (EventHandler, []Custom
 	if name == "" {
 		name = DefaultEventHandler
 	}
-	file, err := ReadHandlerFile(opts.EventHandlerConfig)
-	if err != nil {
-		return nil, nil, err
+	file := opts.EventHandlerConfig
+	if file == nil {
+		file = &HandlerFile{}
 	}
 	factory, ok := r.handlers[name]
 	if !ok {

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/caldera-scheduler/caldera/internal/configfile"
 	"github.com/caldera-scheduler/caldera/internal/regularfile"
 )
 
@@ -43,19 +44,15 @@ func Load(path string, v Validator) (*Config, error) {
 // Parse decodes and validates a configuration. Every problem is reported as
 // "source:line: key: what was expected".
 func Parse(data []byte, source string, v Validator) (*Config, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: invalid YAML: %v", source, err)
+	doc, err := configfile.Document(data, source)
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("%s: empty scheduler configuration: expected keys actions and tiers", source)
 	}
 	p := parser{source: source}
 	cfg := &Config{Source: source}
-	if len(root.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty scheduler configuration: expected keys actions and tiers", source)
-	}
-	doc := root.Content[0]
-	if err := p.uniqueKeys(doc, ""); err != nil {
-		return nil, err
-	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, p.errorf(doc, "the document", "expected a mapping with keys actions, tiers, configurations")
 	}
@@ -101,37 +98,8 @@ func Parse(data []byte, source string, v Validator) (*Config, error) {
 
 type parser struct{ source string }
 
-// uniqueKeys refuses a mapping, anywhere in the document, that gives a key
-// twice: YAML forbids it, and a reader that took the first, the last or
-// both (actions given twice were once joined) would run a configuration
-// its author did not write.
-func (p parser) uniqueKeys(n *yaml.Node, path string) error {
-	switch n.Kind {
-	case yaml.MappingNode:
-		first := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key := n.Content[i]
-			where := strings.TrimPrefix(path+"."+key.Value, ".")
-			if line, ok := first[key.Value]; ok {
-				return p.errorf(key, where, "given twice (first on line %d)", line)
-			}
-			first[key.Value] = key.Line
-			if err := p.uniqueKeys(n.Content[i+1], where); err != nil {
-				return err
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if err := p.uniqueKeys(c, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (p parser) errorf(n *yaml.Node, key, format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s: %s", p.source, n.Line, key, fmt.Sprintf(format, args...))
+	return configfile.Errorf(p.source, n, key, format, args...)
 }
 
 func (p parser) tiers(n *yaml.Node) ([]Tier, error) {
@@ -190,6 +158,12 @@ func (p parser) plugin(n *yaml.Node, where string) (PluginOption, error) {
 			var b bool
 			if val.Kind != yaml.ScalarNode || val.Decode(&b) != nil {
 				return opt, p.errorf(val, where+"."+key.Value, "expected true or false, got %q", val.Value)
+			}
+			if b && key.Value == "enableHierarchy" {
+				// Volcano's hierarchical DRF and capacity plugin read queue
+				// trees from annotations; Caldera's queues are flat, and a
+				// flat share in place of the tree's would move placements.
+				return opt, p.errorf(val, where+"."+key.Value, "hierarchical queues are not implemented (README, \"Volcano's plugins and actions\"): set it to false or remove it")
 			}
 			*field.get(&opt) = &b
 		}

@@ -83,6 +83,9 @@ func TestErrorsNameFileKeyAndExpectation(t *testing.T) {
 		"duplicate":       {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: gang\n", `plugin "gang" is listed twice`},
 		"actions twice":   {"actions: enqueue\ntiers: []\nactions: allocate\n", "f.yaml:3: actions: given twice (first on line 1)"},
 		"name twice":      {"actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    name: drf\n", "f.yaml:5: tiers[0].plugins[0].name: given twice (first on line 4)"},
+		"hierarchy":       {"actions: allocate\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n", "f.yaml:5: tiers[0].plugins[0].enableHierarchy: hierarchical queues are not implemented"},
+		"second document": {"actions: allocate\ntiers: []\n---\nactions: enqueue\n", "f.yaml:3: a second YAML document"},
+		"empty":           {"# only a comment\n", "f.yaml: empty scheduler configuration"},
 		"argument twice":  {"actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments:\n      weight: 1\n      weight: 2\n", "f.yaml:7: tiers[0].plugins[0].arguments.weight: given twice"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -91,5 +94,18 @@ func TestErrorsNameFileKeyAndExpectation(t *testing.T) {
 				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// An anchor and its aliases read as the values they name: two tiers may
+// share one plugin's arguments.
+func TestAliasesReadAsTheirValues(t *testing.T) {
+	text := "actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments: &w\n      weight: 3\n- plugins:\n  - name: nodeorder\n    arguments: *w\n"
+	cfg, err := Parse([]byte(text), "f.yaml", fakeValidator{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Tiers[1].Plugins[0].Arguments["weight"]; got != 3 {
+		t.Errorf("nodeorder's weight = %v, want 3 through the alias", got)
 	}
 }

@@ -101,8 +101,8 @@ func (a Arguments) Bool(key string, dst *bool) error {
 	case bool:
 		*dst = x
 	case string:
-		b, err := strconv.ParseBool(x)
-		if err != nil {
+		b, ok := yaml11Bool(x)
+		if !ok {
 			return typeErr(key, "true or false", v)
 		}
 		*dst = b
@@ -110,6 +110,20 @@ func (a Arguments) Bool(key string, dst *bool) error {
 		return typeErr(key, "true or false", v)
 	}
 	return nil
+}
+
+// yaml11Bool reads the words YAML 1.1 takes as booleans: Volcano reads its
+// configuration that way, so `yes` in a file written for it means true.
+// The configuration is read as YAML 1.2, where they are strings, and
+// plugin flags are decoded as booleans by YAML 1.1's rule already.
+func yaml11Bool(s string) (value, ok bool) {
+	switch s {
+	case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE":
+		return true, true
+	case "n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE":
+		return false, true
+	}
+	return false, false
 }
 
 // String reads a string.

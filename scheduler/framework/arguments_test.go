@@ -38,3 +38,20 @@ func TestDurationRefusesNegative(t *testing.T) {
 		t.Errorf("-1s: read %v, %v", d, err)
 	}
 }
+
+// A boolean argument takes YAML 1.1's words, as Volcano's reader does, and
+// refuses anything else.
+func TestBoolTakesYAML11Words(t *testing.T) {
+	for v, want := range map[any]bool{true: true, "yes": true, "On": true, "Y": true, false: false, "no": false, "OFF": false} {
+		got := !want
+		if err := (Arguments{"k": v}).Bool("k", &got); err != nil || got != want {
+			t.Errorf("Bool(%v) = %v, %v; want %v", v, got, err, want)
+		}
+	}
+	for _, v := range []any{"maybe", "1", 1} {
+		var got bool
+		if err := (Arguments{"k": v}).Bool("k", &got); err == nil {
+			t.Errorf("Bool(%v) = %v, want an error", v, got)
+		}
+	}
+}

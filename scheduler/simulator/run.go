@@ -49,7 +49,7 @@ type Options struct {
 	// the default handler.
 	EventHandlers      *cache.Registry
 	EventHandler       string
-	EventHandlerConfig string
+	EventHandlerConfig *cache.HandlerFile
 }
 
 // Condition is the part of a PodGroup condition that does not change from

@@ -12,6 +12,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/internal/configfile"
 	"github.com/caldera-scheduler/caldera/internal/dirwatch"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/cache"
@@ -60,12 +61,8 @@ func Register(r *cache.Registry) { r.RegisterInformer(Name, New) }
 // returns the informer.
 func New(ic cache.InformerContext) (cache.CustomInformer, error) {
 	cfg := Config{Debounce: duration{100 * time.Millisecond}, Resync: duration{30 * time.Second}}
-	if len(ic.Config) > 0 {
-		dec := json.NewDecoder(strings.NewReader(string(ic.Config)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return cache.CustomInformer{}, fmt.Errorf("config: %w", err)
-		}
+	if _, err := configfile.Section(ic.Config, &cfg); err != nil {
+		return cache.CustomInformer{}, fmt.Errorf("config: %w", err)
 	}
 	if cfg.Path == "" {
 		return cache.CustomInformer{}, fmt.Errorf("config: path is required (the file of JSON lines)")

@@ -66,10 +66,14 @@ func TestFileFollowsChanges(t *testing.T) {
 	}
 	reg := cache.NewRegistry()
 	Register(reg)
+	handlerFile, err := cache.ReadHandlerFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
 		v1.ResourceCPU: resource.MustParse("8"), v1.ResourcePods: resource.MustParse("110")}}}
 	c, err := cache.New(cache.Options{Client: k8sfake.NewSimpleClientset(node), VCClient: vcfake.NewSimpleClientset(),
-		Registry: reg, EventHandlerConfig: config})
+		Registry: reg, EventHandlerConfig: handlerFile})
 	if err != nil {
 		t.Fatal(err)
 	}

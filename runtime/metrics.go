@@ -12,12 +12,16 @@ var ViewObjectsSent = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "View objects at Wasm plugins' session opens, by plugin and kind: full (whole lists), delta (changed, resent), unchanged (left out).",
 }, []string{"plugin", "kind"})
 
-func init() { prometheus.MustRegister(ViewObjectsSent) }
-
 // instancesOpen reports LiveInstances, so that a leak shows on /metrics.
 var instancesOpen = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 	Name: "caldera_wasm_instances",
 	Help: "Wasm module instances open in the process, idle in a pool or leased to a session, across every plugin and event handler.",
 }, func() float64 { return float64(LiveInstances()) })
 
-func init() { prometheus.MustRegister(instancesOpen) }
+// Collectors returns the runtime's metrics; they are in prometheus's
+// default registry from package init.
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{ViewObjectsSent, instancesOpen}
+}
+
+func init() { prometheus.MustRegister(Collectors()...) }

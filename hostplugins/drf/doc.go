@@ -23,6 +23,6 @@
 //
 // Left out: hierarchical DRF (enableHierarchy, with its queue order and
 // reclaim hooks over queue hierarchy annotations), which our core's queues do
-// not model; with enableHierarchy set the plugin behaves as without it and
-// says so in the log (verbosity 2). Volcano's job-share metrics are left out too.
+// not model; the configuration loader refuses enableHierarchy: true.
+// Volcano's job-share metrics are left out too.
 package drf

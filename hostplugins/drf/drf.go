@@ -5,11 +5,8 @@ import (
 
 	"math"
 
-	"k8s.io/klog/v2"
-
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
-	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -46,9 +43,6 @@ func (p *Plugin) Name() string { return Name }
 
 // OnSessionOpen computes every job's share from what its tasks hold.
 func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
-	if hierarchyRequested(ssn.Tiers) {
-		klog.V(2).InfoS("drf: enableHierarchy is not supported; using flat DRF between jobs")
-	}
 	p.total = ssn.TotalResource.Clone()
 	p.jobs = make(map[api.JobID]*jobShare, len(ssn.Jobs))
 	for _, job := range ssn.JobList {
@@ -68,17 +62,6 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 
 // OnSessionClose drops the session's shares.
 func (p *Plugin) OnSessionClose(*framework.Session) { p.jobs = nil }
-
-func hierarchyRequested(tiers []conf.Tier) bool {
-	for _, tier := range tiers {
-		for _, opt := range tier.Plugins {
-			if opt.Name == Name {
-				return conf.IsEnabled(opt.EnabledHierarchy)
-			}
-		}
-	}
-	return false
-}
 
 func (p *Plugin) shareOf(used *api.Resource) float64 {
 	_, s := resutil.DominantShare(used, p.total)

@@ -51,7 +51,7 @@ type Validator struct {
 func (v Validator) ValidateAction(name string, args map[string]any) error {
 	f, ok := v.Actions[name]
 	if !ok {
-		return fmt.Errorf("unknown action: expected one of %q", v.Actions.Names())
+		return unknownName("action", name, VolcanoActions, v.Actions.Names())
 	}
 	_, err := f(args)
 	return err
@@ -61,7 +61,7 @@ func (v Validator) ValidateAction(name string, args map[string]any) error {
 func (v Validator) ValidatePlugin(name string, args map[string]any) error {
 	f, ok := v.Plugins[name]
 	if !ok {
-		return fmt.Errorf("unknown plugin: expected one of %q", v.Plugins.Names())
+		return unknownName("plugin", name, VolcanoPlugins, v.Plugins.Names())
 	}
 	_, err := f(args)
 	return err

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// readmeRow is one row of README's plugin or action table: "| `name` | what |".
+var readmeRow = regexp.MustCompile("^\\| `([a-z-]+)` \\| (.+) \\|$")
+
+// readmeTables returns, for each table of README's "Volcano's plugins and
+// actions" section, its rows by the first header cell.
+func readmeTables(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), "\n## Volcano's plugins and actions\n")
+	if !ok {
+		t.Fatal(`README has no "Volcano's plugins and actions" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	tables := map[string]map[string]string{}
+	var current map[string]string
+	for _, line := range strings.Split(section, "\n") {
+		if head, ok := strings.CutPrefix(line, "| Volcano "); ok {
+			current = map[string]string{}
+			tables[strings.Fields(head)[0]] = current
+			continue
+		}
+		if m := readmeRow.FindStringSubmatch(line); m != nil && current != nil {
+			if _, dup := current[m[1]]; dup {
+				t.Errorf("README lists %s twice", m[1])
+			}
+			current[m[1]] = m[2]
+		}
+	}
+	return tables
+}
+
+// README's tables of Volcano's plugins and actions say what the registries
+// hold: a plugin is "native" exactly when Caldera registers it, its Wasm
+// ports are the ones examples/plugins holds, and every name Volcano
+// registers is listed.
+func TestReadmeListsWhatTheRegistriesHold(t *testing.T) {
+	tables := readmeTables(t)
+	plugins, acts := tables["plugin"], tables["action"]
+	if plugins == nil || acts == nil {
+		t.Fatalf("README's section has tables %v, want plugin and action", tables)
+	}
+	registered := hostplugins.Registry()
+	names := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(framework.VolcanoPlugins), registered.Names()...))))
+	for _, name := range names {
+		what, ok := plugins[name]
+		if !ok {
+			t.Errorf("README does not list plugin %s", name)
+			continue
+		}
+		_, native := registered[name]
+		if native != strings.HasPrefix(what, "native") || !native != (what == "not implemented") {
+			t.Errorf("README says plugin %s is %q; registered natively: %v", name, what, native)
+		}
+		dir := filepath.Join("..", "..", "examples", "plugins", name)
+		for lang, phrase := range map[string]string{"go": "in Go", "rust": "Rust"} {
+			_, err := os.Stat(filepath.Join(dir, lang))
+			if has := strings.Contains(what, phrase); has != (err == nil) {
+				t.Errorf("README says plugin %s is %q; examples/plugins/%s/%s exists: %v", name, what, name, lang, err == nil)
+			}
+		}
+	}
+	for name := range plugins {
+		if !slices.Contains(names, name) {
+			t.Errorf("README lists plugin %s, which neither Volcano nor Caldera registers", name)
+		}
+	}
+	registeredActions := actions.Registry()
+	actionNames := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(framework.VolcanoActions), registeredActions.Names()...))))
+	for _, name := range actionNames {
+		_, ok := registeredActions[name]
+		want := map[bool]string{true: "implemented", false: "not implemented"}[ok]
+		if got := acts[name]; got != want {
+			t.Errorf("README says action %s is %q, want %q", name, got, want)
+		}
+	}
+	for name := range acts {
+		if !slices.Contains(actionNames, name) {
+			t.Errorf("README lists action %s, which neither Volcano nor Caldera registers", name)
+		}
+	}
+}
+
+// A configuration naming one of Volcano's plugins or actions that Caldera
+// lacks is refused with the name and where the README says so.
+func TestVolcanoNamesNotImplementedAreRefusedByName(t *testing.T) {
+	v := framework.Validator{Plugins: hostplugins.Registry(), Actions: actions.Registry()}
+	for _, err := range []error{v.ValidatePlugin("capacity", nil), v.ValidateAction("shuffle", nil)} {
+		if err == nil || !strings.Contains(err.Error(), "is not implemented in Caldera") {
+			t.Errorf("error = %v, want it to say the name is not implemented", err)
+		}
+	}
+	if err := v.ValidatePlugin("capacityy", nil); err == nil || !strings.Contains(err.Error(), "unknown plugin") {
+		t.Errorf("error = %v, want unknown plugin", err)
+	}
+}

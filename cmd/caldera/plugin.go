@@ -18,8 +18,20 @@ import (
 )
 
 func newPluginCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "plugin", Short: "Inspect and validate Wasm policy modules"}
+	cmd := &cobra.Command{
+		Use:   "plugin",
+		Short: "Inspect, validate and test Wasm policy modules",
+		Args:  cobra.ArbitraryArgs,
+		// Without this a mistyped subcommand printed the help and exited 0.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for \"caldera plugin\" (commands: %s)", args[0], strings.Join(subcommandNames(cmd), ", "))
+			}
+			return cmd.Help()
+		},
+	}
 	addWasmCacheFlag(cmd.PersistentFlags())
+	cmd.AddCommand(newPluginTestCommand())
 	cmd.AddCommand(&cobra.Command{
 		Use:   "inspect FILE.wasm",
 		Short: "Print a module's declared name, ABI version, hooks and size",
@@ -52,6 +64,16 @@ traps, times out, runs out of memory or answers garbage.`,
 		},
 	})
 	return cmd
+}
+
+func subcommandNames(cmd *cobra.Command) []string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return names
 }
 
 // cacheOf returns the compilation cache --wasm-cache-dir names.

@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator"
@@ -33,73 +35,18 @@ between sessions as caldera run reloads them; each session prints a line
 (with --output json, one JSON object per session).`,
 		Args: cobra.NoArgs,
 	}
-	f := cmd.Flags()
-	f.String("cluster", "", "manifest file describing the cluster (required)")
-	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100); ignored with --watch")
-	f.String("output", "table", "output format: table or json")
-	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable, or comma-separated)")
-	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
-	addPolicyFlags(f, false)
-	addEventHandlerFlags(f)
+	addSimulateFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		v := settings(cmd.Flags())
-		clusterFile := v.GetString("cluster")
-		if clusterFile == "" {
-			return fmt.Errorf("--cluster is required")
-		}
 		output := v.GetString("output")
 		if output != "table" && output != "json" {
 			return fmt.Errorf("--output: expected table or json, got %q", output)
 		}
-		if v.GetInt("cycles") < 0 {
-			return fmt.Errorf("--cycles: expected a positive number, got %d", v.GetInt("cycles"))
-		}
-		watch := v.GetBool("watch")
-		if watch && v.GetDuration("schedule-period") <= 0 {
-			return fmt.Errorf("--schedule-period: expected a positive duration, got %s", v.GetDuration("schedule-period"))
-		}
-		ctx := cmd.Context()
-		if watch {
-			var stop context.CancelFunc
-			ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-		}
-		policy, closePolicy, err := newReloader(ctx, v, !watch, nil)
+		cluster, res, err := simulation(cmd.Context(), v, sessionWriter(cmd.OutOrStdout(), output))
 		if err != nil {
 			return err
 		}
-		defer closePolicy()
-		cluster, err := simulator.LoadCluster(clusterFile)
-		if err != nil {
-			return err
-		}
-		handlers, err := newEventHandlers(ctx, v, policy.CompilationCache())
-		if err != nil {
-			return err
-		}
-		defer handlers.close()
-		opts := simulator.Options{
-			Cluster:        cluster,
-			Policies:       policy.Policies(),
-			Actions:        actions.Registry(),
-			Cycles:         v.GetInt("cycles"),
-			SchedulerNames: schedulerNames(v),
-
-			EventHandlers:      handlers.registry,
-			EventHandler:       handlers.name,
-			EventHandlerConfig: handlers.config,
-		}
-		if watch {
-			stopWatch := watchPolicy(ctx, policy)
-			defer stopWatch() // before the policy closes
-			opts.Watch, opts.Period = true, v.GetDuration("schedule-period")
-			opts.OnSession = sessionWriter(cmd.OutOrStdout(), output)
-		}
-		res, err := simulator.Run(ctx, opts)
-		if err != nil {
-			return err
-		}
-		if watch && output == "json" {
+		if v.GetBool("watch") && output == "json" {
 			return nil // every session has had its line
 		}
 		if output == "json" {
@@ -108,6 +55,73 @@ between sessions as caldera run reloads them; each session prints a line
 		return writeTable(cmd.OutOrStdout(), cluster, res)
 	}
 	return cmd
+}
+
+// addSimulateFlags adds the flags of `caldera simulate`; `caldera plugin
+// test` runs its folders through the same flags.
+func addSimulateFlags(f *pflag.FlagSet) {
+	f.String("cluster", "", "manifest file describing the cluster (required)")
+	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100); ignored with --watch")
+	f.String("output", "table", "output format: table or json")
+	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable, or comma-separated)")
+	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
+	addPolicyFlags(f, false)
+	addEventHandlerFlags(f)
+}
+
+// simulation runs the simulation the settings describe and returns the
+// cluster it loaded and the result. With --watch, onSession is told of
+// each session as it ends, until ctx ends or SIGTERM or SIGINT arrives.
+func simulation(ctx context.Context, v *viper.Viper, onSession func(*simulator.SessionResult) error) (*simulator.Cluster, *simulator.Result, error) {
+	clusterFile := v.GetString("cluster")
+	if clusterFile == "" {
+		return nil, nil, fmt.Errorf("--cluster is required")
+	}
+	if v.GetInt("cycles") < 0 {
+		return nil, nil, fmt.Errorf("--cycles: expected a positive number, got %d", v.GetInt("cycles"))
+	}
+	watch := v.GetBool("watch")
+	if watch && v.GetDuration("schedule-period") <= 0 {
+		return nil, nil, fmt.Errorf("--schedule-period: expected a positive duration, got %s", v.GetDuration("schedule-period"))
+	}
+	if watch {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+	}
+	policy, closePolicy, err := newReloader(ctx, v, !watch, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closePolicy()
+	cluster, err := simulator.LoadCluster(clusterFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	handlers, err := newEventHandlers(ctx, v, policy.CompilationCache())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer handlers.close()
+	opts := simulator.Options{
+		Cluster:        cluster,
+		Policies:       policy.Policies(),
+		Actions:        actions.Registry(),
+		Cycles:         v.GetInt("cycles"),
+		SchedulerNames: schedulerNames(v),
+
+		EventHandlers:      handlers.registry,
+		EventHandler:       handlers.name,
+		EventHandlerConfig: handlers.config,
+	}
+	if watch {
+		stopWatch := watchPolicy(ctx, policy)
+		defer stopWatch() // before the policy closes
+		opts.Watch, opts.Period = true, v.GetDuration("schedule-period")
+		opts.OnSession = onSession
+	}
+	res, err := simulator.Run(ctx, opts)
+	return cluster, res, err
 }
 
 // sessionWriter prints one line per session of a watch: a JSON object

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
 	schedconf "github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
+	"github.com/caldera-scheduler/caldera/scheduler/simulator/scenario"
 )
 
 // pluginDir is where `make plugins` puts the example modules.
@@ -168,13 +167,9 @@ func TestWasmScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(filepath.Join(dir, "expect.yaml"))
+		folder, err := scenario.Read(dir)
 		if err != nil {
 			t.Fatal(err)
-		}
-		var want expectation
-		if err := yaml.Unmarshal(raw, &want); err != nil {
-			t.Fatalf("%s/expect.yaml: %v", dir, err)
 		}
 		// The builds of the policies the configuration names.
 		var policies, builds []string
@@ -194,9 +189,11 @@ func TestWasmScenarios(t *testing.T) {
 				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				got := runSimulate(t, "--cluster", filepath.Join(dir, "cluster.yaml"), "--scheduler-conf", path,
-					"--plugin-dir", pluginDir, "--cycles", "1")
-				checkScenario(t, &want, got)
+				got := runSimulate(t, "--cluster", folder.Cluster(), "--scheduler-conf", path,
+					"--plugin-dir", pluginDir, "--cycles", strconv.Itoa(folder.Expect.Sessions))
+				for _, d := range folder.Expect.Check(got) {
+					t.Errorf("%s (%s)", d, folder.Expect.Source)
+				}
 				if strings.Contains(text, "draining") {
 					for pod, node := range got.Binds {
 						if node == "n1" {

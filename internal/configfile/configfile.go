@@ -9,7 +9,8 @@
 //   - an empty file, a file of comments, a document that is only null, and
 //     an absent, empty or null section all mean "nothing given": the
 //     reader's defaults, or its error when something is required;
-//   - a section's unknown fields, and anything after its value, are errors.
+//   - a section's unknown fields, keys that match a field only when case is
+//     ignored, and anything after its value, are errors.
 package configfile
 
 import (
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -216,7 +218,7 @@ func Section(raw json.RawMessage, out any) (bool, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return true, fmt.Errorf("more than one value")
 	}
-	return true, nil
+	return true, exactKeys(raw, reflect.TypeOf(out), "")
 }
 
 // Given reports whether a section gives anything.

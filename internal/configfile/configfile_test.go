@@ -94,13 +94,21 @@ func TestJSONScalars(t *testing.T) {
 }
 
 func TestSectionIsStrict(t *testing.T) {
+	type named struct {
+		Name string `json:"name"`
+	}
 	type conf struct {
-		Path string `json:"path"`
+		Path  string  `json:"path"`
+		Inner named   `json:"inner"`
+		List  []named `json:"list"`
 	}
 	for raw, want := range map[string]string{
 		`{"path": "a", "paht": "b"}`:  `unknown field "paht"`,
 		`{"path": "a"} {"path": "b"}`: "more than one value",
 		`{"path": 3}`:                 "cannot unmarshal number",
+		`{"Path": "a"}`:               `unknown field "Path" (did you mean "path"?`,
+		`{"inner": {"Name": "x"}}`:    `unknown field "inner.Name" (did you mean "name"?`,
+		`{"list": [{"NAME": "x"}]}`:   `unknown field "list[0].NAME"`,
 	} {
 		var c conf
 		given, err := Section(json.RawMessage(raw), &c)

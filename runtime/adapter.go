@@ -30,6 +30,9 @@ type Policy struct {
 // name in the configuration.
 func Factory(name string, p *Plugin, policy Policy) framework.Factory {
 	return func(args framework.Arguments) (framework.Plugin, error) {
+		if err := checkDeclaredArguments(p.descriptor.Arguments, args); err != nil {
+			return nil, err
+		}
 		return &adapter{name: name, mod: p, args: args, policy: policy}, nil
 	}
 }

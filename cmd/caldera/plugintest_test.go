@@ -66,3 +66,37 @@ func TestPluginUnknownSubcommandFails(t *testing.T) {
 		t.Errorf("error = %v, want unknown command", err)
 	}
 }
+
+// A declared argument of the wrong type stops a one-shot simulate as it
+// stops a reload, in the native plugin's words: before, the module
+// refused it at session_open and every pod stayed pending (exit 0).
+func TestDeclaredArgumentTypesAreCheckedAtLoad(t *testing.T) {
+	requirePorts(t, "binpack.tinygo")
+	dir := t.TempDir()
+	refusal := func(plugin string) string {
+		conf := filepath.Join(dir, plugin+".yaml")
+		text := "actions: allocate\ntiers:\n- plugins: [{name: gang}, {name: " + plugin + ", arguments: {binpack.weight: heavy, binpack.resources.nvidia.com/gpu: 2}}]\n"
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := runCaldera("simulate", "--wasm-cache-dir", "", "--cluster", "../../examples/clusters/training-cluster.yaml", "--scheduler-conf", conf, "--plugin-dir", pluginDir)
+		if err == nil {
+			t.Fatalf("%s: simulate accepted binpack.weight: heavy", plugin)
+		}
+		_, words, _ := strings.Cut(err.Error(), "): ")
+		return words
+	}
+	native, port := refusal("binpack"), refusal("binpack.tinygo")
+	if want := `argument "binpack.weight": expected an integer, got string heavy`; native != want || port != native {
+		t.Errorf("native refusal %q, port refusal %q; want both %q", native, port, want)
+	}
+	// A family member (binpack.resources.<name>, an int) is checked too.
+	conf := filepath.Join(dir, "family.yaml")
+	if err := os.WriteFile(conf, []byte("actions: allocate\ntiers:\n- plugins: [{name: binpack.tinygo, arguments: {binpack.resources.nvidia.com/gpu: lots}}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCaldera("simulate", "--wasm-cache-dir", "", "--cluster", "../../examples/clusters/training-cluster.yaml", "--scheduler-conf", conf, "--plugin-dir", pluginDir)
+	if err == nil || !strings.Contains(err.Error(), `argument "binpack.resources.nvidia.com/gpu": expected an integer`) {
+		t.Errorf("family member: %v", err)
+	}
+}

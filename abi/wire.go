@@ -41,9 +41,9 @@ type Descriptor struct {
 
 // Argument is one configuration argument a module reads.
 type Argument struct {
-	Name    string `msgpack:"name"`
-	Type    string `msgpack:"type"`
-	Default any    `msgpack:"default"`
+	Name    string `msgpack:"name" json:"name"`
+	Type    string `msgpack:"type" json:"type"`
+	Default any    `msgpack:"default" json:"default"`
 }
 
 // Event tells the guest about a change to its view since the previous call:

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,9 +28,36 @@ func TestPluginInspectAndValidate(t *testing.T) {
 	if err != nil || !strings.Contains(out, "name:      binpack") || !strings.Contains(out, "abi:       1.") || !strings.Contains(out, "node_order_batch") {
 		t.Errorf("inspect: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "promises:  deltas, undoEvents\n") || !strings.Contains(out, "binpack.resources.<name> (int, default 1)") {
+		t.Errorf("inspect shows no promises or arguments:\n%s", out)
+	}
+	out, err = runCaldera("plugin", "inspect", "--output", "json", path)
+	var info moduleInfo
+	if err != nil || json.Unmarshal([]byte(out), &info) != nil || info.Name != "binpack" || !slices.Equal(info.Promises, []string{"deltas", "undoEvents"}) || len(info.Arguments) != 5 {
+		t.Errorf("inspect --output json: %v\n%s", err, out)
+	}
 	out, err = runCaldera("plugin", "validate", path)
 	if err != nil || !strings.Contains(out, "3 of 3 pods bound") {
 		t.Errorf("validate: %v\n%s", err, out)
+	}
+	// With a configuration and a cluster: the tier entry's arguments, the
+	// cluster's pending pods.
+	conf := filepath.Join(t.TempDir(), "scheduler.yaml")
+	write := func(weight string) {
+		text := "actions: allocate\ntiers:\n- plugins: [{name: binpack.tinygo, arguments: {binpack.weight: " + weight + "}}]\n"
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("5")
+	out, err = runCaldera("plugin", "validate", "--scheduler-conf", conf, "--cluster", "../../examples/clusters/training-cluster.yaml", path)
+	if err != nil || !regexp.MustCompile(`self-test: one session on \.\./\.\./examples/clusters/training-cluster\.yaml, \d+ calls answered, \d+ of 120 pods bound`).MatchString(out) {
+		t.Errorf("validate --cluster: %v\n%s", err, out)
+	}
+	write("heavy")
+	_, err = runCaldera("plugin", "validate", "--scheduler-conf", conf, path)
+	if err == nil || !strings.Contains(err.Error(), `argument "binpack.weight": expected an integer, got string heavy`) || !strings.Contains(err.Error(), conf) {
+		t.Errorf("validate with a wrong argument type: %v", err)
 	}
 }
 

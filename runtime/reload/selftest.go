@@ -37,6 +37,17 @@ const SelfTestPods = 3
 // native must be a registry of the native plugins that SelfTest may add
 // to.
 func SelfTest(name string, p *runtime.Plugin, args map[string]any, native framework.Registry, actions framework.ActionRegistry) (int, error) {
+	bound, _, err := SelfTestOn(newSelfTestSnapshot(), name, p, args, native, actions)
+	return bound, err
+}
+
+// SelfTestOn is SelfTest on a cluster of the caller's (`caldera plugin
+// validate --cluster`); it returns how many pods the session bound and
+// how many were pending before it.
+func SelfTestOn(snapshot *api.ClusterInfo, name string, p *runtime.Plugin, args map[string]any, native framework.Registry, actions framework.ActionRegistry) (bound, pending int, err error) {
+	for _, job := range snapshot.Jobs {
+		pending += len(job.TaskStatusIndex[api.Pending])
+	}
 	if _, clash := native[name]; clash {
 		name += ".module"
 	}
@@ -50,23 +61,23 @@ func SelfTest(name string, p *runtime.Plugin, args map[string]any, native framew
 	}}}
 	text, err := yaml.Marshal(map[string]any{"actions": "enqueue, allocate, backfill", "tiers": tiers})
 	if err != nil {
-		return 0, fmt.Errorf("self-test configuration: %w", err)
+		return 0, pending, fmt.Errorf("self-test configuration: %w", err)
 	}
 	cfg, err := conf.Parse(text, "self-test configuration", framework.Validator{Plugins: native, Actions: actions})
 	if err != nil {
-		return 0, err
+		return 0, pending, err
 	}
 	calls, failed := p.Calls(), p.Failures()
 	p.SetMetered(false)
 	defer p.SetMetered(true)
-	cluster := &selfTestCluster{snapshot: newSelfTestSnapshot()}
+	cluster := &selfTestCluster{snapshot: snapshot}
 	if err := selfTestSession(cluster, native, actions, cfg); err != nil {
-		return 0, fmt.Errorf("self-test session: %w", err)
+		return 0, pending, fmt.Errorf("self-test session: %w", err)
 	}
 	if n := p.Failures() - failed; n > 0 {
-		return 0, fmt.Errorf("self-test session: %d of %d calls into the module failed, the first: %w", n, p.Calls()-calls, p.FirstFailure())
+		return 0, pending, fmt.Errorf("self-test session: %d of %d calls into the module failed, the first: %w", n, p.Calls()-calls, p.FirstFailure())
 	}
-	return int(cluster.binds.Load()), nil
+	return int(cluster.binds.Load()), pending, nil
 }
 
 // selfTestSession opens a session, runs the configured actions and closes
@@ -101,3 +112,6 @@ func (c *selfTestCluster) Snapshot() *api.ClusterInfo         { return c.snapsho
 func (c *selfTestCluster) Bind(*api.TaskInfo, string) error   { c.binds.Add(1); return nil }
 func (c *selfTestCluster) Evict(*api.TaskInfo, string) error  { return nil }
 func (c *selfTestCluster) UpdateJobStatus(*api.JobInfo, bool) {}
+
+// SelfTestSnapshot returns a new copy of the built-in self-test cluster.
+func SelfTestSnapshot() *api.ClusterInfo { return newSelfTestSnapshot() }

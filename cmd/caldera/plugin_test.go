@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,6 +73,53 @@ func TestPluginValidateRejectsBadFiles(t *testing.T) {
 	} {
 		if _, err := runCaldera("plugin", "validate", tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("validate %s: %v, want %q", filepath.Base(tc.path), err, tc.want)
+		}
+	}
+}
+
+// `caldera plugin call` asks one hook through the scheduler's dispatch and
+// prints each answer: the predicates port's verdict per pod and node, the
+// binpack port's scores under --arg, and clear errors for what it cannot
+// ask.
+func TestPluginCallAnswersPerPodAndNode(t *testing.T) {
+	requirePorts(t, "predicates.tinygo", "binpack.tinygo")
+	cluster := "../../testdata/scenarios/volcano/alloc-node-selector-mismatch/cluster.yaml"
+	predicates := filepath.Join(pluginDir, "predicates.tinygo.wasm")
+	out, err := runCaldera("plugin", "call", "--wasm-cache-dir", "", predicates, "predicate_batch", "--cluster", cluster, "--output", "json")
+	var got struct {
+		Hook    string
+		Answers []answer
+	}
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("call: %v\n%s", err, out)
+	}
+	want := []answer{
+		{Pod: "c1/p1", Node: "n1", Answer: "fail: node(s) didn't match Pod's node affinity/selector"},
+		{Pod: "c1/p2", Node: "n1", Answer: "pass"},
+	}
+	if got.Hook != "predicate_batch" || fmt.Sprint(got.Answers) != fmt.Sprint(want) {
+		t.Errorf("answers = %+v, want %+v", got.Answers, want)
+	}
+	binpack := filepath.Join(pluginDir, "binpack.tinygo.wasm")
+	scores := func(args ...string) string {
+		out, err := runCaldera(append([]string{"plugin", "call", "--wasm-cache-dir", "", binpack, "node_order_batch", "--cluster", cluster, "--pod", "c1/p2"}, args...)...)
+		if err != nil {
+			t.Fatalf("call %v: %v", args, err)
+		}
+		return out
+	}
+	if off, on := scores("--arg", "binpack.weight=0"), scores("--arg", "binpack.weight=5"); !strings.Contains(off, "c1/p2  n1    0\n") || off == on {
+		t.Errorf("binpack.weight=0 scored:\n%s\nbinpack.weight=5 scored:\n%s", off, on)
+	}
+	for args, want := range map[string]string{
+		binpack + " best_node":                             `hook "best_node": plugin call asks`,
+		binpack + " job_ready":                             "does not declare hook job_ready",
+		binpack + " node_order_batch --pod c1/p9":          "--pod c1/p9: no such pending pod",
+		binpack + " node_order_batch --arg binpack.weight": `--arg "binpack.weight": expected key=value`,
+	} {
+		_, err := runCaldera(append([]string{"plugin", "call", "--wasm-cache-dir", "", "--cluster", cluster}, strings.Fields(args)...)...)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("call %s: %v, want %q", args, err, want)
 		}
 	}
 }

@@ -180,7 +180,7 @@ func TestGoldenVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, msg, err := DecodeReply(raw, nil); err != nil || code != abi.Error || msg != "argument binpack.weight: expected an integer, got ten" {
+	if code, msg, err := DecodeReply(raw, nil); err != nil || code != abi.Error || msg != `argument "binpack.weight": expected an integer, got string ten` {
 		t.Errorf("reply_error: code %d %q, %v", code, msg, err)
 	}
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ type instance struct {
 	// budget's.
 	stackLeft api.Global
 	maxCharge uint32
+	// output is the guest's stdout and stderr, whose unfinished lines are
+	// passed on when each call returns.
+	output [2]*guestOutput
 	// held records the view the guest kept from its last session, the base
 	// of the next session_open's delta; nil sends the whole view.
 	held *heldView
@@ -65,7 +69,7 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}
-	in := &instance{mod: mod, mem: mod.Memory(), fn: map[string]api.Function{}}
+	in := &instance{mod: mod, mem: mod.Memory(), fn: map[string]api.Function{}, output: [2]*guestOutput{stdout, stderr}}
 	for _, name := range []string{abi.ExportVersion, abi.ExportBuffer, abi.ExportDescribe, abi.ExportCall} {
 		in.fn[name] = mod.ExportedFunction(name)
 	}
@@ -221,6 +225,8 @@ func (in *instance) unwatch() error {
 func (in *instance) invoke(ctx context.Context, fn api.Function, params ...uint64) (uint64, error) {
 	in.stack = [2]uint64{}
 	copy(in.stack[:], params)
+	defer in.output[0].flush()
+	defer in.output[1].flush()
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
 		err = classify(err)
 		if in.stackLeft != nil && errors.Is(err, ErrTrap) && uint32(in.stackLeft.Get()) < in.maxCharge {
@@ -273,20 +279,48 @@ func classify(err error) error {
 }
 
 // guestOutput sends what the guest writes to stdout or stderr to the
-// plugin's log, one line per write, under the log limits. It cannot see
-// the call's context: an instrumented instance's interrupt global says
-// whether the deadline has passed (the others are closed by wazero when it
-// does).
+// plugin's log, a line per line: Go's runtime writes one println in
+// several pieces and a panic in dozens, which as a record per write split
+// messages from their values and files from their line numbers. A line is
+// held until its newline or the end of the call, at most maxLogLine bytes
+// of it; a longer one goes to the limiter in pieces, which cuts each. It
+// cannot see the call's context: an instrumented instance's interrupt
+// global says whether the deadline has passed (the others are closed by
+// wazero when it does).
 type guestOutput struct {
 	logs      *logLimiter
 	level     int
 	interrupt api.Global
+	pending   []byte
 }
 
 func (w *guestOutput) Write(b []byte) (int, error) {
 	if w.interrupt != nil && w.interrupt.Get() != 0 {
 		panic(fmt.Errorf("%w: stopped in fd_write", ErrTimeout))
 	}
-	w.logs.guest(w.level, b)
-	return len(b), nil
+	n := len(b)
+	for len(b) > 0 {
+		line, rest, complete := bytes.Cut(b, []byte{'\n'})
+		b = rest
+		if len(w.pending)+len(line) > maxLogLine {
+			// Too long to hold: what is held goes out, and the rest of the
+			// line straight from guest memory, cut by the limiter.
+			w.flush()
+			w.logs.guest(w.level, line)
+			continue
+		}
+		w.pending = append(w.pending, line...)
+		if complete {
+			w.flush()
+		}
+	}
+	return n, nil
+}
+
+// flush passes on the line held, if any.
+func (w *guestOutput) flush() {
+	if len(w.pending) > 0 {
+		w.logs.guest(w.level, w.pending)
+		w.pending = w.pending[:0]
+	}
 }

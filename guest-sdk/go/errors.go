@@ -65,6 +65,12 @@ func valueString(v any) string {
 		return strconv.FormatInt(v, 10)
 	case uint64:
 		return strconv.FormatUint(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case uint32:
+		return strconv.FormatUint(uint64(v), 10)
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case float32:
@@ -91,7 +97,7 @@ func setEntryError(j uint32, err error) error {
 // words fmt.Errorf("argument %q: expected %s, got %T %v", key, expected,
 // got, got) would use for the types arguments decode to (nil, bool,
 // int64, uint64, float32, float64, string, []byte, []any and
-// map[string]any), for a plugin that reads its own argument types without
+// map[string]any) and for int, int32 and uint32, as tests write them, for a plugin that reads its own argument types without
 // importing fmt (see the plugin guide's note on module size).
 func ArgumentError(key, expected string, got any) error {
 	return errors.New("argument " + strconv.Quote(key) + ": expected " + expected + ", got " + typeName(got) + " " + valueString(got))
@@ -110,6 +116,12 @@ func typeName(v any) string {
 		return "int64"
 	case uint64:
 		return "uint64"
+	case int:
+		return "int"
+	case int32:
+		return "int32"
+	case uint32:
+		return "uint32"
 	case float64:
 		return "float64"
 	case float32:

@@ -152,26 +152,6 @@ func (s *Session) Job(h int32) *Job { return &s.View.Jobs[h] }
 // Queue returns the queue with this handle.
 func (s *Session) Queue(h int32) *Queue { return &s.View.Queues[h] }
 
-// Int reads an integer argument, or def when it is absent. A value of
-// another type is an error naming the key.
-func (s *Session) Int(key string, def int64) (int64, error) {
-	v, ok := s.Arguments[key]
-	if !ok {
-		return def, nil
-	}
-	switch n := v.(type) {
-	case int64:
-		return n, nil
-	case uint64:
-		return int64(n), nil
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n), nil
-		}
-	}
-	return def, errors.New("argument " + key + ": expected an integer, got " + valueString(v))
-}
-
 // Event kinds the scheduler forwards; see apply.
 const (
 	eventAllocate   = 1

@@ -205,20 +205,50 @@ impl Arguments {
         self.0.get(key)
     }
 
-    /// An integer argument, or `default` when it is absent. A value of
-    /// another type is an error naming the key.
+    // The readers take what the scheduler's own readers take, so that a
+    // value the scheduler accepted when it loaded the configuration is one
+    // the module accepts, and refuse the rest in the same words.
+
+    /// An integer argument, or `default` when it is absent or nil: an
+    /// integer, a whole float, or a string of one. A value of another type
+    /// is an error naming the key.
     pub fn int(&self, key: &str, default: i64) -> Result<i64, ArgumentError> {
-        self.typed(key, default, "an integer", Value::as_int)
+        self.typed(key, default, "an integer", |v| match v {
+            Value::Uint(n) if *n > i64::MAX as u64 => None,
+            Value::Float(f) if !(*f >= -9.223372036854775808e18 && *f < 9.223372036854775808e18) => None,
+            Value::Str(s) => s.parse().ok(),
+            _ => v.as_int(),
+        })
     }
 
-    /// A number argument (integer or float), or `default` when absent.
+    /// A finite number argument (an integer, a float, or a string of one),
+    /// or `default` when absent or nil.
     pub fn float(&self, key: &str, default: f64) -> Result<f64, ArgumentError> {
-        self.typed(key, default, "a number", Value::as_float)
+        let what = match self.get(key) {
+            Some(Value::Float(_)) | Some(Value::Str(_)) => "a finite number",
+            _ => "a number",
+        };
+        self.typed(key, default, what, |v| {
+            match v {
+                Value::Str(s) => s.parse::<f64>().ok(),
+                _ => v.as_float(),
+            }
+            .filter(|f| f.is_finite())
+        })
     }
 
-    /// A boolean argument, or `default` when absent.
+    /// A boolean argument, or `default` when absent or nil: true or false,
+    /// or a string YAML 1.1 reads as one (yes, no, on, off, y, n), as
+    /// Volcano's configuration reader does.
     pub fn bool(&self, key: &str, default: bool) -> Result<bool, ArgumentError> {
-        self.typed(key, default, "a bool", Value::as_bool)
+        self.typed(key, default, "true or false", |v| match v {
+            Value::Str(s) => match s.as_str() {
+                "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => Some(true),
+                "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => Some(false),
+                _ => None,
+            },
+            _ => v.as_bool(),
+        })
     }
 
     /// A string argument; `None` when absent or not a string.
@@ -233,7 +263,7 @@ impl Arguments {
 
     fn typed<T>(&self, key: &str, default: T, what: &'static str, get: impl Fn(&Value) -> Option<T>) -> Result<T, ArgumentError> {
         match self.get(key) {
-            None => Ok(default),
+            None | Some(Value::Nil) => Ok(default),
             Some(v) => get(v).ok_or_else(|| ArgumentError { key: key.to_string(), expected: what, got: v.clone() }),
         }
     }
@@ -367,8 +397,9 @@ impl Argument {
 }
 
 /// An argument of the wrong type. Its message names the key, the expected
-/// type and the value, as the Go SDK's does:
-/// `argument binpack.weight: expected an integer, got ten`.
+/// type, and the value with its type named as Go names it, in the words of
+/// the scheduler and the Go SDK:
+/// `argument "binpack.weight": expected an integer, got string ten`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArgumentError {
     pub key: String,
@@ -378,7 +409,18 @@ pub struct ArgumentError {
 
 impl fmt::Display for ArgumentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "argument {}: expected {}, got {}", self.key, self.expected, self.got)
+        let go_type = match self.got {
+            Value::Nil => "<nil>",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int64",
+            Value::Uint(_) => "uint64",
+            Value::Float(_) => "float64",
+            Value::Str(_) => "string",
+            Value::Bytes(_) => "[]uint8",
+            Value::Array(_) => "[]interface {}",
+            Value::Map(_) => "map[string]interface {}",
+        };
+        write!(f, "argument \"{}\": expected {}, got {} {}", self.key, self.expected, go_type, self.got)
     }
 }
 
@@ -393,7 +435,13 @@ mod tests {
         let a: Arguments = [("w", Value::Float(3.0)), ("f", Value::Float(2.5)), ("s", Value::from("ten"))].into_iter().collect();
         assert_eq!(a.int("w", 1), Ok(3));
         assert_eq!(a.int("missing", 7), Ok(7));
-        assert_eq!(a.int("s", 1).unwrap_err().to_string(), "argument s: expected an integer, got ten");
+        assert_eq!(a.int("s", 1).unwrap_err().to_string(), "argument \"s\": expected an integer, got string ten");
+        let b: Arguments = [("n", Value::from("12")), ("y", Value::from("yes")), ("x", Value::Float(f64::INFINITY)), ("nil", Value::Nil)].into_iter().collect();
+        assert_eq!(b.int("n", 0), Ok(12));
+        assert_eq!(b.bool("y", false), Ok(true));
+        assert_eq!(b.int("nil", 5), Ok(5));
+        assert_eq!(b.float("x", 0.0).unwrap_err().to_string(), "argument \"x\": expected a finite number, got float64 inf");
+        assert_eq!(b.bool("n", false).unwrap_err().to_string(), "argument \"n\": expected true or false, got string 12");
         assert!(a.int("f", 1).is_err());
         assert_eq!(a.float("f", 0.0), Ok(2.5));
         assert_eq!(a.str("s"), Some("ten"));

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strconv"
-
 	caldera "github.com/caldera-scheduler/caldera/guest-sdk/go"
 )
 
@@ -57,22 +55,13 @@ func (*plugin) DeclaredArguments() []caldera.ArgumentSpec {
 	return out
 }
 
-// readBool reads a boolean as the scheduler's framework.Arguments.Bool does:
-// a bool, or a string strconv.ParseBool accepts; absent or nil keeps dst.
+// readBool reads a boolean as the scheduler's framework.Arguments.Bool does
+// (the SDK's reader takes the same values); absent or nil keeps dst.
 func readBool(m map[string]any, key string, dst *bool) error {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return nil
+	b, err := (&caldera.Session{Arguments: m}).Bool(key, *dst)
+	if err != nil {
+		return err
 	}
-	switch x := v.(type) {
-	case bool:
-		*dst = x
-		return nil
-	case string:
-		if b, err := strconv.ParseBool(x); err == nil {
-			*dst = b
-			return nil
-		}
-	}
-	return caldera.ArgumentError(key, "true or false", v)
+	*dst = b
+	return nil
 }

@@ -70,6 +70,14 @@ func (h *hostile) misbehave(hook string) bool {
 		panic("hostile: " + escape(h.dial))
 	case "huge":
 		return true
+	case "log":
+		// Not hostile: the SDK's Log, for the test that it reaches the
+		// scheduler's log as one line with its level.
+		caldera.Log(caldera.LevelWarning, "hostile: a line from "+hook)
+	case "println":
+		// Go's runtime writes this in five pieces.
+		println("hostile: println from", hook, 42)
+		print("hostile: unfinished")
 	}
 	return false
 }

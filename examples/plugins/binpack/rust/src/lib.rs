@@ -144,6 +144,6 @@ mod tests {
         let args: Arguments = [("binpack.resources", Value::from("nvidia.com/gpu")), ("binpack.resources.nvidia.com/gpu", Value::from("x"))].into_iter().collect();
         let s = Session::new(View::default(), args);
         let err = Binpack::default().on_session_open(&s).unwrap_err();
-        assert_eq!(err.to_string(), "binpack: argument binpack.resources.nvidia.com/gpu: expected an integer, got x");
+        assert_eq!(err.to_string(), "binpack: argument \"binpack.resources.nvidia.com/gpu\": expected an integer, got string x");
     }
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -159,12 +160,14 @@ func writeJSON(w io.Writer, res *simulator.Result) error {
 	return enc.Encode(res)
 }
 
-// writeTable prints, per job, its queue, phase, pods bound and pending, and
-// why each pending pod is pending.
+// writeTable prints, per job, its queue, phase, pods bound and pending;
+// then where each job's pods were bound, and why pending pods are pending,
+// pods of one job with the same reason on one line.
 func writeTable(w io.Writer, cluster *simulator.Cluster, res *simulator.Result) error {
 	type jobRow struct {
 		queue, phase   string
 		bound, pending int
+		nodes          map[string]int
 		pendingPods    []string
 	}
 	jobs := map[string]*jobRow{}
@@ -181,7 +184,7 @@ func writeTable(w io.Writer, cluster *simulator.Cluster, res *simulator.Result) 
 		}
 		row := jobs[job]
 		if row == nil {
-			row = &jobRow{queue: queueOf[job], phase: "-"}
+			row = &jobRow{queue: queueOf[job], phase: "-", nodes: map[string]int{}}
 			if row.queue == "" {
 				row.queue = "default"
 			}
@@ -190,9 +193,10 @@ func writeTable(w io.Writer, cluster *simulator.Cluster, res *simulator.Result) 
 			}
 			jobs[job] = row
 		}
-		if p.Spec.NodeName != "" || res.Binds[key] != "" {
+		if node := cmp.Or(res.Binds[key], p.Spec.NodeName); node != "" {
 			if !contains(res.Evictions, key) {
 				row.bound++
+				row.nodes[node]++
 			}
 			continue
 		}
@@ -214,20 +218,70 @@ func writeTable(w io.Writer, cluster *simulator.Cluster, res *simulator.Result) 
 		return err
 	}
 	fmt.Fprintf(w, "\n%d session(s), %d bind(s), %d eviction(s)\n", res.Cycles, len(res.Binds), len(res.Evictions))
+	var placed []string
+	for _, n := range names {
+		if len(jobs[n].nodes) > 0 {
+			placed = append(placed, "  "+n+": "+nodeCounts(jobs[n].nodes))
+		}
+	}
+	if len(placed) > 0 {
+		fmt.Fprintf(w, "\nNodes of bound pods:\n%s\n", strings.Join(placed, "\n"))
+	}
 	var pending []string
 	for _, n := range names {
-		for _, p := range jobs[n].pendingPods {
-			reason := res.Unschedulable[p]
-			if reason == "" {
-				reason = "not considered: its PodGroup is not admitted (Pending) or its queue is unknown"
-			}
-			pending = append(pending, fmt.Sprintf("  %s: %s", p, strings.TrimSpace(reason)))
-		}
+		pending = append(pending, pendingLines(n, jobs[n].pendingPods, res.Unschedulable)...)
 	}
 	if len(pending) > 0 {
 		fmt.Fprintf(w, "\nPending pods:\n%s\n", strings.Join(pending, "\n"))
 	}
 	return nil
+}
+
+// nodeCounts reads "node-1 ×2, node-2" for pods on nodes.
+func nodeCounts(nodes map[string]int) string {
+	names := make([]string, 0, len(nodes))
+	for n := range nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if nodes[n] > 1 {
+			names[i] = fmt.Sprintf("%s ×%d", n, nodes[n])
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// pendingLines says why a job's pending pods are pending: a line per
+// reason, naming the pod when one has it, else how many and which (a
+// gang's members mostly share their reason).
+func pendingLines(job string, pods []string, reasons map[string]string) []string {
+	byReason := map[string][]string{}
+	var order []string
+	for _, p := range pods {
+		reason := strings.TrimSpace(reasons[p])
+		if reason == "" {
+			reason = "not considered: its PodGroup is not admitted (Pending) or its queue is unknown"
+		}
+		if _, seen := byReason[reason]; !seen {
+			order = append(order, reason)
+		}
+		byReason[reason] = append(byReason[reason], p)
+	}
+	var out []string
+	for _, reason := range order {
+		group := byReason[reason]
+		if len(group) == 1 {
+			out = append(out, fmt.Sprintf("  %s: %s", group[0], reason))
+			continue
+		}
+		names := group
+		if len(names) > 3 {
+			names = append(names[:2:2], fmt.Sprintf("… %s", group[len(group)-1]))
+		}
+		out = append(out, fmt.Sprintf("  %s: %d pods (%s): %s", job, len(group), strings.Join(names, ", "), reason))
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {

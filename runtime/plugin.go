@@ -158,6 +158,9 @@ var errInstrumented = errors.New("the instrumented module does not compile")
 func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plugin, error) {
 	deadline := opts.Limits.CallTimeout > 0
 	instrumented, maxCharge := false, uint32(0)
+	// notInstrumented is said only once the module has loaded: for a file
+	// that is not Wasm at all, the load's own error is the one to read.
+	notInstrumented := ""
 	if instrument {
 		m, err := interrupt.Instrument(code)
 		switch {
@@ -166,9 +169,9 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 		case errors.Is(err, interrupt.ErrRefused):
 			return nil, err
 		case deadline:
-			opts.Log(1, fmt.Sprintf("module not instrumented (%v): wazero's slower termination checks enforce its deadline", err))
+			notInstrumented = fmt.Sprintf("module not instrumented (%v): wazero's slower termination checks enforce its deadline", err)
 		default:
-			opts.Log(1, fmt.Sprintf("module not instrumented (%v): with no deadline it runs unchecked, and a long call holds up Go's garbage collector", err))
+			notInstrumented = fmt.Sprintf("module not instrumented (%v): with no deadline it runs unchecked, and a long call holds up Go's garbage collector", err)
 		}
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(opts, instrumented))
@@ -179,6 +182,9 @@ func load(ctx context.Context, code []byte, opts Options, instrument bool) (*Plu
 			return nil, fmt.Errorf("%w: %w", errInstrumented, err)
 		}
 		return nil, err
+	}
+	if notInstrumented != "" {
+		opts.Log(1, notInstrumented)
 	}
 	return p, nil
 }

@@ -110,7 +110,11 @@ func (c *candidate) factory(name string) framework.Factory {
 			if mod, err = c.resolve(name, opts, args); err != nil {
 				c.mu.Lock()
 				if c.fault == nil {
-					c.fault = &Outcome{Err: err, Plugin: name, File: c.path(name)}
+					file := c.path(name)
+					if refused, ok := err.(argumentsRefused); ok {
+						file = refused.config
+					}
+					c.fault = &Outcome{Err: err, Plugin: name, File: file}
 				}
 				c.mu.Unlock()
 			}
@@ -181,6 +185,11 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 	}
 	if c.selfTest {
 		if _, err := SelfTest(name, p, args, c.r.opts.Native(), c.r.opts.Actions); err != nil {
+			if cur != nil && cur.digest == f.digest {
+				// The module is the one in service: the configuration's
+				// new arguments are what failed.
+				return nil, argumentsRefused{config: c.r.opts.ConfigPath, err: fmt.Errorf("%s: the new arguments of plugin %s (its module %s is unchanged): %w", c.r.opts.ConfigPath, name, f.path, err)}
+			}
 			return nil, fmt.Errorf("%s: %w", f.path, err)
 		}
 	}
@@ -189,6 +198,16 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 	c.mu.Unlock()
 	return m, nil
 }
+
+// argumentsRefused is a self-test failure of a module in service under the
+// configuration's new arguments: the configuration file is at fault.
+type argumentsRefused struct {
+	config string
+	err    error
+}
+
+func (e argumentsRefused) Error() string { return e.err.Error() }
+func (e argumentsRefused) Unwrap() error { return e.err }
 
 func (c *candidate) use(m *module) {
 	c.r.hold(m)

@@ -98,8 +98,10 @@ func TestNewArgumentsAreTriedBeforeTheyServe(t *testing.T) {
 	if out.Err == nil || !strings.Contains(out.Err.Error(), "self-test") || !strings.Contains(out.Err.Error(), "binpack.weight") {
 		t.Fatalf("reload with an argument the module refuses: %v, want the self-test's failure naming the argument", out.Err)
 	}
-	if out.Plugin != "policy" || out.File != module {
-		t.Errorf("fault on plugin %q file %q, want policy and %s", out.Plugin, out.File, module)
+	// The module is the one in service: the configuration's change is at
+	// fault, and the refusal says so.
+	if out.Plugin != "policy" || out.File != conf || !strings.Contains(out.Err.Error(), "the new arguments of plugin policy (its module "+module+" is unchanged)") {
+		t.Errorf("fault on plugin %q file %q: %v; want policy, %s and the module named unchanged", out.Plugin, out.File, out.Err, conf)
 	}
 	if r.Policies().Current() != before {
 		t.Fatal("a configuration whose arguments the module refuses replaced the one in service")

@@ -171,4 +171,4 @@ write_wrapper
 if [[ "${RUST_VERIFY}" != 0 ]]; then
 	verify
 fi
-log "ready in $((SECONDS - start))s: ${BIN_DIR}/cargo-wrapped (or: source ${CACHE_DIR}/rust.env)"
+log "ready in $((SECONDS - start))s. To build modules yourself: alias cargo=${BIN_DIR}/cargo-wrapped (it sets the offline crates and linker; or: source ${CACHE_DIR}/rust.env)"

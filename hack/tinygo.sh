@@ -216,4 +216,4 @@ write_wrapper
 if [[ "${TINYGO_VERIFY}" != 0 ]]; then
 	timed verify
 fi
-log "ready in $((SECONDS - start))s: ${BIN_DIR}/tinygo-wrapped (or: source ${CACHE_DIR}/tinygo.env)"
+log "ready in $((SECONDS - start))s. To build modules yourself: alias tinygo=${BIN_DIR}/tinygo-wrapped (it sets TinyGo's environment; or: source ${CACHE_DIR}/tinygo.env and run ${BIN_DIR}/tinygo)"

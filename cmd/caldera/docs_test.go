@@ -44,9 +44,11 @@ func docSection(t *testing.T, path, heading string) string {
 func TestDocsNameTheABIVersion(t *testing.T) {
 	want := fmt.Sprintf("%d.%d", abi.Major, abi.Minor)
 	for path, pattern := range map[string]string{
-		"README.md":            `versioned msgpack ABI \(docs/abi\.md, version (\d+\.\d+)\)`,
-		"docs/abi.md":          `^# The Caldera Wasm ABI, version (\d+\.\d+)`,
-		"docs/plugin-guide.md": `What works \(ABI (\d+\.\d+),`,
+		"README.md":                `versioned msgpack ABI \(docs/abi\.md, version (\d+\.\d+)\)`,
+		"docs/abi.md":              `^# The Caldera Wasm ABI, version (\d+\.\d+)`,
+		"docs/plugin-guide.md":     `What works \(ABI (\d+\.\d+),`,
+		"guest-sdk/go/README.md":   `speaks that ABI\s+\(version (\d+\.\d+)\)`,
+		"guest-sdk/rust/README.md": `speaks that ABI\s+\(version (\d+\.\d+)\)`,
 	} {
 		m := regexp.MustCompile(pattern).FindStringSubmatch(readDoc(t, path))
 		if m == nil {

@@ -48,7 +48,7 @@ test:
 	$(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory rust-test
 
-# Only the scenario folders under testdata/scenarios, run through `caldera simulate`.
+# Only the scenario folders under testdata/scenarios, through `caldera plugin test`'s runner.
 acceptance:
 	$(GO) test -count=1 -run 'TestScenarios' -v ./cmd/caldera/
 

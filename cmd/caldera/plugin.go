@@ -35,7 +35,7 @@ func newPluginCommand() *cobra.Command {
 		},
 	}
 	addWasmCacheFlag(cmd.PersistentFlags())
-	cmd.AddCommand(newPluginTestCommand(), newPluginCallCommand())
+	cmd.AddCommand(newPluginTestCommand(), newPluginCallCommand(), newPluginNewCommand())
 	inspect := &cobra.Command{
 		Use:   "inspect FILE.wasm",
 		Short: "Print a module's declared name, ABI version, hooks, arguments and promises",

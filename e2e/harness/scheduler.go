@@ -167,3 +167,7 @@ func (s *Scheduler) Exited() bool { return s.proc.exited() }
 
 // Pid is the process id.
 func (s *Scheduler) Pid() int { return s.proc.pid() }
+
+// CalderaBinary returns the caldera binary the suite built, or why it
+// could not build one.
+func (c *Cluster) CalderaBinary() (string, error) { return c.caldera, c.calderaErr }

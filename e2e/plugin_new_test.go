@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/e2e/harness"
+)
+
+// TestPluginNewBuildsAndPassesInEveryLanguage does what the plugin guide
+// tells a new author to: `caldera plugin new` in a folder outside the
+// repository, the printed build commands with the toolchains `make plugins`
+// set up (Go, TinyGo, Debian's Rust), the unit test, and `caldera plugin
+// test` on the scaffold's scenario, which passes only with the policy.
+func TestPluginNewBuildsAndPassesInEveryLanguage(t *testing.T) {
+	caldera, err := harness.Require(t).CalderaBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tinygo := filepath.Join(root, ".cache", "tinygo", "bin", "tinygo-wrapped")
+	cargo := filepath.Join(root, ".cache", "rust", "bin", "cargo-wrapped")
+	goTool := os.Getenv("GO")
+	if goTool == "" {
+		goTool = "go"
+	}
+	steps := map[string][][]string{
+		"go": {
+			{goTool, "mod", "tidy"}, {goTool, "test", "./..."},
+			{"env", "GOOS=wasip1", "GOARCH=wasm", goTool, "build", "-buildmode=c-shared", "-o", "pack.wasm", "."},
+		},
+		"tinygo": {
+			{goTool, "mod", "tidy"}, {goTool, "test", "./..."},
+			{tinygo, "build", "-target=wasip1", "-buildmode=c-shared", "-scheduler=none", "-no-debug", "-opt=2", "-o", "pack.wasm", "."},
+		},
+		"rust": {
+			{cargo, "test", "-q"}, {cargo, "build", "-q", "--release", "--target", "wasm32-unknown-unknown"},
+		},
+	}
+	for _, lang := range []string{"go", "tinygo", "rust"} {
+		t.Run(lang, func(t *testing.T) {
+			if tool := map[string]string{"tinygo": tinygo, "rust": cargo}[lang]; tool != "" {
+				if _, err := os.Stat(tool); err != nil {
+					if os.Getenv("CALDERA_REQUIRE_PLUGINS") != "" {
+						t.Fatalf("%s is missing (make plugins sets it up): %v", tool, err)
+					}
+					t.Skipf("%s is not set up; run make plugins", tool)
+				}
+			}
+			dir := filepath.Join(t.TempDir(), "pack")
+			run := func(name string, args ...string) string {
+				t.Helper()
+				cmd := exec.Command(name, args...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+				}
+				return string(out)
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			run(caldera, "plugin", "new", "pack", "--lang", lang, "--dir", dir, "--sdk", root)
+			for _, step := range steps[lang] {
+				run(step[0], step[1:]...)
+			}
+			if lang == "rust" {
+				target := os.Getenv("CARGO_TARGET_DIR")
+				if target == "" {
+					target = filepath.Join(root, ".cache", "rust", "target") // rust.env's default
+				}
+				run("cp", filepath.Join(target, "wasm32-unknown-unknown", "release", "pack.wasm"), "pack.wasm")
+			}
+			out := run(caldera, "plugin", "test", "--wasm-cache-dir", "", "--plugin-dir", dir, filepath.Join(dir, "scenario"))
+			if !strings.Contains(out, "1 scenario folder(s): 1 passed, 0 failed") {
+				t.Errorf("plugin test of the %s scaffold:\n%s", lang, out)
+			}
+		})
+	}
+}

@@ -104,7 +104,7 @@ func newPlugin(w io.Writer, name, lang, dir, sdk string) error {
 // buildSteps are the commands that build the module as NAME.wasm in its
 // folder and run its test and scenario.
 func buildSteps(name, lang, checkout string) string {
-	test := fmt.Sprintf("caldera plugin test --plugin-dir . scenario   # binds default/new to half-full")
+	const test = "caldera plugin test --plugin-dir . scenario   # binds default/new to half-full"
 	switch lang {
 	case "rust":
 		return fmt.Sprintf("cargo test\ncargo build --release --target wasm32-unknown-unknown\ncp target/wasm32-unknown-unknown/release/%s.wasm %s.wasm\n%s\n# Without rustup, Caldera's make rust sets up Debian's Rust: alias cargo=%s",

@@ -20,15 +20,7 @@ var readmeRow = regexp.MustCompile("^\\| `([a-z-]+)` \\| (.+) \\|$")
 // actions" section, its rows by the first header cell.
 func readmeTables(t *testing.T) map[string]map[string]string {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(text), "\n## Volcano's plugins and actions\n")
-	if !ok {
-		t.Fatal(`README has no "Volcano's plugins and actions" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := docSection(t, "README.md", "Volcano's plugins and actions")
 	tables := map[string]map[string]string{}
 	var current map[string]string
 	for _, line := range strings.Split(section, "\n") {
@@ -47,6 +39,11 @@ func readmeTables(t *testing.T) map[string]map[string]string {
 	return tables
 }
 
+// union returns the names in a or b, sorted, each once.
+func union(a, b []string) []string {
+	return slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a), b...))))
+}
+
 // README's tables of Volcano's plugins and actions say what the registries
 // hold: a plugin is "native" exactly when Caldera registers it, its Wasm
 // ports are the ones examples/plugins holds, and every name Volcano
@@ -58,7 +55,7 @@ func TestReadmeListsWhatTheRegistriesHold(t *testing.T) {
 		t.Fatalf("README's section has tables %v, want plugin and action", tables)
 	}
 	registered := hostplugins.Registry()
-	names := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(framework.VolcanoPlugins), registered.Names()...))))
+	names := union(framework.VolcanoPlugins, registered.Names())
 	for _, name := range names {
 		what, ok := plugins[name]
 		if !ok {
@@ -83,7 +80,7 @@ func TestReadmeListsWhatTheRegistriesHold(t *testing.T) {
 		}
 	}
 	registeredActions := actions.Registry()
-	actionNames := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(framework.VolcanoActions), registeredActions.Names()...))))
+	actionNames := union(framework.VolcanoActions, registeredActions.Names())
 	for _, name := range actionNames {
 		_, ok := registeredActions[name]
 		want := map[bool]string{true: "implemented", false: "not implemented"}[ok]

@@ -212,9 +212,6 @@ func Section(raw json.RawMessage, out any) (bool, error) {
 	if err := dec.Decode(out); err != nil {
 		return true, err
 	}
-	if dec.More() {
-		return true, fmt.Errorf("more than one value")
-	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return true, fmt.Errorf("more than one value")
 	}

@@ -12,15 +12,22 @@ import (
 
 // hostModule instantiates the "caldera" import module: log(level, ptr, len).
 // The line is read where it lies in the guest's memory and copied only as
-// far as the log limits let it through (log.go).
+// far as the log limits let it through (log.go). A panic report (the Rust
+// SDK sends one before the module aborts) joins the instance's stderr,
+// which reports it with the trap (guest_panic.go).
 func (p *Plugin) hostModule(ctx context.Context) error {
 	_, err := p.rt.NewHostModuleBuilder(abi.HostModule).
 		NewFunctionBuilder().
 		WithFunc(func(ctx context.Context, m api.Module, level, ptr, n uint32) {
 			stopIfPastDeadline(ctx, m)
-			if b, ok := m.Memory().Read(ptr, n); ok {
-				p.opts.logs.guest(int(level), b)
+			b, ok := m.Memory().Read(ptr, n)
+			if !ok {
+				return
 			}
+			if w, ok := p.stderr.Load(m); ok && w.(*guestOutput).holdsPanic(b) {
+				return
+			}
+			p.opts.logs.guest(int(level), b)
 		}).
 		Export("log").
 		Instantiate(ctx)

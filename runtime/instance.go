@@ -47,6 +47,9 @@ type instance struct {
 	parent     context.Context
 	stopParent func() bool
 	cancel     context.CancelFunc
+	// module is the module's name in its name section, which prefixes
+	// the function names of a trap's trace.
+	module string
 	// stack carries a call's parameters and results (invoke).
 	stack [2]uint64
 }
@@ -69,20 +72,21 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}
-	in := &instance{mod: mod, mem: mod.Memory(), fn: map[string]api.Function{}, output: [2]*guestOutput{stdout, stderr}}
+	p.stderr.Store(mod, stderr)
+	in := &instance{mod: mod, mem: mod.Memory(), fn: map[string]api.Function{}, output: [2]*guestOutput{stdout, stderr}, module: p.compiled.Name()}
 	for _, name := range []string{abi.ExportVersion, abi.ExportBuffer, abi.ExportDescribe, abi.ExportCall} {
 		in.fn[name] = mod.ExportedFunction(name)
 	}
 	if p.instrumented {
 		g, ok := mod.ExportedGlobal(interrupt.Export).(api.MutableGlobal)
 		if !ok {
-			_ = mod.Close(ctx)
+			p.closeModule(ctx, mod)
 			return nil, fmt.Errorf("instrumented module lacks its %s global", interrupt.Export)
 		}
 		in.interrupt = g
 		stdout.interrupt, stderr.interrupt = g, g
 		if in.stackLeft = mod.ExportedGlobal(interrupt.StackExport); in.stackLeft == nil {
-			_ = mod.Close(ctx)
+			p.closeModule(ctx, mod)
 			return nil, fmt.Errorf("instrumented module lacks its %s global", interrupt.StackExport)
 		}
 		in.maxCharge = p.maxCharge
@@ -93,14 +97,14 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 			err = werr
 		}
 		if err != nil {
-			_ = mod.Close(ctx)
+			p.closeModule(ctx, mod)
 			return nil, fmt.Errorf("%s: %w", abi.ExportInitialize, err)
 		}
 	}
 	p.mu.Lock()
 	if p.closed { // closed meanwhile
 		p.mu.Unlock()
-		_ = mod.Close(ctx)
+		p.closeModule(ctx, mod)
 		return nil, errPluginClosed
 	}
 	p.open++
@@ -109,12 +113,18 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	return in, nil
 }
 
+// closeModule closes an instance's module and forgets its stderr.
+func (p *Plugin) closeModule(ctx context.Context, mod api.Module) {
+	p.stderr.Delete(mod)
+	_ = mod.Close(ctx)
+}
+
 // errPluginClosed: an instance was asked of a plugin already closed.
 var errPluginClosed = errors.New("the module has been unloaded")
 
 // discard closes an instance whose state is unknown after a failed call.
 func (p *Plugin) discard(in *instance) {
-	_ = in.mod.Close(context.Background())
+	p.closeModule(context.Background(), in.mod)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.closed { // else Close counted it
@@ -225,16 +235,22 @@ func (in *instance) unwatch() error {
 func (in *instance) invoke(ctx context.Context, fn api.Function, params ...uint64) (uint64, error) {
 	in.stack = [2]uint64{}
 	copy(in.stack[:], params)
-	defer in.output[0].flush()
-	defer in.output[1].flush()
-	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
+	err := fn.CallWithStack(ctx, in.stack[:])
+	if err != nil {
 		err = classify(err)
-		if in.stackLeft != nil && errors.Is(err, ErrTrap) && uint32(in.stackLeft.Get()) < in.maxCharge {
-			err = fmt.Errorf("%w: the call's frames used up the stack budget of %d slots (recursion too deep)", ErrTrap, interrupt.StackBudget)
-		}
-		return 0, err
 	}
-	return in.stack[0], nil
+	trapped := errors.Is(err, ErrTrap)
+	// Go's runtime prints its report to stderr, TinyGo's to stdout.
+	report := append(in.output[1].endCall(trapped), in.output[0].endCall(trapped)...)
+	switch {
+	case err == nil:
+		return in.stack[0], nil
+	case trapped && in.stackLeft != nil && uint32(in.stackLeft.Get()) < in.maxCharge:
+		err = fmt.Errorf("%w: the call's frames used up the stack budget of %d slots (recursion too deep)", ErrTrap, interrupt.StackBudget)
+	case len(report) > 0:
+		err = panicError(report, err, in.module)
+	}
+	return 0, err
 }
 
 // reply calls a function returning a packed (ptr<<32 | len) reply and
@@ -283,15 +299,20 @@ func classify(err error) error {
 // several pieces and a panic in dozens, which as a record per write split
 // messages from their values and files from their line numbers. A line is
 // held until its newline or the end of the call, at most maxLogLine bytes
-// of it; a longer one goes to the limiter in pieces, which cuts each. It
-// cannot see the call's context: an instrumented instance's interrupt
-// global says whether the deadline has passed (the others are closed by
-// wazero when it does).
+// of it; a longer one goes to the limiter in pieces, which cuts each. From
+// a line that starts a panic report the lines are held to the end of the
+// call (guest_panic.go). It cannot see the call's context: an
+// instrumented instance's interrupt global says whether the deadline has
+// passed (the others are closed by wazero when it does).
 type guestOutput struct {
 	logs      *logLimiter
 	level     int
 	interrupt api.Global
 	pending   []byte
+	// panicking is set from a panic's first line to the end of the call,
+	// and report holds the lines meanwhile.
+	panicking bool
+	report    []string
 }
 
 func (w *guestOutput) Write(b []byte) (int, error) {
@@ -306,12 +327,17 @@ func (w *guestOutput) Write(b []byte) (int, error) {
 			// Too long to hold: what is held goes out, and the rest of the
 			// line straight from guest memory, cut by the limiter.
 			w.flush()
-			w.logs.guest(w.level, line)
+			w.line(line)
 			continue
 		}
 		w.pending = append(w.pending, line...)
-		if complete {
+		switch {
+		case !complete:
+		case len(w.pending) > 0:
 			w.flush()
+		case w.panicking:
+			// A report's blank lines end its message and its trace.
+			w.report = append(w.report, "")
 		}
 	}
 	return n, nil
@@ -320,7 +346,51 @@ func (w *guestOutput) Write(b []byte) (int, error) {
 // flush passes on the line held, if any.
 func (w *guestOutput) flush() {
 	if len(w.pending) > 0 {
-		w.logs.guest(w.level, w.pending)
+		w.line(w.pending)
 		w.pending = w.pending[:0]
 	}
+}
+
+// line logs one line, or holds it as part of a panic report.
+func (w *guestOutput) line(b []byte) {
+	if !w.panicking && panicStart(b) {
+		w.panicking = true
+	}
+	if !w.panicking {
+		w.logs.guest(w.level, b)
+		return
+	}
+	if len(w.report) < maxPanicLines {
+		w.report = append(w.report, string(b[:min(len(b), maxLogLine)]))
+	}
+}
+
+// holdsPanic takes a message the guest logged through the log import
+// when it is, or continues, a panic report, and reports whether it did.
+func (w *guestOutput) holdsPanic(b []byte) bool {
+	if !w.panicking && !panicStart(b) {
+		return false
+	}
+	for line := range bytes.SplitSeq(b, []byte{'\n'}) {
+		w.line(line)
+	}
+	return true
+}
+
+// endCall flushes what the call left unfinished and returns the panic
+// report held, when the call trapped; otherwise the report's lines are
+// logged like any others.
+func (w *guestOutput) endCall(trapped bool) []string {
+	w.flush()
+	report := w.report
+	w.panicking, w.report = false, nil
+	if trapped {
+		return report
+	}
+	for _, l := range report {
+		if l != "" {
+			w.logs.guest(w.level, []byte(l))
+		}
+	}
+	return nil
 }

@@ -74,6 +74,9 @@ type Plugin struct {
 	maxCharge uint32
 	// hooks holds the declared hooks, each with its collectors.
 	hooks map[abi.Hook]hookMetrics
+	// stderr maps each open instance's module to its stderr, where the
+	// log import sends a panic report (host.go).
+	stderr sync.Map
 
 	mu   sync.Mutex
 	idle []*instance

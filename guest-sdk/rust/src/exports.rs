@@ -49,10 +49,42 @@ pub fn buffer(size: u32) -> u32 {
 pub fn describe(new: fn() -> Box<dyn Serve>) -> u64 {
     STATE.with(|st| {
         let State { reply, module, .. } = &mut *st.borrow_mut();
-        module.get_or_insert_with(new).describe(reply);
+        module.get_or_insert_with(|| start(new)).describe(reply);
         pack(reply)
     })
 }
+
+/// Makes the module's plugin, the first time the host calls it, and has
+/// panics reported.
+fn start(new: fn() -> Box<dyn Serve>) -> Box<dyn Serve> {
+    report_panics();
+    new()
+}
+
+/// Sends a panic's message and place to the scheduler as one `caldera.log`
+/// line, "panic: MESSAGE (FILE:LINE:COL)", before the module aborts:
+/// wasm32-unknown-unknown has nowhere to print it, and the scheduler reports
+/// the line with the trap that follows (docs/abi.md, section 4).
+#[cfg(target_arch = "wasm32")]
+fn report_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+            (Some(s), _) => s,
+            (_, Some(s)) => s.as_str(),
+            _ => "a value that is not a string",
+        };
+        let line = match info.location() {
+            Some(l) => format!("panic: {} ({}:{}:{})", message, l.file(), l.line(), l.column()),
+            None => format!("panic: {}", message),
+        };
+        crate::log::log(crate::log::Level::Error, &line);
+    }));
+}
+
+// Natively (a plugin's unit tests) the test harness reports panics.
+#[cfg(not(target_arch = "wasm32"))]
+fn report_panics() {}
 
 /// `caldera_call`: serves the request of `len` bytes in the buffer and
 /// returns the packed address and length of the reply.
@@ -60,7 +92,7 @@ pub fn call(new: fn() -> Box<dyn Serve>, hook: u32, len: u32) -> u64 {
     STATE.with(|st| {
         let State { input, reply, module } = &mut *st.borrow_mut();
         let n = (len as usize).min(input.len());
-        module.get_or_insert_with(new).call(hook, &input[..n], reply);
+        module.get_or_insert_with(|| start(new)).call(hook, &input[..n], reply);
         pack(reply)
     })
 }

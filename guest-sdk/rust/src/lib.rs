@@ -48,8 +48,9 @@
 //! before the scheduler's cache records it, and passes, drops or adjusts it.
 //!
 //! Build it as a `cdylib` for `wasm32-unknown-unknown` (the module then
-//! imports nothing) or for `wasm32-wasip1` (`wasm32-wasi` before Rust 1.78);
-//! both load in the scheduler. A panic aborts: the scheduler sees a trap,
+//! imports only `caldera.log`) or for `wasm32-wasip1` (`wasm32-wasi` before
+//! Rust 1.78); both load in the scheduler. A panic aborts: the SDK sends its
+//! message and place to the scheduler, which reports them with the trap,
 //! discards the instance and applies the plugin's failure policy.
 //!
 //! Unit-test a policy without Wasm: build a [`View`], wrap it with

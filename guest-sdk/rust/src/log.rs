@@ -1,6 +1,6 @@
 //! Logging through the scheduler (docs/abi.md, section 4: the `caldera.log`
 //! import). Messages appear in the scheduler's log with the plugin's name.
-//! A module that never logs does not import it.
+//! Every module imports it: the SDK reports a panic through it.
 
 /// How important a message is; `Debug(v)` maps to klog verbosity `v`
 /// (3 to 9).

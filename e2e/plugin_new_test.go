@@ -40,8 +40,20 @@ func TestPluginNewBuildsAndPassesInEveryLanguage(t *testing.T) {
 			{tinygo, "build", "-target=wasip1", "-buildmode=c-shared", "-scheduler=none", "-no-debug", "-opt=2", "-o", "pack.wasm", "."},
 		},
 		"rust": {
-			{cargo, "test", "-q"}, {cargo, "build", "-q", "--release", "--target", "wasm32-unknown-unknown"},
+			{cargo, "test", "-q"}, {cargo, "build", "-q", "--release", "--target", "wasm32-unknown-unknown", "--target-dir", "target"},
+			{"cp", "target/wasm32-unknown-unknown/release/pack.wasm", "pack.wasm"},
 		},
+	}
+	// A panic the hook is then given, and what its failure must say: the
+	// message, and a frame naming the hook or the dispatch it was inlined
+	// into.
+	panics := map[string]struct{ file, after, insert, frame string }{
+		"go": {"main.go", "for i, n := range nodes {\n", "if n.Name == \"empty\" {\npanic(\"pack: cannot score \" + n.Name)\n}\n",
+			"\tat main.(*plugin).NodeOrderBatch (main.go:"},
+		"tinygo": {"main.go", "for i, n := range nodes {\n", "if n.Name == \"empty\" {\npanic(\"pack: cannot score \" + n.Name)\n}\n",
+			"nodeOrder$thunk, the SDK's dispatch of the hook, into which the compiler inlined the hook's code"},
+		"rust": {"src/lib.rs", "for (n, score) in nodes.iter().zip(scores) {\n", "if n.name == \"empty\" {\npanic!(\"pack: cannot score {}\", n.name);\n}\n",
+			"\tat <caldera::module::Module<P> as caldera::module::Serve>::call"},
 	}
 	for _, lang := range []string{"go", "tinygo", "rust"} {
 		t.Run(lang, func(t *testing.T) {
@@ -72,17 +84,40 @@ func TestPluginNewBuildsAndPassesInEveryLanguage(t *testing.T) {
 			for _, step := range steps[lang] {
 				run(step[0], step[1:]...)
 			}
-			if lang == "rust" {
-				target := os.Getenv("CARGO_TARGET_DIR")
-				if target == "" {
-					target = filepath.Join(root, ".cache", "rust", "target") // rust.env's default
-				}
-				run("cp", filepath.Join(target, "wasm32-unknown-unknown", "release", "pack.wasm"), "pack.wasm")
-			}
 			out := run(caldera, "plugin", "test", "--wasm-cache-dir", "", "--plugin-dir", dir, filepath.Join(dir, "scenario"))
 			if !strings.Contains(out, "1 scenario folder(s): 1 passed, 0 failed") {
 				t.Errorf("plugin test of the %s scaffold:\n%s", lang, out)
 			}
+
+			p := panics[lang]
+			src := filepath.Join(dir, p.file)
+			code, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := strings.Index(string(code), p.after)
+			if i < 0 {
+				t.Fatalf("%s has no %q to add a panic after", src, p.after)
+			}
+			i += len(p.after)
+			if err := os.WriteFile(src, []byte(string(code[:i])+p.insert+string(code[i:])), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range steps[lang] {
+				if step[1] != "test" && step[1] != "mod" {
+					run(step[0], step[1:]...)
+				}
+			}
+			cmd := exec.Command(caldera, "plugin", "call", "pack.wasm", "node_order_batch", "--cluster", filepath.Join("scenario", "cluster.yaml"))
+			cmd.Dir = dir
+			b, err := cmd.CombinedOutput()
+			out = string(b)
+			// The scheduler's log record of the failure and the command's
+			// error: the panic twice, and no line of its own in the log.
+			if err == nil || strings.Count(out, "panic: pack: cannot score empty") != 2 || !strings.Contains(out, p.frame) {
+				t.Errorf("plugin call of the panicking %s module: %v, want the panic reported once with %q:\n%s", lang, err, p.frame, out)
+			}
+			t.Logf("%s panic:\n%s", lang, out)
 		})
 	}
 }

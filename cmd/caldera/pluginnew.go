@@ -102,12 +102,13 @@ func newPlugin(w io.Writer, name, lang, dir, sdk string) error {
 }
 
 // buildSteps are the commands that build the module as NAME.wasm in its
-// folder and run its test and scenario.
+// folder and run its test and scenario. cargo is told the target folder:
+// the cargo of Caldera's make rust shares one across crates.
 func buildSteps(name, lang, checkout string) string {
 	const test = "caldera plugin test --plugin-dir . scenario   # binds default/new to half-full"
 	switch lang {
 	case "rust":
-		return fmt.Sprintf("cargo test\ncargo build --release --target wasm32-unknown-unknown\ncp target/wasm32-unknown-unknown/release/%s.wasm %s.wasm\n%s\n# Without rustup, Caldera's make rust sets up Debian's Rust: alias cargo=%s",
+		return fmt.Sprintf("cargo test\ncargo build --release --target wasm32-unknown-unknown --target-dir target\ncp target/wasm32-unknown-unknown/release/%s.wasm %s.wasm\n%s\n# Without rustup, Caldera's make rust sets up Debian's Rust: alias cargo=%s",
 			strings.ReplaceAll(name, "-", "_"), name, test, filepath.Join(checkout, ".cache", "rust", "bin", "cargo-wrapped"))
 	case "tinygo":
 		return fmt.Sprintf("go mod tidy && go test ./...\ntinygo build -target=wasip1 -buildmode=c-shared -scheduler=none -no-debug -opt=2 -o %s.wasm .\n%s\n# Caldera's make tinygo builds TinyGo: alias tinygo=%s",

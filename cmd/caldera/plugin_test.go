@@ -112,7 +112,8 @@ func TestPluginCallAnswersPerPodAndNode(t *testing.T) {
 		t.Errorf("binpack.weight=0 scored:\n%s\nbinpack.weight=5 scored:\n%s", off, on)
 	}
 	for args, want := range map[string]string{
-		binpack + " best_node":                             `hook "best_node": plugin call asks`,
+		binpack + " session_close":                         `hook "session_close": plugin call asks`,
+		binpack + " victim_tasks":                          "does not declare hook victim_tasks",
 		binpack + " job_ready":                             "does not declare hook job_ready",
 		binpack + " node_order_batch --pod c1/p9":          "--pod c1/p9: no such pending pod",
 		binpack + " node_order_batch --arg binpack.weight": `--arg "binpack.weight": expected key=value`,
@@ -120,6 +121,27 @@ func TestPluginCallAnswersPerPodAndNode(t *testing.T) {
 		_, err := runCaldera(append([]string{"plugin", "call", "--wasm-cache-dir", "", "--cluster", cluster}, strings.Fields(args)...)...)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("call %s: %v, want %q", args, err, want)
+		}
+	}
+}
+
+// The hooks that choose among candidates are asked with the candidates the
+// help names: proportion's reclaimable with the running pods of the other
+// queue, which is over its share, and its allocatable in the pod's queue;
+// the priority port's preemptable says which of another job's lower
+// priority pods it gives up.
+func TestPluginCallAsksCandidateHooks(t *testing.T) {
+	requirePorts(t, "proportion.tinygo", "priority.tinygo")
+	reclaim := "../../testdata/scenarios/volcano/reclaim-overused-queue/cluster.yaml"
+	preempt := "../../testdata/scenarios/volcano/preempt-one-task-other-job/cluster.yaml"
+	for _, tc := range []struct{ module, hook, cluster, want string }{
+		{"proportion", "reclaimable", reclaim, "c1/preemptor1  victims [c1/preemptee1] of 3 candidates\n"},
+		{"proportion", "allocatable", reclaim, "q2     c1/preemptor1  true\n"},
+		{"priority", "preemptable", preempt, "c1/preemptor1  victims [c1/preemptee1 c1/preemptee2] of 2 candidates\n"},
+	} {
+		out, err := runCaldera("plugin", "call", "--wasm-cache-dir", "", filepath.Join(pluginDir, tc.module+".tinygo.wasm"), tc.hook, "--cluster", tc.cluster)
+		if err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("%s %s: %v, want a line %q in\n%s", tc.module, tc.hook, err, tc.want, out)
 		}
 	}
 }

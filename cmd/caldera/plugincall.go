@@ -22,8 +22,15 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/simulator"
 )
 
-// callableHooks are the hooks `caldera plugin call` asks, and what it
+// allCallableHooks are the hooks `caldera plugin call` asks, and what it
 // asks them about.
+func allCallableHooks() map[string]string {
+	all := maps.Clone(callableHooks)
+	maps.Copy(all, candidateHooks)
+	return all
+}
+
+// callableHooks are those that answer about each object alone.
 var callableHooks = map[string]string{
 	"pre_predicate":    "each pending pod",
 	"predicate_batch":  "each pending pod on each node",
@@ -41,7 +48,7 @@ var callableHooks = map[string]string{
 
 func newPluginCallCommand() *cobra.Command {
 	var hooks []string
-	for h, what := range callableHooks {
+	for h, what := range allCallableHooks() {
 		hooks = append(hooks, fmt.Sprintf("  %-17s %s", h, what))
 	}
 	sort.Strings(hooks)
@@ -128,8 +135,8 @@ type answer struct {
 
 // callHook opens a session with the module alone and asks the hook.
 func callHook(ctx context.Context, p *runtime.Plugin, path, hook, clusterPath, pod string, args map[string]any) ([]answer, error) {
-	if _, ok := callableHooks[hook]; !ok {
-		return nil, fmt.Errorf("hook %q: plugin call asks %s", hook, strings.Join(slices.Sorted(maps.Keys(callableHooks)), ", "))
+	if _, ok := allCallableHooks()[hook]; !ok {
+		return nil, fmt.Errorf("hook %q: plugin call asks %s", hook, strings.Join(slices.Sorted(maps.Keys(allCallableHooks())), ", "))
 	}
 	if !slices.Contains(p.Descriptor().Hooks, hook) {
 		return nil, fmt.Errorf("%s does not declare hook %s (it declares %s)", path, hook, strings.Join(p.Descriptor().Hooks, ", "))
@@ -184,6 +191,9 @@ func askHook(ssn *framework.Session, hook, pod string) ([]answer, error) {
 	sort.Slice(tasks, func(i, k int) bool { return tasks[i].Key() < tasks[k].Key() })
 	if pod != "" && len(tasks) == 0 {
 		return nil, fmt.Errorf("--pod %s: no such pending pod in the cluster", pod)
+	}
+	if _, ok := candidateHooks[hook]; ok {
+		return askCandidates(ssn, hook, jobs, tasks)
 	}
 	nodes := ssn.NodeList
 	var out []answer

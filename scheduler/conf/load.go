@@ -134,8 +134,14 @@ func (p parser) tiers(n *yaml.Node) ([]Tier, error) {
 	return tiers, nil
 }
 
+// HierarchyPlugins are the plugins that take enableHierarchy: true. The
+// nodegroup plugin's hierarchy only passes a queue's node-group affinity
+// down to queues without one.
+var HierarchyPlugins = map[string]bool{"nodegroup": true}
+
 func (p parser) plugin(n *yaml.Node, where string) (PluginOption, error) {
 	var opt PluginOption
+	var hierarchy *yaml.Node // an enableHierarchy: true, checked once the name is known
 	if n.Kind != yaml.MappingNode {
 		return opt, p.errorf(n, where, "expected a mapping with a name")
 	}
@@ -160,16 +166,19 @@ func (p parser) plugin(n *yaml.Node, where string) (PluginOption, error) {
 				return opt, p.errorf(val, where+"."+key.Value, "expected true or false, got %q", val.Value)
 			}
 			if b && key.Value == "enableHierarchy" {
-				// Volcano's hierarchical DRF and capacity plugin read queue
-				// trees from annotations; Caldera's queues are flat, and a
-				// flat share in place of the tree's would move placements.
-				return opt, p.errorf(val, where+"."+key.Value, "hierarchical queues are not implemented (README, \"Volcano's plugins and actions\"): set it to false or remove it")
+				hierarchy = val
 			}
 			*field.get(&opt) = &b
 		}
 	}
 	if opt.Name == "" {
 		return opt, p.errorf(n, where+".name", "expected a plugin name")
+	}
+	if hierarchy != nil && !HierarchyPlugins[opt.Name] {
+		// Volcano's hierarchical DRF and capacity plugin share resources
+		// over queue trees; Caldera's shares are flat, and a flat share in
+		// place of the tree's would move placements.
+		return opt, p.errorf(hierarchy, where+".enableHierarchy", "hierarchical queues are not implemented for %s (README, \"Volcano's plugins and actions\"): set it to false or remove it", opt.Name)
 	}
 	opt.applyDefaults()
 	return opt, nil

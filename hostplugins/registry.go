@@ -12,9 +12,11 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/nodegroup"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
 	"github.com/caldera-scheduler/caldera/hostplugins/overcommit"
+	"github.com/caldera-scheduler/caldera/hostplugins/pdb"
 	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/hostplugins/priority"
 	"github.com/caldera-scheduler/caldera/hostplugins/proportion"
+	"github.com/caldera-scheduler/caldera/hostplugins/resourcequota"
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -23,19 +25,21 @@ import (
 func Registry() framework.Registry {
 	r := framework.NewRegistry()
 	for name, f := range map[string]framework.Factory{
-		binpack.Name:     binpack.New,
-		cdp.Name:         cdp.New,
-		conformance.Name: conformance.New,
-		drf.Name:         drf.New,
-		extender.Name:    extender.NewFactory(),
-		gang.Name:        gang.New,
-		nodegroup.Name:   nodegroup.New,
-		nodeorder.Name:   nodeorder.New,
-		overcommit.Name:  overcommit.New,
-		predicates.Name:  predicates.New,
-		priority.Name:    priority.New,
-		proportion.Name:  proportion.New,
-		sla.Name:         sla.New,
+		binpack.Name:       binpack.New,
+		cdp.Name:           cdp.New,
+		conformance.Name:   conformance.New,
+		drf.Name:           drf.New,
+		extender.Name:      extender.NewFactory(),
+		gang.Name:          gang.New,
+		nodegroup.Name:     nodegroup.New,
+		nodeorder.Name:     nodeorder.New,
+		overcommit.Name:    overcommit.New,
+		pdb.Name:           pdb.New,
+		predicates.Name:    predicates.New,
+		priority.Name:      priority.New,
+		proportion.Name:    proportion.New,
+		resourcequota.Name: resourcequota.New,
+		sla.Name:           sla.New,
 	} {
 		// The names are distinct constants; a clash is a programming error
 		// that the registry test catches.

@@ -1,5 +1,10 @@
 package api
 
+import (
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+)
+
 // ClusterInfo is the snapshot a session opens on. Jobs and nodes are the
 // session's own copies; everything they point to (pods, node objects, PodGroups,
 // queues) is shared with the cache and must not be mutated.
@@ -18,6 +23,12 @@ type ClusterInfo struct {
 	// Workloads are the Services and controllers whose selectors give pods
 	// without spread constraints kube-scheduler's default ones. Shared.
 	Workloads *Workloads
+	// DisruptionBudgets are the cluster's PodDisruptionBudgets, within
+	// which the pdb plugin keeps victims. Shared.
+	DisruptionBudgets []*policyv1.PodDisruptionBudget
+	// QuotaStatus holds, per namespace, the status of each ResourceQuota
+	// by name, within which the resourcequota plugin admits jobs. Shared.
+	QuotaStatus map[string]map[string]v1.ResourceQuotaStatus
 }
 
 // NewClusterInfo returns an empty snapshot.
@@ -60,5 +71,7 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 	out.NamespaceWeights = c.NamespaceWeights
 	out.NamespaceLabels = c.NamespaceLabels
 	out.Workloads = c.Workloads
+	out.DisruptionBudgets = c.DisruptionBudgets
+	out.QuotaStatus = c.QuotaStatus
 	return out
 }

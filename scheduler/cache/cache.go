@@ -228,12 +228,16 @@ func (c *Cache) registerHandlers() error {
 	// namespace selectors read, and for per-namespace policies.
 	c.synced = append(c.synced, c.informers.Core().V1().Namespaces().Informer().HasSynced)
 	// Services and controllers are watched for their selectors, which give
-	// pods without spread constraints kube-scheduler's default ones.
+	// pods without spread constraints kube-scheduler's default ones;
+	// PodDisruptionBudgets for the pdb plugin, ResourceQuotas for the
+	// resourcequota plugin.
 	for _, inf := range []cache.SharedIndexInformer{
 		c.informers.Core().V1().Services().Informer(),
 		c.informers.Core().V1().ReplicationControllers().Informer(),
 		c.informers.Apps().V1().ReplicaSets().Informer(),
 		c.informers.Apps().V1().StatefulSets().Informer(),
+		c.informers.Policy().V1().PodDisruptionBudgets().Informer(),
+		c.informers.Core().V1().ResourceQuotas().Informer(),
 	} {
 		c.synced = append(c.synced, inf.HasSynced)
 	}

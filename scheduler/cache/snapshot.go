@@ -1,6 +1,7 @@
 package cache
 
 import (
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -60,7 +61,27 @@ func (c *Cache) Snapshot() *api.ClusterInfo {
 	}
 	snap.NamespaceLabels = c.namespaceLabels()
 	snap.Workloads = c.workloads()
+	snap.DisruptionBudgets, _ = c.informers.Policy().V1().PodDisruptionBudgets().Lister().List(labels.Everything())
+	snap.QuotaStatus = c.quotaStatus()
 	return snap
+}
+
+// quotaStatus reads the status of every ResourceQuota, by namespace and
+// name, as Volcano's namespace collection keeps it; nil when there are
+// none.
+func (c *Cache) quotaStatus() map[string]map[string]v1.ResourceQuotaStatus {
+	list, err := c.informers.Core().V1().ResourceQuotas().Lister().List(labels.Everything())
+	if err != nil || len(list) == 0 {
+		return nil
+	}
+	out := map[string]map[string]v1.ResourceQuotaStatus{}
+	for _, q := range list {
+		if out[q.Namespace] == nil {
+			out[q.Namespace] = map[string]v1.ResourceQuotaStatus{}
+		}
+		out[q.Namespace][q.Name] = q.Status
+	}
+	return out
 }
 
 // workloads reads the selectors of the Services and controllers the

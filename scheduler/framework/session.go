@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -44,6 +45,10 @@ type Session struct {
 	// Workloads give pods without spread constraints default ones (see
 	// SpreadDefaults).
 	Workloads *api.Workloads
+	// DisruptionBudgets and QuotaStatus are the cluster's
+	// PodDisruptionBudgets and its ResourceQuotas' status per namespace.
+	DisruptionBudgets []*policyv1.PodDisruptionBudget
+	QuotaStatus       map[string]map[string]v1.ResourceQuotaStatus
 
 	Tiers          []conf.Tier
 	Configurations []conf.Configuration
@@ -71,18 +76,20 @@ type Session struct {
 func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, error) {
 	snap := cache.Snapshot()
 	ssn := &Session{
-		UID:             uuid.NewUUID(),
-		Jobs:            snap.Jobs,
-		Nodes:           snap.Nodes,
-		Queues:          snap.Queues,
-		NamespaceLabels: snap.NamespaceLabels,
-		Workloads:       snap.Workloads,
-		TotalResource:   api.EmptyResource(),
-		Tiers:           cfg.Tiers,
-		Configurations:  cfg.Configurations,
-		Actions:         cfg.Actions,
-		cache:           cache,
-		podGroupStatus:  make(map[api.JobID]v1beta1.PodGroupStatus, len(snap.Jobs)),
+		UID:               uuid.NewUUID(),
+		Jobs:              snap.Jobs,
+		Nodes:             snap.Nodes,
+		Queues:            snap.Queues,
+		NamespaceLabels:   snap.NamespaceLabels,
+		Workloads:         snap.Workloads,
+		DisruptionBudgets: snap.DisruptionBudgets,
+		QuotaStatus:       snap.QuotaStatus,
+		TotalResource:     api.EmptyResource(),
+		Tiers:             cfg.Tiers,
+		Configurations:    cfg.Configurations,
+		Actions:           cfg.Actions,
+		cache:             cache,
+		podGroupStatus:    make(map[api.JobID]v1beta1.PodGroupStatus, len(snap.Jobs)),
 	}
 	for _, name := range snap.NodeList {
 		if n, ok := snap.Nodes[name]; ok {

@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,7 +38,9 @@ type Cluster struct {
 	Queues          []*v1beta1.Queue
 	// Workloads are the Services, ReplicationControllers, ReplicaSets and
 	// StatefulSets, read only for the selectors that give pods without
-	// spread constraints kube-scheduler's default ones.
+	// spread constraints kube-scheduler's default ones, and the
+	// PodDisruptionBudgets and ResourceQuotas the pdb and resourcequota
+	// plugins read.
 	Workloads []runtime.Object
 }
 
@@ -76,9 +79,10 @@ var manifestDecoder = sync.OnceValues(func() (runtime.Decoder, error) {
 })
 
 // ParseCluster decodes manifests of the supported kinds: v1 Node, Pod,
-// Namespace, Service, ReplicationController; apps/v1 ReplicaSet and
-// StatefulSet; scheduling.k8s.io/v1 PriorityClass;
-// scheduling.volcano.sh/v1beta1 PodGroup and Queue. Any other kind, a malformed document or an invalid
+// Namespace, Service, ReplicationController, ResourceQuota; apps/v1
+// ReplicaSet and StatefulSet; policy/v1 PodDisruptionBudget;
+// scheduling.k8s.io/v1 PriorityClass; scheduling.volcano.sh/v1beta1
+// PodGroup and Queue. Any other kind, a malformed document or an invalid
 // object is an error naming the document.
 func ParseCluster(data []byte, source string) (*Cluster, error) {
 	decoder, err := manifestDecoder()
@@ -195,8 +199,16 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 			}
 		}
 		c.Pods = append(c.Pods, o)
-	case *v1.Service, *v1.ReplicationController, *appsv1.ReplicaSet, *appsv1.StatefulSet:
+	case *v1.Service, *v1.ReplicationController, *appsv1.ReplicaSet, *appsv1.StatefulSet, *policyv1.PodDisruptionBudget:
 		defaultNamespace(m)
+		c.Workloads = append(c.Workloads, obj)
+	case *v1.ResourceQuota:
+		defaultNamespace(m)
+		for field, rl := range map[string]v1.ResourceList{"spec.hard": o.Spec.Hard, "status.hard": o.Status.Hard, "status.used": o.Status.Used} {
+			if err := validateResources(rl, field); err != nil {
+				return err
+			}
+		}
 		c.Workloads = append(c.Workloads, obj)
 	case *schedulingv1.PriorityClass:
 		c.PriorityClasses = append(c.PriorityClasses, o)
@@ -218,7 +230,7 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		}
 		c.Queues = append(c.Queues, o)
 	default:
-		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service or ReplicationController, apps/v1 ReplicaSet or StatefulSet, scheduling.k8s.io/v1 PriorityClass, or scheduling.volcano.sh/v1beta1 PodGroup or Queue")
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController or ResourceQuota, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, or scheduling.volcano.sh/v1beta1 PodGroup or Queue")
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/proportion"
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcequota"
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
+	"github.com/caldera-scheduler/caldera/hostplugins/tdm"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -40,6 +41,7 @@ func Registry() framework.Registry {
 		proportion.Name:    proportion.New,
 		resourcequota.Name: resourcequota.New,
 		sla.Name:           sla.New,
+		tdm.Name:           tdm.New,
 	} {
 		// The names are distinct constants; a clash is a programming error
 		// that the registry test catches.

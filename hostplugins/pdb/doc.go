@@ -14,7 +14,7 @@
 //   - As in Volcano, a candidate pod without labels is never a victim.
 //
 // The budgets are the ones the scheduler's cache watches (RBAC: list and
-// watch poddisruptionbudgets). VictimTasks is asked by no action Caldera
-// implements (Volcano's shuffle asks it); Wasm policies can still rely on
-// it being the same. The plugin takes no arguments.
+// watch poddisruptionbudgets). VictimTasks is asked by the shuffle action,
+// which evicts every pod it names: with pdb alone, every pod the budgets
+// let go, as in Volcano. The plugin takes no arguments.
 package pdb

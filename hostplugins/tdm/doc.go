@@ -21,8 +21,7 @@
 //     pods on nodes in no zone, at most its budget per job (below).
 //   - VictimTasks: at most once per tdm.evict.period (1m), the Running
 //     preemptable pods on nodes of zones whose window is closed, at most the
-//     budget per job. No action Caldera implements asks it (Volcano's
-//     shuffle does).
+//     budget per job; the shuffle action evicts them.
 //   - JobOrder: jobs that are not preemptable first. JobPipelined: permit a
 //     job with enough tasks pipelined or ready for its minimum, reject
 //     others. JobStarving: a job that is not preemptable and has pending

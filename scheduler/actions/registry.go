@@ -1,5 +1,5 @@
 // Package actions assembles the native actions: enqueue, allocate, backfill,
-// preempt and reclaim, one package each, deciding as Volcano v1.15's actions
+// preempt, reclaim and shuffle, one package each, deciding as Volcano v1.15's actions
 // of the same names do.
 package actions
 
@@ -10,6 +10,7 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/preempt"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/reclaim"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/shuffle"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -20,7 +21,7 @@ type NodeSearch = shared.NodeSearch
 // DefaultNodeSearch is Volcano's: 100 nodes, 5 percent, adaptive.
 func DefaultNodeSearch() NodeSearch { return shared.DefaultNodeSearch() }
 
-// Registry returns a registry of the five actions with Volcano's node
+// Registry returns a registry of the six actions with Volcano's node
 // search. The actions it makes share one state for the scheduler's life
 // (where the next node search starts), as Volcano's share process globals;
 // build one registry per scheduler.
@@ -40,6 +41,7 @@ func RegistryWith(search NodeSearch) framework.ActionRegistry {
 		{backfill.Name, backfill.Factory(state)},
 		{preempt.Name, preempt.Factory(state)},
 		{reclaim.Name, reclaim.Factory(state)},
+		{shuffle.Name, shuffle.Factory(state)},
 	} {
 		if err := r.Register(a.name, a.factory); err != nil {
 			// The names above are distinct constants.

@@ -14,7 +14,9 @@ import (
 //   - nodeorder: least-allocated cpu score;
 //   - queues: queues named in its "overused" argument are overused and
 //     their tasks reclaimable; jobs named in "rejectEnqueue" are refused
-//     admission.
+//     admission;
+//   - lowpriority: victim_tasks names the tasks of priority below 50, as
+//     Volcano's shuffle test's fake plugin does.
 func Plugins() framework.Registry {
 	r := framework.NewRegistry()
 	add := func(name string, f framework.Factory) {
@@ -27,7 +29,22 @@ func Plugins() framework.Registry {
 	add("predicates", func(framework.Arguments) (framework.Plugin, error) { return predicates{}, nil })
 	add("nodeorder", func(framework.Arguments) (framework.Plugin, error) { return nodeorder{}, nil })
 	add("queues", newQueues)
+	add("lowpriority", func(framework.Arguments) (framework.Plugin, error) { return lowPriority{}, nil })
 	return r
+}
+
+type lowPriority struct{ base }
+
+func (lowPriority) Name() string { return "lowpriority" }
+
+func (lowPriority) VictimTasks(tasks []*api.TaskInfo) []*api.TaskInfo {
+	var victims []*api.TaskInfo
+	for _, t := range tasks {
+		if t.Priority < 50 {
+			victims = append(victims, t)
+		}
+	}
+	return victims
 }
 
 type base struct{}

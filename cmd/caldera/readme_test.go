@@ -99,7 +99,7 @@ func TestReadmeListsWhatTheRegistriesHold(t *testing.T) {
 // lacks is refused with the name and where the README says so.
 func TestVolcanoNamesNotImplementedAreRefusedByName(t *testing.T) {
 	v := framework.Validator{Plugins: hostplugins.Registry(), Actions: actions.Registry()}
-	for _, err := range []error{v.ValidatePlugin("capacity", nil), v.ValidateAction("shuffle", nil)} {
+	for _, err := range []error{v.ValidatePlugin("capacity", nil), v.ValidateAction("gangpreempt", nil)} {
 		if err == nil || !strings.Contains(err.Error(), "is not implemented in Caldera") {
 			t.Errorf("error = %v, want it to say the name is not implemented", err)
 		}

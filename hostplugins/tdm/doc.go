@@ -8,7 +8,9 @@
 //   - A node is in zone Z when its label volcano.sh/revocable-zone is Z;
 //     the argument tdm.revocable-zone.Z gives the zone's window, "HH:MM-HH:MM"
 //     in the scheduler's local time (an end not after the start ends the
-//     next day). A pod may use revocable nodes when its annotation
+//     next day). As in Volcano the window is reckoned from today's start
+//     only: at 01:00 a window 22:00-02:00 is closed, yesterday's evening
+//     not counted. A pod may use revocable nodes when its annotation
 //     volcano.sh/revocable-zone is "*", or, without that annotation, when its
 //     volcano.sh/preemptable annotation is true.
 //   - Predicate: a node in no zone fits; a node whose zone has no window, or

@@ -103,20 +103,19 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	if opt := ssn.PluginOption(Name); opt == nil || opt.EnabledHierarchy == nil || !*opt.EnabledHierarchy {
 		return
 	}
-	own := make(map[api.QueueID]*affinity, len(p.affinity))
+	// An ancestor already given its own ancestor's affinity answers as
+	// walking on from it would, so the order queues are visited in does
+	// not matter.
 	for id, a := range p.affinity {
-		own[id] = a
-	}
-	for id, a := range own {
 		if a == nil {
-			p.affinity[id] = p.inherited(id, own)
+			p.affinity[id] = p.inherited(id)
 		}
 	}
 }
 
 // inherited is the affinity of the nearest ancestor of queue id that has
 // one: its spec.parent, else root, up to root.
-func (p *Plugin) inherited(id api.QueueID, own map[api.QueueID]*affinity) *affinity {
+func (p *Plugin) inherited(id api.QueueID) *affinity {
 	seen := map[api.QueueID]bool{id: true}
 	for id != rootQueue {
 		q := p.ssn.Queues[id]
@@ -132,7 +131,7 @@ func (p *Plugin) inherited(id api.QueueID, own map[api.QueueID]*affinity) *affin
 			logonce.Warning(Name, fmt.Sprintf("queue %s: its parents form a cycle at %s; it inherits no node group affinity", q.Name, parent))
 			return nil
 		}
-		if a := own[parent]; a != nil {
+		if a := p.affinity[parent]; a != nil {
 			return a
 		}
 		seen[parent] = true

@@ -38,7 +38,7 @@ func (*Plugin) Name() string { return Name }
 
 // OnSessionOpen parses the session's budgets once.
 func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
-	p.budgets = p.budgets[:0]
+	p.budgets = nil
 	for _, pdb := range ssn.DisruptionBudgets {
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err != nil || sel.Empty() {

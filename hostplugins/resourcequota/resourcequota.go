@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -40,7 +41,7 @@ func (p *Plugin) OnSessionClose(*framework.Session) { p.ssn, p.pending = nil, ni
 // JobEnqueueable permits a job whose minResources fit every quota of its
 // namespace, and counts them; it rejects one that does not, with an Event.
 func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
-	if job.PodGroup == nil || job.PodGroup.Spec.MinResources == nil {
+	if !resutil.HasMinResources(job) {
 		return framework.Permit
 	}
 	quotas := p.ssn.QuotaStatus[job.Namespace]

@@ -55,6 +55,10 @@ type Plugin struct {
 	zones       map[string]window
 	evictPeriod time.Duration
 	ssn         *framework.Session
+	// closed says, for each zone with a window, why it takes no work this
+	// session (nil when open): the clock is read once a session, not per
+	// task and node.
+	closed map[string]error
 }
 
 var (
@@ -129,11 +133,21 @@ func (w window) open(t time.Time) bool {
 // Name returns "tdm".
 func (p *Plugin) Name() string { return Name }
 
-// OnSessionOpen remembers the session.
-func (p *Plugin) OnSessionOpen(ssn *framework.Session) { p.ssn = ssn }
+// OnSessionOpen remembers the session and reads which windows are open.
+func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
+	p.ssn = ssn
+	p.closed = make(map[string]error, len(p.zones))
+	t := now()
+	for zone, w := range p.zones {
+		p.closed[zone] = nil
+		if !w.open(t) {
+			p.closed[zone] = fmt.Errorf("current time beyond revocable zone %v:%v", zone, w.raw)
+		}
+	}
+}
 
 // OnSessionClose forgets it.
-func (p *Plugin) OnSessionClose(*framework.Session) { p.ssn = nil }
+func (p *Plugin) OnSessionClose(*framework.Session) { p.ssn, p.closed = nil, nil }
 
 // zoneOf is a node's revocable zone, "" for none.
 func zoneOf(node *api.NodeInfo) string {
@@ -155,16 +169,13 @@ func mayRevoke(pod *v1.Pod) bool {
 	return err == nil && b
 }
 
-// zoneClosed explains why a zone takes no work now; nil when it does.
+// zoneClosed explains why a zone takes no work this session; nil when it
+// does.
 func (p *Plugin) zoneClosed(zone string) error {
-	w, ok := p.zones[zone]
-	if !ok {
-		return fmt.Errorf("revocable zone %v not support", zone)
+	if err, ok := p.closed[zone]; ok {
+		return err
 	}
-	if !w.open(now()) {
-		return fmt.Errorf("current time beyond revocable zone %v:%v", zone, w.raw)
-	}
-	return nil
+	return fmt.Errorf("revocable zone %v not support", zone)
 }
 
 // Predicate keeps revocable nodes for pods that may use them, in their

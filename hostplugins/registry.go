@@ -4,6 +4,7 @@ package hostplugins
 
 import (
 	"github.com/caldera-scheduler/caldera/hostplugins/binpack"
+	"github.com/caldera-scheduler/caldera/hostplugins/capacity"
 	"github.com/caldera-scheduler/caldera/hostplugins/cdp"
 	"github.com/caldera-scheduler/caldera/hostplugins/conformance"
 	"github.com/caldera-scheduler/caldera/hostplugins/drf"
@@ -27,6 +28,7 @@ func Registry() framework.Registry {
 	r := framework.NewRegistry()
 	for name, f := range map[string]framework.Factory{
 		binpack.Name:       binpack.New,
+		capacity.Name:      capacity.New,
 		cdp.Name:           cdp.New,
 		conformance.Name:   conformance.New,
 		drf.Name:           drf.New,

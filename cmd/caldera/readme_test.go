@@ -99,12 +99,12 @@ func TestReadmeListsWhatTheRegistriesHold(t *testing.T) {
 // lacks is refused with the name and where the README says so.
 func TestVolcanoNamesNotImplementedAreRefusedByName(t *testing.T) {
 	v := framework.Validator{Plugins: hostplugins.Registry(), Actions: actions.Registry()}
-	for _, err := range []error{v.ValidatePlugin("capacity", nil), v.ValidateAction("gangpreempt", nil)} {
+	for _, err := range []error{v.ValidatePlugin("usage", nil), v.ValidateAction("gangpreempt", nil)} {
 		if err == nil || !strings.Contains(err.Error(), "is not implemented in Caldera") {
 			t.Errorf("error = %v, want it to say the name is not implemented", err)
 		}
 	}
-	if err := v.ValidatePlugin("capacityy", nil); err == nil || !strings.Contains(err.Error(), "unknown plugin") {
+	if err := v.ValidatePlugin("usagee", nil); err == nil || !strings.Contains(err.Error(), "unknown plugin") {
 		t.Errorf("error = %v, want unknown plugin", err)
 	}
 }

@@ -21,8 +21,28 @@
 // The plugin takes no arguments; any given are ignored, as Volcano ignores
 // them.
 //
-// Left out: hierarchical DRF (enableHierarchy, with its queue order and
-// reclaim hooks over queue hierarchy annotations), which our core's queues do
-// not model; the configuration loader refuses enableHierarchy: true.
-// Volcano's job-share metrics are left out too.
+// # Hierarchical DRF
+//
+// With enableHierarchy, queues are placed in a tree by their annotations
+// volcano.sh/hierarchy ("root/eng/dev") and volcano.sh/hierarchy-weights
+// ("100/50/50"; a weight missing, not a number or below 1 counts as 1, and a
+// level's weight is the one it was first created with); every job is a leaf
+// under its queue's path, and a queue without the annotation puts its jobs
+// right under the root. As in Volcano:
+//
+//   - A job is saturated when it holds all it asks for in some resource, or
+//     asks for a resource of which the cluster has nothing left. A level's
+//     allocation sums its children's, each child that is not saturated
+//     scaled to the smallest dominant share among them; a level is saturated
+//     when all its children are. The tree is brought up to date whenever a
+//     task is placed or given back.
+//   - QueueOrder: walking both queues' paths down from the root while the
+//     levels tie, a level that is not saturated goes first, else the smaller
+//     dominant share over weight.
+//   - Reclaimable: with the reclaimer's job charged for its task, each
+//     candidate is weighed alone (its job less the candidate); it is a victim
+//     when the reclaimer's queue would then go before the candidate's.
+//
+// Without enableHierarchy the plugin has no say in queue order and reclaim.
+// Volcano's job-share metrics are left out.
 package drf

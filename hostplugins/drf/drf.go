@@ -7,6 +7,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -25,14 +26,24 @@ type jobShare struct {
 
 // Plugin orders jobs and chooses victims by dominant share.
 type Plugin struct {
+	ssn   *framework.Session
 	total *api.Resource
 	jobs  map[api.JobID]*jobShare
+
+	// With enableHierarchy: the tree of queue paths and jobs, and what
+	// every job holds.
+	hierarchy      bool
+	root           *hnode
+	totalAllocated *api.Resource
 }
 
 var (
 	_ framework.JobOrderer        = &Plugin{}
+	_ framework.QueueOrderer      = &Plugin{}
 	_ framework.PreemptableFilter = &Plugin{}
+	_ framework.ReclaimableFilter = &Plugin{}
 	_ framework.EventHandler      = &Plugin{}
+	_ framework.HierarchyTaker    = &Plugin{}
 )
 
 // New makes the plugin. It has no arguments.
@@ -41,10 +52,21 @@ func New(framework.Arguments) (framework.Plugin, error) { return &Plugin{}, nil 
 // Name returns "drf".
 func (p *Plugin) Name() string { return Name }
 
-// OnSessionOpen computes every job's share from what its tasks hold.
+// TakesHierarchy says that enableHierarchy turns on hierarchical DRF.
+func (p *Plugin) TakesHierarchy() {}
+
+// OnSessionOpen computes every job's share from what its tasks hold and,
+// with enableHierarchy, the tree's.
 func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
+	p.ssn = ssn
 	p.total = ssn.TotalResource.Clone()
 	p.jobs = make(map[api.JobID]*jobShare, len(ssn.Jobs))
+	opt := ssn.PluginOption(Name)
+	p.hierarchy = opt != nil && conf.IsEnabled(opt.EnabledHierarchy)
+	if p.hierarchy {
+		p.root = newLevel("root", 1)
+		p.totalAllocated = api.EmptyResource()
+	}
 	for _, job := range ssn.JobList {
 		js := &jobShare{allocated: api.EmptyResource()}
 		for status, tasks := range job.TaskStatusIndex {
@@ -57,11 +79,15 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		p.refresh(js)
 		p.jobs[job.UID] = js
+		if p.hierarchy {
+			p.totalAllocated.Add(js.allocated)
+			p.update(p.root, p.totalAllocated, job, js)
+		}
 	}
 }
 
 // OnSessionClose drops the session's shares.
-func (p *Plugin) OnSessionClose(*framework.Session) { p.jobs = nil }
+func (p *Plugin) OnSessionClose(*framework.Session) { p.jobs, p.root, p.ssn = nil, nil, nil }
 
 func (p *Plugin) shareOf(used *api.Resource) float64 {
 	_, s := resutil.DominantShare(used, p.total)
@@ -115,18 +141,85 @@ func (p *Plugin) Preemptable(preemptor *api.TaskInfo, preemptees []*api.TaskInfo
 	return victims, true
 }
 
-// OnAllocate charges the task to its job.
+// OnAllocate charges the task to its job (and the tree).
 func (p *Plugin) OnAllocate(task *api.TaskInfo) {
-	if js := p.jobs[task.Job]; js != nil {
-		js.allocated.Add(task.Resreq)
-		p.refresh(js)
+	p.charge(task, func(r *api.Resource) { r.Add(task.Resreq) })
+}
+
+// OnDeallocate credits the task back to its job (and the tree).
+func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
+	p.charge(task, func(r *api.Resource) { r.Sub(task.Resreq) })
+}
+
+func (p *Plugin) charge(task *api.TaskInfo, apply func(*api.Resource)) {
+	js := p.jobs[task.Job]
+	if js == nil {
+		return
+	}
+	apply(js.allocated)
+	p.refresh(js)
+	if !p.hierarchy {
+		return
+	}
+	if job := p.ssn.Jobs[task.Job]; job != nil && p.ssn.Queues[job.Queue] != nil {
+		apply(p.totalAllocated)
+		p.update(p.root, p.totalAllocated, job, js)
 	}
 }
 
-// OnDeallocate credits the task back to its job.
-func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
-	if js := p.jobs[task.Job]; js != nil {
-		js.allocated.Sub(task.Resreq)
-		p.refresh(js)
+// QueueOrder, with enableHierarchy, compares queues down their paths in
+// the tree; without it the plugin has no say.
+func (p *Plugin) QueueOrder(l, r *api.QueueInfo) int {
+	if !p.hierarchy {
+		return 0
 	}
+	switch d := compareQueues(p.root, l, r); {
+	case d < 0:
+		return -1
+	case d > 0:
+		return 1
+	}
+	return 0
+}
+
+// Reclaimable, with enableHierarchy, takes each candidate whose queue,
+// with the reclaimer holding its task and the candidate gone (each
+// candidate weighed alone), would still come after the reclaimer's queue
+// in the tree's order. Without enableHierarchy the plugin abstains.
+func (p *Plugin) Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+	if !p.hierarchy {
+		return nil, false
+	}
+	ljob := p.ssn.Jobs[reclaimer.Job]
+	if ljob == nil || p.ssn.Queues[ljob.Queue] == nil || p.jobs[ljob.UID] == nil {
+		return nil, true
+	}
+	lqueue := p.ssn.Queues[ljob.Queue]
+	root := p.root.clone()
+	total := p.totalAllocated.Clone().Add(reclaimer.Resreq)
+	mine := &jobShare{allocated: p.jobs[ljob.UID].allocated.Clone().Add(reclaimer.Resreq)}
+	p.refresh(mine)
+	p.update(root, total, ljob, mine)
+
+	var victims []*api.TaskInfo
+	for _, t := range reclaimees {
+		rjob := p.ssn.Jobs[t.Job]
+		if rjob == nil || p.ssn.Queues[rjob.Queue] == nil || p.jobs[rjob.UID] == nil {
+			continue
+		}
+		rqueue := p.ssn.Queues[rjob.Queue]
+		total.Sub(t.Resreq)
+		theirs := &jobShare{allocated: p.jobs[rjob.UID].allocated.Clone().Sub(t.Resreq)}
+		p.refresh(theirs)
+		p.update(root, total, rjob, theirs)
+		d := compareQueues(root, lqueue, rqueue)
+		total.Add(t.Resreq)
+		theirs.allocated.Add(t.Resreq)
+		p.refresh(theirs)
+		p.update(root, total, rjob, theirs)
+		if d < 0 {
+			victims = append(victims, t)
+		}
+	}
+	return victims, true
 }

@@ -54,6 +54,10 @@ func New(args framework.Arguments) (framework.Plugin, error) {
 // Name returns "nodegroup".
 func (p *Plugin) Name() string { return Name }
 
+// TakesHierarchy says that enableHierarchy passes affinity down the queue
+// tree.
+func (p *Plugin) TakesHierarchy() {}
+
 // affinity is a queue's spec.affinity as sets of group names; preferred
 // maps a preferred group to its index in the list (the last, for a group
 // listed twice, as Volcano's map keeps it), for enablePreferredOrder.

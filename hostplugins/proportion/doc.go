@@ -58,8 +58,8 @@
 // The plugin takes no arguments; any given are ignored, as Volcano ignores
 // them.
 //
-// Left out: hierarchical queues (enableHierarchy, which Volcano serves with
-// its capacity plugin; our core does not model queue hierarchies), the
+// Left out: hierarchical queues (enableHierarchy, which Volcano, and
+// Caldera, serve with the capacity plugin), the
 // simulation hooks that Volcano's preemption dry-runs use
 // (SimulateAllocatable, SimulateAddTask, SimulateRemoveTask and the
 // PrePredicate that snapshots state for them), and the queue metrics.

@@ -24,6 +24,13 @@ type Validator interface {
 	ValidatePlugin(name string, args map[string]any) error
 }
 
+// HierarchyValidator is a Validator that also says whether the plugin that
+// serves a name takes enableHierarchy: true. A name in HierarchyPlugins may
+// be served by a Wasm module, which is not given the queue tree.
+type HierarchyValidator interface {
+	ValidateHierarchy(name string, args map[string]any) error
+}
+
 // Default returns Volcano's default configuration: actions enqueue, allocate,
 // backfill; tier 1 priority, gang, conformance; tier 2 overcommit, drf,
 // predicates, proportion, nodeorder.
@@ -134,10 +141,11 @@ func (p parser) tiers(n *yaml.Node) ([]Tier, error) {
 	return tiers, nil
 }
 
-// HierarchyPlugins are the plugins that take enableHierarchy: true. The
-// nodegroup plugin's hierarchy only passes a queue's node-group affinity
-// down to queues without one.
-var HierarchyPlugins = map[string]bool{"nodegroup": true}
+// HierarchyPlugins are the plugins that take enableHierarchy: true: capacity
+// shares resources over the queue tree (spec.parent); drf orders queues and
+// reclaims by hierarchical DRF over their volcano.sh/hierarchy paths;
+// nodegroup passes a queue's node-group affinity down to queues without one.
+var HierarchyPlugins = map[string]bool{"capacity": true, "drf": true, "nodegroup": true}
 
 func (p parser) plugin(n *yaml.Node, where string) (PluginOption, error) {
 	var opt PluginOption
@@ -264,6 +272,11 @@ func (p parser) validate(cfg *Config, doc *yaml.Node, v Validator) error {
 			seen[opt.Name] = true
 			if err := v.ValidatePlugin(opt.Name, opt.Arguments); err != nil {
 				return fmt.Errorf("%s: %s: %v", p.source, where, err)
+			}
+			if hv, ok := v.(HierarchyValidator); ok && IsEnabled(opt.EnabledHierarchy) {
+				if err := hv.ValidateHierarchy(opt.Name, opt.Arguments); err != nil {
+					return fmt.Errorf("%s: %s: enableHierarchy: %v", p.source, where, err)
+				}
 			}
 		}
 	}

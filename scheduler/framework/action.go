@@ -57,6 +57,24 @@ func (v Validator) ValidateAction(name string, args map[string]any) error {
 	return err
 }
 
+// ValidateHierarchy reports a plugin that does not take enableHierarchy:
+// one that is not a HierarchyTaker, such as a Wasm module serving a
+// native plugin's name.
+func (v Validator) ValidateHierarchy(name string, args map[string]any) error {
+	f, ok := v.Plugins[name]
+	if !ok {
+		return unknownName("plugin", name, VolcanoPlugins, v.Plugins.Names())
+	}
+	p, err := f(args)
+	if err != nil {
+		return err
+	}
+	if _, ok := p.(HierarchyTaker); !ok {
+		return fmt.Errorf("plugin %q is not served by Caldera's native %s plugin, and only the native one follows the queue tree: set it to false or remove it", name, name)
+	}
+	return nil
+}
+
 // ValidatePlugin reports an unknown plugin or bad arguments.
 func (v Validator) ValidatePlugin(name string, args map[string]any) error {
 	f, ok := v.Plugins[name]

@@ -192,6 +192,12 @@ type BestNodePicker interface {
 // at all; within a tier the answers are intersected, and the first tier with
 // an answer decides.
 
+// HierarchyTaker marks a plugin that follows the queue tree (spec.parent)
+// when its enableHierarchy flag is on.
+type HierarchyTaker interface {
+	TakesHierarchy()
+}
+
 // PreemptableFilter chooses preemption victims within a queue.
 type PreemptableFilter interface {
 	Preemptable(preemptor *api.TaskInfo, preemptees []*api.TaskInfo) (victims []*api.TaskInfo, voted bool)

@@ -7,8 +7,8 @@ import (
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
+	"github.com/caldera-scheduler/caldera/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
-	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"

@@ -3,8 +3,8 @@ package backfill
 import (
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
-	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"

@@ -3,7 +3,7 @@ package enqueue
 import (
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
-	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/pqueue"
+	"github.com/caldera-scheduler/caldera/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"

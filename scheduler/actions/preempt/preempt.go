@@ -8,9 +8,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/eviction"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
-	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -245,7 +245,7 @@ func (r *run) normalPreempt(stmt *framework.Statement, preemptor *api.TaskInfo, 
 			continue
 		}
 		nodeStmt := framework.NewStatement(ssn)
-		order := eviction.Queue(ssn, victims, preemptor)
+		order := ssn.VictimQueue(victims, preemptor)
 		fits, evicted := r.fitsOn(queue, preemptor, node), false
 		for !fits && !order.Empty() {
 			v := order.Pop()

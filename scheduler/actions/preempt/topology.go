@@ -94,7 +94,7 @@ func (r *run) minimalVictims(queue *api.QueueInfo, preemptor *api.TaskInfo, node
 
 	trial := framework.NewStatement(ssn)
 	var potential []*api.TaskInfo
-	for order := eviction.Queue(ssn, all, preemptor); !order.Empty(); {
+	for order := ssn.VictimQueue(all, preemptor); !order.Empty(); {
 		v := order.Pop()
 		potential = append(potential, v)
 		if err := trial.Evict(v, "preempt"); err != nil {

@@ -5,9 +5,9 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/caldera-scheduler/caldera/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/eviction"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
-	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/pqueue"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -143,7 +143,7 @@ func (a *action) reclaimFor(ssn *framework.Session, stmt *framework.Statement, t
 		room := n.FutureIdle()
 		nodeStmt := framework.NewStatement(ssn)
 		evicted := false
-		for order := eviction.Queue(ssn, victims, task); !order.Empty() && !task.InitResreq.LessEqual(room, api.Zero); {
+		for order := ssn.VictimQueue(victims, task); !order.Empty() && !task.InitResreq.LessEqual(room, api.Zero); {
 			v := order.Pop()
 			if err := nodeStmt.Evict(v, "reclaim"); err != nil {
 				klog.ErrorS(err, "Evict failed", "task", v.Key())

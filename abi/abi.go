@@ -25,9 +25,10 @@ import "fmt"
 // 1.5: session_open's abi, the host's version; pre_predicate's domain
 // rules.
 // 1.6: session_close's fitErrors.
+// 1.7: queues' parent, deserved and reclaimable.
 const (
 	Major = 1
-	Minor = 6
+	Minor = 7
 )
 
 // Version is a module's declared ABI version.

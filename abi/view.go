@@ -184,6 +184,14 @@ type Queue struct {
 	Annotations map[string]string `msgpack:"annotations,omitempty"`
 	// Priority is the queue's spec.priority (1.1).
 	Priority int32 `msgpack:"priority,omitempty"`
+	// Parent is the queue's spec.parent, "" for none (the root queue is
+	// then its parent where queues form a tree) (1.7).
+	Parent string `msgpack:"parent,omitempty"`
+	// Deserved is the queue's spec.deserved (1.7).
+	Deserved *Resource `msgpack:"deserved,omitempty"`
+	// Reclaimable is the queue's spec.reclaimable when set; unset means
+	// reclaimable (1.7).
+	Reclaimable *bool `msgpack:"reclaimable,omitempty"`
 }
 
 // Job is one PodGroup with its tasks.

@@ -24,6 +24,9 @@ var update = flag.Bool("update", false, "rewrite the request vectors in testdata
 
 const goldenDir = "../testdata/abi"
 
+// notReclaimable is the golden view's second queue's spec.reclaimable.
+var notReclaimable = false
+
 // goldenView is the view of request_session_open: one of every object,
 // with the fields that need care on the wire (maps, scalars, negatives).
 func goldenView() abi.View {
@@ -42,7 +45,9 @@ func goldenView() abi.View {
 					Selector:   &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"dns"}}}},
 					Namespaces: []string{"kube-system"}, TopologyKey: "kubernetes.io/hostname"}}}}},
 		}},
-		Queues: []abi.Queue{{Name: "default", Weight: 1, State: "Open"}},
+		Queues: []abi.Queue{{Name: "default", Weight: 1, State: "Open"},
+			{Name: "team", Weight: 2, State: "Open", Parent: "org", Deserved: &abi.Resource{MilliCPU: 4000, Memory: 8 << 30, Scalars: map[string]int64{"nvidia.com/gpu": 2000}},
+				Reclaimable: &notReclaimable}},
 		Jobs: []abi.Job{{Namespace: "ns", Name: "pg", Queue: 0, Priority: -5, MinAvailable: 2, Phase: "Inqueue",
 			CreationTime: 1735689600000, MinTaskMember: map[string]int32{"worker": 2}}},
 		Tasks: []abi.Task{

@@ -147,6 +147,11 @@ func wireQueue(q *api.QueueInfo) abi.Queue {
 		wq.Capability = wireResource(api.NewResource(q.Queue.Spec.Capability))
 		wq.Guarantee = wireResource(api.NewResource(q.Queue.Spec.Guarantee.Resource))
 		wq.State, wq.Annotations = string(q.Queue.Status.State), q.Queue.Annotations
+		wq.Parent, wq.Reclaimable = q.Queue.Spec.Parent, q.Queue.Spec.Reclaimable
+		if len(q.Queue.Spec.Deserved) != 0 {
+			d := wireResource(api.NewResource(q.Queue.Spec.Deserved))
+			wq.Deserved = &d
+		}
 	}
 	return wq
 }

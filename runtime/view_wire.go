@@ -31,7 +31,7 @@ func appendNode(b []byte, n *abi.Node) []byte {
 }
 
 func appendQueue(b []byte, q *abi.Queue) []byte {
-	b = appendMapLen(b, 5+countTrue(len(q.Annotations) > 0, q.Priority != 0))
+	b = appendMapLen(b, 5+countTrue(len(q.Annotations) > 0, q.Priority != 0, q.Parent != "", q.Deserved != nil, q.Reclaimable != nil))
 	b = appendStr(appendStr(b, "name"), q.Name)
 	b = appendInt32Field(b, "weight", q.Weight)
 	b = appendResourceField(b, "capability", &q.Capability)
@@ -40,6 +40,15 @@ func appendQueue(b []byte, q *abi.Queue) []byte {
 	b = appendStrMapField(b, "annotations", q.Annotations)
 	if q.Priority != 0 {
 		b = appendInt32Field(b, "priority", q.Priority)
+	}
+	if q.Parent != "" {
+		b = appendStrField(b, "parent", q.Parent)
+	}
+	if q.Deserved != nil {
+		b = appendResourceField(b, "deserved", q.Deserved)
+	}
+	if q.Reclaimable != nil {
+		b = appendBool(appendStr(b, "reclaimable"), *q.Reclaimable)
 	}
 	return b
 }

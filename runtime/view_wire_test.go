@@ -98,8 +98,17 @@ func randNode(rng *rand.Rand) *abi.Node {
 }
 
 func randQueue(rng *rand.Rand) *abi.Queue {
-	return &abi.Queue{Name: randString(rng), Weight: randInt32(rng), Capability: randValue(rng), Guarantee: randValue(rng),
-		State: randString(rng), Annotations: randMap(rng), Priority: randInt32(rng)}
+	q := &abi.Queue{Name: randString(rng), Weight: randInt32(rng), Capability: randValue(rng), Guarantee: randValue(rng),
+		State: randString(rng), Annotations: randMap(rng), Priority: randInt32(rng), Parent: randString(rng)}
+	if rng.IntN(2) == 0 {
+		d := randValue(rng)
+		q.Deserved = &d
+	}
+	if rng.IntN(3) != 0 {
+		r := rng.IntN(2) == 0
+		q.Reclaimable = &r
+	}
+	return q
 }
 
 func randJob(rng *rand.Rand) *abi.Job {

@@ -85,13 +85,19 @@ func TestGoldenVectors(t *testing.T) {
 	}
 	v := g.open.View
 	n, j, t1 := v.Nodes[0], v.Jobs[0], v.Tasks[1]
-	if len(v.Nodes) != 1 || len(v.Queues) != 1 || len(v.Jobs) != 1 || len(v.Tasks) != 2 ||
+	if len(v.Nodes) != 1 || len(v.Queues) != 2 || len(v.Jobs) != 1 || len(v.Tasks) != 2 ||
 		n.Name != "n0" || n.Labels["zone"] != "a" || n.Taints[0].Effect != "NoSchedule" ||
 		n.Allocatable.Scalar("nvidia.com/gpu") != 2000 || n.Idle.MilliCPU != 6000 || n.Pods != 1 ||
 		j.Priority != -5 || j.MinTaskMember["worker"] != 2 || j.CreationTime != 1735689600000 || j.Phase != PodGroupInqueue ||
 		t1.Node != -1 || t1.NodeSelector["zone"] != "a" || t1.PriorityClassName != "low" || v.Tasks[0].Tolerations[0].Operator != "Exists" ||
 		g.open.Arguments["binpack.resources"] != "nvidia.com/gpu" {
 		t.Errorf("request_session_open decoded to %+v, arguments %v", v, g.open.Arguments)
+	}
+	// The queues' tree fields (ABI 1.7): none on the first, all on the second.
+	if q0, q1 := v.Queues[0], v.Queues[1]; q0.Parent != "" || q0.Deserved != nil || !q0.IsReclaimable() ||
+		q1.Parent != "org" || q1.Weight != 2 || q1.Deserved == nil || q1.Deserved.MilliCPU != 4000 || q1.Deserved.Memory != 8<<30 ||
+		q1.Deserved.Scalar("nvidia.com/gpu") != 2000 || q1.IsReclaimable() {
+		t.Errorf("request_session_open's queues decoded to %+v and %+v", q0, q1)
 	}
 	// The pod rules' fields (ABI 1.4).
 	other, spread := n.Others[0], t1.SpreadConstraints[0]
@@ -258,7 +264,7 @@ func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) boo
 	return true
 }
 
-// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.6) a
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.7) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -270,8 +276,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 6 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.6", m)
+	if m := h.session.HostABIMinor(); m != 7 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.7", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

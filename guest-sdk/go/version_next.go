@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.7: it declares a hook this scheduler does not
+// Built as the next minor, 1.8: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 7
+const abiMinor = 8
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_7") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_8") }
 
 const lastEvent = eventBind

@@ -131,6 +131,17 @@ type Queue struct {
 	Annotations map[string]string `msg:"annotations"`
 	// Priority is the queue's spec.priority; a higher one goes first.
 	Priority int32 `msg:"priority"`
+	// Parent is the queue's spec.parent, "" when it names none (where
+	// queues form a tree, the root queue is then the parent). From a
+	// scheduler of ABI 1.7 or later.
+	Parent string `msg:"parent"`
+	// Deserved is the queue's spec.deserved, nil when it states none. From
+	// a scheduler of ABI 1.7 or later.
+	Deserved *Resource `msg:"deserved"`
+	// Reclaimable is the queue's spec.reclaimable, nil when unset, which
+	// means reclaimable (IsReclaimable). From a scheduler of ABI 1.7 or
+	// later.
+	Reclaimable *bool `msg:"reclaimable"`
 
 	// Handle is the queue's index in View.Queues.
 	Handle int32 `msg:"-"`
@@ -341,3 +352,7 @@ type Args struct {
 	// in which this plugin takes part (Session.InVictimTrial).
 	Trial bool `msg:"trial"`
 }
+
+// IsReclaimable reports whether other queues may reclaim what this one holds
+// beyond its share: unless spec.reclaimable says false.
+func (q *Queue) IsReclaimable() bool { return q.Reclaimable == nil || *q.Reclaimable }

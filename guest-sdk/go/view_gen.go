@@ -2768,9 +2768,9 @@ func (z *PreferredTerm) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 7
+	// map header, size 10
 	// string "name"
-	o = append(o, 0x87, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = append(o, 0x8a, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	o = wire.AppendString(o, z.Name)
 	// string "weight"
 	o = append(o, 0xa6, 0x77, 0x65, 0x69, 0x67, 0x68, 0x74)
@@ -2820,6 +2820,36 @@ func (z *Queue) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "priority"
 	o = append(o, 0xa8, 0x70, 0x72, 0x69, 0x6f, 0x72, 0x69, 0x74, 0x79)
 	o = wire.AppendInt32(o, z.Priority)
+	// string "parent"
+	o = append(o, 0xa6, 0x70, 0x61, 0x72, 0x65, 0x6e, 0x74)
+	o = wire.AppendString(o, z.Parent)
+	// string "deserved"
+	o = append(o, 0xa8, 0x64, 0x65, 0x73, 0x65, 0x72, 0x76, 0x65, 0x64)
+	if z.Deserved == nil {
+		o = wire.AppendNil(o)
+	} else {
+		// map header, size 3
+		// string "cpu"
+		o = append(o, 0x83, 0xa3, 0x63, 0x70, 0x75)
+		o = wire.AppendInt64(o, z.Deserved.MilliCPU)
+		// string "memory"
+		o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+		o = wire.AppendInt64(o, z.Deserved.Memory)
+		// string "scalars"
+		o = append(o, 0xa7, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x73)
+		o, err = z.Deserved.Scalars.MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "Deserved", "Scalars")
+			return
+		}
+	}
+	// string "reclaimable"
+	o = append(o, 0xab, 0x72, 0x65, 0x63, 0x6c, 0x61, 0x69, 0x6d, 0x61, 0x62, 0x6c, 0x65)
+	if z.Reclaimable == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o = wire.AppendBool(o, *z.Reclaimable)
+	}
 	return
 }
 
@@ -2975,6 +3005,81 @@ func (z *Queue) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = wire.WrapError(err, "Priority")
 				return
 			}
+		case "parent":
+			z.Parent, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Parent")
+				return
+			}
+		case "deserved":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Deserved = nil
+			} else {
+				if z.Deserved == nil {
+					z.Deserved = new(Resource)
+				}
+				var zb0005 uint32
+				zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Deserved")
+					return
+				}
+				for zb0005 > 0 {
+					zb0005--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Deserved")
+						return
+					}
+					switch unsafeString(field) {
+					case "cpu":
+						z.Deserved.MilliCPU, bts, err = wire.ReadInt64Bytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Deserved", "MilliCPU")
+							return
+						}
+					case "memory":
+						z.Deserved.Memory, bts, err = wire.ReadInt64Bytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Deserved", "Memory")
+							return
+						}
+					case "scalars":
+						bts, err = z.Deserved.Scalars.UnmarshalMsg(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Deserved", "Scalars")
+							return
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Deserved")
+							return
+						}
+					}
+				}
+			}
+		case "reclaimable":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Reclaimable = nil
+			} else {
+				if z.Reclaimable == nil {
+					z.Reclaimable = new(bool)
+				}
+				*z.Reclaimable, bts, err = wire.ReadBoolBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Reclaimable")
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -2996,7 +3101,18 @@ func (z *Queue) Msgsize() (s int) {
 			s += wire.StringPrefixSize + len(za0001) + wire.StringPrefixSize + len(za0002)
 		}
 	}
-	s += 9 + wire.Int32Size
+	s += 9 + wire.Int32Size + 7 + wire.StringPrefixSize + len(z.Parent) + 9
+	if z.Deserved == nil {
+		s += wire.NilSize
+	} else {
+		s += 1 + 4 + wire.Int64Size + 7 + wire.Int64Size + 8 + z.Deserved.Scalars.Msgsize()
+	}
+	s += 12
+	if z.Reclaimable == nil {
+		s += wire.NilSize
+	} else {
+		s += wire.BoolSize
+	}
 	return
 }
 

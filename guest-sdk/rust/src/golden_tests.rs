@@ -160,7 +160,13 @@ fn golden_vectors() {
     {
         let s = m.session.as_ref().unwrap();
         let v = s.view();
-        assert_eq!((v.nodes.len(), v.queues.len(), v.jobs.len(), v.tasks.len()), (1, 1, 1, 2));
+        assert_eq!((v.nodes.len(), v.queues.len(), v.jobs.len(), v.tasks.len()), (1, 2, 1, 2));
+        // The queues' tree fields (ABI 1.7): none on the first, all on the second.
+        let (q0, q1) = (&v.queues[0], &v.queues[1]);
+        assert_eq!((q0.parent.as_str(), q0.deserved.is_none(), q0.is_reclaimable()), ("", true, true));
+        let d = q1.deserved.as_ref().unwrap();
+        assert_eq!((q1.parent.as_str(), d.milli_cpu, d.memory, d.scalar("nvidia.com/gpu")), ("org", 4000, 8 << 30, 2000));
+        assert_eq!((q1.weight, q1.is_reclaimable()), (2, false));
         let (n, j, t0, t1) = (&v.nodes[0], &v.jobs[0], &v.tasks[0], &v.tasks[1]);
         assert_eq!(n.name, "n0");
         assert_eq!(n.labels["zone"], "a");
@@ -366,7 +372,7 @@ impl PrePredicate for Ruled {
     }
 }
 
-/// To a 1.5 or later host (request_session_open says 1.6) a passing pre_predicate
+/// To a 1.5 or later host (request_session_open says 1.7) a passing pre_predicate
 /// carries the rules; to a host that does not say its version, the plain
 /// verdict.
 #[test]
@@ -375,7 +381,7 @@ fn golden_domain_rules() {
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 6, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 7, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));

@@ -245,10 +245,30 @@ pub struct Queue {
     pub annotations: BTreeMap<String, String>,
     /// The queue's `spec.priority`; a higher one goes first.
     pub priority: i32,
+    /// The queue's `spec.parent`, empty when it names none (where queues
+    /// form a tree, the root queue is then the parent). From a scheduler of
+    /// ABI 1.7 or later.
+    #[serde(deserialize_with = "nullable")]
+    pub parent: String,
+    /// The queue's `spec.deserved`, `None` when it states none. From a
+    /// scheduler of ABI 1.7 or later.
+    pub deserved: Option<Resource>,
+    /// The queue's `spec.reclaimable`, `None` when unset, which means
+    /// reclaimable ([`Queue::is_reclaimable`]). From a scheduler of ABI 1.7
+    /// or later.
+    pub reclaimable: Option<bool>,
 
     /// The queue's index in [`View::queues`], set by the SDK.
     #[serde(skip)]
     pub handle: Handle,
+}
+
+impl Queue {
+    /// Whether other queues may reclaim what this one holds beyond its
+    /// share: unless `spec.reclaimable` says false.
+    pub fn is_reclaimable(&self) -> bool {
+        self.reclaimable.unwrap_or(true)
+    }
 }
 
 /// PodGroup phases, as Volcano names them ([`Job::phase`]).

@@ -124,9 +124,27 @@ tiers:
 	}
 }
 
-// usesPlugin reports whether a configuration has a tier entry named name.
+// usesPlugin reports whether a configuration has a tier entry named name
+// that a port can serve. The ports are flat: a plugin the configuration
+// gives enableHierarchy: true stays native (a port serving the name is
+// refused at load).
 func usesPlugin(conf, name string) bool {
-	return string(withPort([]byte(conf), name, "\x00")) != conf
+	return string(withPort([]byte(conf), name, "\x00")) != conf && !hierarchical(conf, name)
+}
+
+func hierarchical(conf, name string) bool {
+	cfg, err := schedconf.Parse([]byte(conf), "scheduler.yaml", nil)
+	if err != nil {
+		return false
+	}
+	for _, tier := range cfg.Tiers {
+		for _, opt := range tier.Plugins {
+			if opt.Name == name && schedconf.IsEnabled(opt.EnabledHierarchy) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // check runs a configuration and compares its decisions with want.

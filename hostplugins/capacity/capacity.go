@@ -3,10 +3,10 @@ package capacity
 import (
 	"fmt"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
-	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // Name is the plugin's name in the scheduler configuration.
@@ -102,11 +102,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 // share, and drops the session's accounting.
 func (p *Plugin) OnSessionClose(*framework.Session) {
 	for _, a := range p.queues {
-		metrics.QueueAllocatedMilliCPU.WithLabelValues(a.name).Set(a.allocated.MilliCPU)
-		metrics.QueueAllocatedMemory.WithLabelValues(a.name).Set(a.allocated.Memory)
-		metrics.QueueDeservedMilliCPU.WithLabelValues(a.name).Set(a.deserved.MilliCPU)
-		metrics.QueueDeservedMemory.WithLabelValues(a.name).Set(a.deserved.Memory)
-		metrics.QueueShare.WithLabelValues(a.name).Set(a.share)
+		resutil.PublishQueue(a.name, a.Allocated, a.deserved, a.share)
 	}
 	p.queues = nil
 	p.ssn = nil

@@ -110,7 +110,7 @@ func TestChildrenShareTheParentsCapability(t *testing.T) {
 	if got := p.queues["team-b"].capability.MilliCPU; got != 3000 {
 		t.Errorf("team-b inherits capability cpu %v, want 3000", got)
 	}
-	if got := p.queues["team"].allocated.MilliCPU; got != 2000 {
+	if got := p.queues["team"].Allocated.MilliCPU; got != 2000 {
 		t.Errorf("team holds cpu %v, want its child's 2000", got)
 	}
 	if ssn.Allocatable(ssn.Queues["team-b"], testutil.Task(t, ssn, "ns/b-0")) {

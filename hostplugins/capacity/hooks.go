@@ -112,7 +112,7 @@ func (p *Plugin) Allocatable(q *api.QueueInfo, candidate *api.TaskInfo) bool {
 	}
 	for _, id := range p.pathUp(a) {
 		b := p.queues[id]
-		future := b.allocated.Clone().Add(candidate.Resreq)
+		future := b.Allocated.Clone().Add(candidate.Resreq)
 		if ok, _ := resutil.FitsRequested(future, b.realCapability, candidate.Resreq); !ok {
 			return false
 		}
@@ -149,7 +149,7 @@ func (p *Plugin) Preemptive(q *api.QueueInfo, candidates []*api.TaskInfo) bool {
 			req.Add(t.Resreq)
 		}
 	}
-	future := a.allocated.Clone().Add(req)
+	future := a.Allocated.Clone().Add(req)
 	if ok, _ := resutil.FitsRequested(future, a.realCapability, req); !ok {
 		return false
 	}
@@ -165,7 +165,7 @@ func (p *Plugin) Preemptive(q *api.QueueInfo, candidates []*api.TaskInfo) bool {
 			continue
 		}
 		anc := p.queues[id]
-		if ok, _ := resutil.AtMostInSome(anc.allocated.Clone().Add(req), anc.deserved, req); ok {
+		if ok, _ := resutil.AtMostInSome(anc.Allocated.Clone().Add(req), anc.deserved, req); ok {
 			return true
 		}
 	}
@@ -202,7 +202,7 @@ func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	minReq := job.GetMinResources()
 	for _, id := range p.pathUp(a) {
 		b := p.queues[id]
-		need := minReq.Clone().Add(b.allocated).Add(b.inqueue).Sub(b.elastic)
+		need := minReq.Clone().Add(b.Allocated).Add(b.Inqueue).Sub(b.Elastic)
 		if ok, short := resutil.FitsRequested(need, b.realCapability, minReq); !ok {
 			p.ssn.RecordPodGroupEvent(job, v1.EventTypeNormal, string(v1beta1.PodGroupUnschedulableType),
 				resutil.FormatResourceNames("queue resource quota insufficient", "insufficient", short))
@@ -221,7 +221,7 @@ func (p *Plugin) JobEnqueued(job *api.JobInfo) {
 	}
 	claim := resutil.WithoutGated(job, job.GetMinResources())
 	for _, id := range p.pathUp(a) {
-		p.queues[id].inqueue.Add(claim)
+		p.queues[id].Inqueue.Add(claim)
 	}
 }
 
@@ -246,14 +246,14 @@ func (p *Plugin) charge(task *api.TaskInfo, apply func(*api.Resource)) {
 	if a == nil {
 		return
 	}
-	apply(a.allocated)
+	apply(a.Allocated)
 	a.updateShare()
 	if !p.hierarchy {
 		return
 	}
 	for _, id := range a.ancestors {
 		if anc := p.queues[id]; anc != nil {
-			apply(anc.allocated)
+			apply(anc.Allocated)
 		}
 	}
 }

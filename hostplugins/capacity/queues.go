@@ -26,13 +26,9 @@ type queueAttr struct {
 	ancestors []api.QueueID
 	children  []*queueAttr
 
-	deserved  *api.Resource
-	allocated *api.Resource
-	request   *api.Resource
-	// elastic is what the queue's jobs hold beyond their minResources.
-	elastic *api.Resource
-	// inqueue is what admitted jobs still have a claim on.
-	inqueue *api.Resource
+	deserved *api.Resource
+	// QueueUsage holds what the queue's jobs hold, ask for and claim.
+	resutil.QueueUsage
 	// capability is the queue's spec.capability (empty when unset;
 	// inherited from the parent in a tree).
 	capability *api.Resource
@@ -64,10 +60,7 @@ func newQueueAttr(q *api.QueueInfo) *queueAttr {
 		id:             q.UID,
 		name:           q.Name,
 		deserved:       api.NewResource(spec(q).Deserved),
-		allocated:      api.EmptyResource(),
-		request:        api.EmptyResource(),
-		elastic:        api.EmptyResource(),
-		inqueue:        api.EmptyResource(),
+		QueueUsage:     resutil.NewQueueUsage(),
 		capability:     api.EmptyResource(),
 		realCapability: api.EmptyResource(),
 		guarantee:      guaranteeOf(q),
@@ -76,44 +69,6 @@ func newQueueAttr(q *api.QueueInfo) *queueAttr {
 		a.capability = api.NewResource(spec(q).Capability)
 	}
 	return a
-}
-
-// addJob adds a job's holdings, requests and claims to the queue.
-func (a *queueAttr) addJob(job *api.JobInfo) {
-	for status, tasks := range job.TaskStatusIndex {
-		switch {
-		case api.AllocatedStatus(status):
-			for _, t := range tasks {
-				a.allocated.Add(t.Resreq)
-				a.request.Add(t.Resreq)
-			}
-		case status == api.Pending:
-			for _, t := range tasks {
-				a.request.Add(t.Resreq)
-			}
-		}
-	}
-	if resutil.HasMinResources(job) && claimsInqueue(job) {
-		// Only what the allocated tasks do not already cover: tasks that
-		// are allocated or binding are counted in allocated while the
-		// PodGroup is still Inqueue.
-		a.inqueue.Add(resutil.WithoutGated(job, resutil.UnmetMinResources(job, job.Allocated)))
-	}
-	a.elastic.Add(job.GetElasticResources())
-}
-
-// claimsInqueue reports whether an admitted job still reserves room in its
-// queue: Inqueue PodGroups, and Running ones that hold at least minMember
-// tasks (a finished driver must not make a running PodGroup reserve its
-// minimum again).
-func claimsInqueue(job *api.JobInfo) bool {
-	switch job.PodGroup.Status.Phase {
-	case v1beta1.PodGroupInqueue:
-		return true
-	case v1beta1.PodGroupRunning:
-		return resutil.AllocatedTaskNum(job) >= job.PodGroup.Spec.MinMember
-	}
-	return false
 }
 
 // updateShare is the queue's largest allocated/deserved ratio. A queue that
@@ -126,7 +81,7 @@ func (a *queueAttr) updateShare() {
 	}
 	share := 0.0
 	for _, n := range a.deserved.ResourceNames() {
-		share = max(share, resutil.Share(a.allocated.Get(n), a.deserved.Get(n)))
+		share = max(share, resutil.Share(a.Allocated.Get(n), a.deserved.Get(n)))
 	}
 	a.share = share
 }
@@ -160,7 +115,7 @@ func (p *Plugin) buildFlat() {
 			}
 			p.queues[q.UID] = a
 		}
-		a.addJob(job)
+		a.AddJob(job)
 	}
 	for _, a := range p.queues {
 		a.deserved.MinDimensionResource(a.realCapability, api.Infinity)
@@ -218,9 +173,9 @@ func (p *Plugin) buildTree() error {
 		if !a.isLeaf() {
 			return fmt.Errorf("job %s/%s is in queue %s, which has child queues: jobs go to queues without children", job.Namespace, job.Name, a.name)
 		}
-		a.addJob(job)
+		a.AddJob(job)
 		for _, anc := range a.ancestors {
-			p.queues[anc].addJob(job)
+			p.queues[anc].AddJob(job)
 		}
 	}
 	root := p.queues[rootQueue]

@@ -29,7 +29,7 @@ func (p *Plugin) Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskInfo
 	held := func(a *queueAttr) *api.Resource {
 		h, ok := holding[a.id]
 		if !ok {
-			h = a.allocated.Clone()
+			h = a.Allocated.Clone()
 			holding[a.id] = h
 		}
 		return h

@@ -43,11 +43,11 @@ func (p *Plugin) computeDeserved() {
 			old := a.deserved.Clone()
 			a.deserved.Add(remaining.Clone().Multi(float64(a.weight) / float64(totalWeight)))
 			a.deserved.MinDimensionResource(a.realCapability, api.Infinity)
-			a.deserved.MinDimensionResource(a.request, api.Zero)
+			a.deserved.MinDimensionResource(a.Request, api.Zero)
 			a.deserved = resutil.Max(a.deserved, a.guarantee)
 			a.updateShare()
 
-			if a.request.LessEqual(a.deserved, api.Zero) || resutil.Identical(a.deserved, old) {
+			if a.Request.LessEqual(a.deserved, api.Zero) || resutil.Identical(a.deserved, old) {
 				met[a.id] = true
 			}
 			g, s := resutil.Diff(a.deserved, old)

@@ -35,7 +35,7 @@ func (p *Plugin) Overused(q *api.QueueInfo) bool {
 	if a == nil {
 		return false
 	}
-	return a.deserved.LessEqual(a.allocated, api.Zero)
+	return a.deserved.LessEqual(a.Allocated, api.Zero)
 }
 
 // Allocatable reports whether the queue may take the task without going
@@ -64,7 +64,7 @@ func (p *Plugin) fits(q *api.QueueInfo, candidates []*api.TaskInfo) bool {
 			req.Add(t.Resreq)
 		}
 	}
-	ok, _ := resutil.FitsRequested(a.allocated.Clone().Add(req), a.deserved, req)
+	ok, _ := resutil.FitsRequested(a.Allocated.Clone().Add(req), a.deserved, req)
 	return ok
 }
 
@@ -85,7 +85,7 @@ func (p *Plugin) Reclaimable(_ *api.TaskInfo, reclaimees []*api.TaskInfo) ([]*ap
 		}
 		held, seen := holding[a.id]
 		if !seen {
-			held = a.allocated.Clone()
+			held = a.Allocated.Clone()
 			holding[a.id] = held
 		}
 		if !held.LessEqual(a.deserved, api.Zero) {
@@ -112,7 +112,7 @@ func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 		return framework.Permit
 	}
 	minReq := job.GetMinResources()
-	need := minReq.Clone().Add(a.allocated).Add(a.inqueue).Sub(a.elastic)
+	need := minReq.Clone().Add(a.Allocated).Add(a.Inqueue).Sub(a.Elastic)
 	ok, short := resutil.FitsRequested(need, a.realCapability, minReq)
 	if ok {
 		return framework.Permit
@@ -128,14 +128,14 @@ func (p *Plugin) JobEnqueued(job *api.JobInfo) {
 		return
 	}
 	if a := p.queues[job.Queue]; a != nil {
-		a.inqueue.Add(resutil.WithoutGated(job, job.GetMinResources()))
+		a.Inqueue.Add(resutil.WithoutGated(job, job.GetMinResources()))
 	}
 }
 
 // OnAllocate charges the task to its queue.
 func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 	if a := p.queueOfTask(task); a != nil {
-		a.allocated.Add(task.Resreq)
+		a.Allocated.Add(task.Resreq)
 		a.updateShare()
 	}
 }
@@ -143,7 +143,7 @@ func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 // OnDeallocate credits the task back to its queue.
 func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
 	if a := p.queueOfTask(task); a != nil {
-		a.allocated.Sub(task.Resreq)
+		a.Allocated.Sub(task.Resreq)
 		a.updateShare()
 	}
 }

@@ -3,12 +3,9 @@ package proportion
 import (
 	"math"
 
-	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
-
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
-	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // Name is the plugin's name in the scheduler configuration.
@@ -21,13 +18,9 @@ type queueAttr struct {
 	weight int32
 	share  float64
 
-	deserved  *api.Resource
-	allocated *api.Resource
-	request   *api.Resource
-	// elastic is what the queue's jobs hold beyond their minResources.
-	elastic *api.Resource
-	// inqueue is what admitted jobs still have a claim on.
-	inqueue *api.Resource
+	deserved *api.Resource
+	// QueueUsage holds what the queue's jobs hold, ask for and claim.
+	resutil.QueueUsage
 	// capability is the queue's spec.capability, empty when unset.
 	capability *api.Resource
 	// realCapability is the most the queue may ever get: its capability, or
@@ -83,7 +76,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 			attr = p.newQueueAttr(q)
 			p.queues[q.UID] = attr
 		}
-		attr.addJob(job)
+		attr.AddJob(job)
 	}
 	p.computeDeserved()
 }
@@ -92,11 +85,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 // metrics and drops the session's accounting.
 func (p *Plugin) OnSessionClose(*framework.Session) {
 	for _, a := range p.queues {
-		metrics.QueueAllocatedMilliCPU.WithLabelValues(a.name).Set(a.allocated.MilliCPU)
-		metrics.QueueAllocatedMemory.WithLabelValues(a.name).Set(a.allocated.Memory)
-		metrics.QueueDeservedMilliCPU.WithLabelValues(a.name).Set(a.deserved.MilliCPU)
-		metrics.QueueDeservedMemory.WithLabelValues(a.name).Set(a.deserved.Memory)
-		metrics.QueueShare.WithLabelValues(a.name).Set(a.share)
+		resutil.PublishQueue(a.name, a.Allocated, a.deserved, a.share)
 	}
 	p.queues = nil
 }
@@ -114,10 +103,7 @@ func (p *Plugin) newQueueAttr(q *api.QueueInfo) *queueAttr {
 		name:       q.Name,
 		weight:     q.Weight,
 		deserved:   api.EmptyResource(),
-		allocated:  api.EmptyResource(),
-		request:    api.EmptyResource(),
-		elastic:    api.EmptyResource(),
-		inqueue:    api.EmptyResource(),
+		QueueUsage: resutil.NewQueueUsage(),
 		capability: api.EmptyResource(),
 		guarantee:  api.EmptyResource(),
 	}
@@ -140,49 +126,11 @@ func (p *Plugin) newQueueAttr(q *api.QueueInfo) *queueAttr {
 	return attr
 }
 
-// addJob adds a job's holdings, requests and claims to its queue.
-func (a *queueAttr) addJob(job *api.JobInfo) {
-	for status, tasks := range job.TaskStatusIndex {
-		switch {
-		case api.AllocatedStatus(status):
-			for _, t := range tasks {
-				a.allocated.Add(t.Resreq)
-				a.request.Add(t.Resreq)
-			}
-		case status == api.Pending:
-			for _, t := range tasks {
-				a.request.Add(t.Resreq)
-			}
-		}
-	}
-	if resutil.HasMinResources(job) && claimsInqueue(job) {
-		// Only what the allocated tasks do not already cover: tasks that are
-		// allocated or binding are counted in allocated while the PodGroup is
-		// still Inqueue.
-		a.inqueue.Add(resutil.WithoutGated(job, resutil.UnmetMinResources(job, job.Allocated)))
-	}
-	a.elastic.Add(job.GetElasticResources())
-}
-
-// claimsInqueue reports whether an admitted job still reserves room in its
-// queue: Inqueue PodGroups, and Running ones that hold at least minMember
-// tasks (a finished driver must not make a running PodGroup reserve its
-// minimum again).
-func claimsInqueue(job *api.JobInfo) bool {
-	switch job.PodGroup.Status.Phase {
-	case v1beta1.PodGroupInqueue:
-		return true
-	case v1beta1.PodGroupRunning:
-		return resutil.AllocatedTaskNum(job) >= job.PodGroup.Spec.MinMember
-	}
-	return false
-}
-
 // updateShare recomputes the queue's largest allocated/deserved ratio.
 func (a *queueAttr) updateShare() {
 	share := 0.0
 	for _, n := range a.deserved.ResourceNames() {
-		if s := resutil.Share(a.allocated.Get(n), a.deserved.Get(n)); s > share {
+		if s := resutil.Share(a.Allocated.Get(n), a.deserved.Get(n)); s > share {
 			share = s
 		}
 	}

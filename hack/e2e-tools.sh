@@ -46,7 +46,9 @@ if [[ ${#COMPONENTS[@]} -eq 0 ]]; then
 fi
 
 mkdir -p "${CACHE_DIR}"
-CACHE_DIR="$(cd "${CACHE_DIR}" && pwd)"
+# The physical path: a worktree whose .cache links to another checkout's
+# must not write its own path into files that outlive it.
+CACHE_DIR="$(cd "${CACHE_DIR}" && pwd -P)"
 BIN_DIR="${CACHE_DIR}/bin"
 SRC_DIR="${CACHE_DIR}/src"
 STAMP_DIR="${CACHE_DIR}/stamps"

@@ -47,7 +47,9 @@ TARGETS=(wasm32-unknown-unknown wasm32-wasi)
 
 CACHE_DIR="${1:-${REPO_ROOT}/.cache/rust}"
 mkdir -p "${CACHE_DIR}"
-CACHE_DIR="$(cd "${CACHE_DIR}" && pwd)"
+# The physical path: a worktree whose .cache links to another checkout's
+# must not write its own path into files that outlive it.
+CACHE_DIR="$(cd "${CACHE_DIR}" && pwd -P)"
 CARGO_HOME_DIR="${CACHE_DIR}/.cargo"
 TARGET_DIR="${CACHE_DIR}/target"
 BIN_DIR="${CACHE_DIR}/bin"

@@ -49,7 +49,9 @@ COMPILER_RT_A="${LLVM_PREFIX}/lib/clang/${LLVM_MAJOR}/lib/wasi/libclang_rt.built
 
 CACHE_DIR="${1:-${REPO_ROOT}/.cache/tinygo}"
 mkdir -p "${CACHE_DIR}"
-CACHE_DIR="$(cd "${CACHE_DIR}" && pwd)"
+# The physical path: a worktree whose .cache links to another checkout's
+# must not write its own path into files that outlive it.
+CACHE_DIR="$(cd "${CACHE_DIR}" && pwd -P)"
 BIN_DIR="${CACHE_DIR}/bin"
 SRC_DIR="${CACHE_DIR}/tinygo-src"
 XDG_DIR="${CACHE_DIR}/xdg"

@@ -16,11 +16,11 @@ func TestArgumentsAreChecked(t *testing.T) {
 		args framework.Arguments
 		err  string
 	}{
-		{framework.Arguments{AncestorReclaimLevel: 2}, ""},
-		{framework.Arguments{AncestorReclaimLevel: "1"}, ""},
+		{framework.Arguments{AncestorReclaimLevelKey: 2}, ""},
+		{framework.Arguments{AncestorReclaimLevelKey: "1"}, ""},
 		{framework.Arguments{DRAKey: false, DRAConsumableKey: false}, ""},
-		{framework.Arguments{AncestorReclaimLevel: -1}, `argument "ancestorReclaimLevel": expected 0 or more, got -1`},
-		{framework.Arguments{AncestorReclaimLevel: "two"}, `argument "ancestorReclaimLevel": expected an integer`},
+		{framework.Arguments{AncestorReclaimLevelKey: -1}, `argument "ancestorReclaimLevel": expected 0 or more, got -1`},
+		{framework.Arguments{AncestorReclaimLevelKey: "two"}, `argument "ancestorReclaimLevel": expected an integer`},
 		{framework.Arguments{DRAKey: true}, `argument "capacity.DynamicResourceAllocationEnable": queue quotas of dynamically allocated devices`},
 		{framework.Arguments{DRAConsumableKey: true}, `argument "capacity.DRAConsumableCapacityEnable": queue quotas`},
 		{framework.Arguments{DRAKey: "yes please"}, `argument "capacity.DynamicResourceAllocationEnable": expected`},
@@ -31,9 +31,6 @@ func TestArgumentsAreChecked(t *testing.T) {
 		}
 	}
 }
-
-// AncestorReclaimLevel is the argument's key as the test table spells it.
-const AncestorReclaimLevel = AncestorReclaimLevelKey
 
 func child(name, parent string, deserved, capability v1.ResourceList) *v1beta1.Queue {
 	q := testutil.Queue(name, 1)

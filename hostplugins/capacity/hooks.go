@@ -1,9 +1,6 @@
 package capacity
 
 import (
-	v1 "k8s.io/api/core/v1"
-	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
-
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -110,7 +107,7 @@ func (p *Plugin) Allocatable(q *api.QueueInfo, candidate *api.TaskInfo) bool {
 	if a == nil || p.hierarchy && !a.isLeaf() {
 		return false
 	}
-	for _, id := range p.pathUp(a) {
+	for _, id := range a.up {
 		b := p.queues[id]
 		future := b.Allocated.Clone().Add(candidate.Resreq)
 		if ok, _ := resutil.FitsRequested(future, b.realCapability, candidate.Resreq); !ok {
@@ -118,16 +115,6 @@ func (p *Plugin) Allocatable(q *api.QueueInfo, candidate *api.TaskInfo) bool {
 		}
 	}
 	return true
-}
-
-// pathUp lists the queue and then its ancestors, nearest first.
-func (p *Plugin) pathUp(a *queueAttr) []api.QueueID {
-	out := make([]api.QueueID, 0, len(a.ancestors)+1)
-	out = append(out, a.id)
-	for i := len(a.ancestors) - 1; i >= 0; i-- {
-		out = append(out, a.ancestors[i])
-	}
-	return out
 }
 
 // Preemptive reports whether the queue may reclaim for the candidates: they
@@ -199,13 +186,8 @@ func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	if !resutil.HasMinResources(job) {
 		return framework.Permit
 	}
-	minReq := job.GetMinResources()
-	for _, id := range p.pathUp(a) {
-		b := p.queues[id]
-		need := minReq.Clone().Add(b.Allocated).Add(b.Inqueue).Sub(b.Elastic)
-		if ok, short := resutil.FitsRequested(need, b.realCapability, minReq); !ok {
-			p.ssn.RecordPodGroupEvent(job, v1.EventTypeNormal, string(v1beta1.PodGroupUnschedulableType),
-				resutil.FormatResourceNames("queue resource quota insufficient", "insufficient", short))
+	for _, id := range a.up {
+		if b := p.queues[id]; !b.AdmitsJob(p.ssn, job, b.realCapability) {
 			return framework.Reject
 		}
 	}
@@ -220,7 +202,7 @@ func (p *Plugin) JobEnqueued(job *api.JobInfo) {
 		return
 	}
 	claim := resutil.WithoutGated(job, job.GetMinResources())
-	for _, id := range p.pathUp(a) {
+	for _, id := range a.up {
 		p.queues[id].Inqueue.Add(claim)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/logonce"
@@ -25,6 +24,9 @@ type queueAttr struct {
 	// queues whose parent this is. Both stay empty without enableHierarchy.
 	ancestors []api.QueueID
 	children  []*queueAttr
+	// up is the queue and then its ancestors, nearest first: the queues a
+	// task or job is checked against and charged to.
+	up []api.QueueID
 
 	deserved *api.Resource
 	// QueueUsage holds what the queue's jobs hold, ask for and claim.
@@ -59,6 +61,7 @@ func newQueueAttr(q *api.QueueInfo) *queueAttr {
 	a := &queueAttr{
 		id:             q.UID,
 		name:           q.Name,
+		up:             []api.QueueID{q.UID},
 		deserved:       api.NewResource(spec(q).Deserved),
 		QueueUsage:     resutil.NewQueueUsage(),
 		capability:     api.EmptyResource(),
@@ -163,7 +166,11 @@ func (p *Plugin) buildTree() error {
 		if err != nil {
 			return err
 		}
-		p.queues[id].ancestors = path
+		a := p.queues[id]
+		a.ancestors = path
+		for i := len(path) - 1; i >= 0; i-- {
+			a.up = append(a.up, path[i])
+		}
 	}
 	for _, job := range ssn.JobList {
 		a := p.queues[job.Queue]
@@ -278,7 +285,6 @@ func (p *Plugin) refuseSession(err error) {
 		p.ssn.RecordPodGroupEvent(job, v1.EventTypeWarning, string(v1beta1.PodGroupUnschedulableType),
 			"queue hierarchy (capacity plugin, enableHierarchy): "+p.broken)
 	}
-	klog.V(3).InfoS("Capacity plugin refuses the session", "reason", p.broken)
 }
 
 // warnDeviceClassQuotas logs, once per queue and entry, quota entries for

@@ -34,6 +34,7 @@ type Plugin struct {
 	// every job holds.
 	hierarchy      bool
 	root           *hnode
+	paths          map[api.QueueID]queuePath
 	totalAllocated *api.Resource
 }
 
@@ -65,6 +66,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.hierarchy = opt != nil && conf.IsEnabled(opt.EnabledHierarchy)
 	if p.hierarchy {
 		p.root = newLevel("root", 1)
+		p.paths = make(map[api.QueueID]queuePath, len(ssn.Queues))
 		p.totalAllocated = api.EmptyResource()
 	}
 	for _, job := range ssn.JobList {
@@ -87,7 +89,9 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 }
 
 // OnSessionClose drops the session's shares.
-func (p *Plugin) OnSessionClose(*framework.Session) { p.jobs, p.root, p.ssn = nil, nil, nil }
+func (p *Plugin) OnSessionClose(*framework.Session) {
+	p.jobs, p.root, p.paths, p.ssn = nil, nil, nil, nil
+}
 
 func (p *Plugin) shareOf(used *api.Resource) float64 {
 	_, s := resutil.DominantShare(used, p.total)
@@ -173,7 +177,7 @@ func (p *Plugin) QueueOrder(l, r *api.QueueInfo) int {
 	if !p.hierarchy {
 		return 0
 	}
-	switch d := compareQueues(p.root, l, r); {
+	switch d := p.compareQueues(p.root, l, r); {
 	case d < 0:
 		return -1
 	case d > 0:
@@ -212,7 +216,7 @@ func (p *Plugin) Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskInfo
 		theirs := &jobShare{allocated: p.jobs[rjob.UID].allocated.Clone().Sub(t.Resreq)}
 		p.refresh(theirs)
 		p.update(root, total, rjob, theirs)
-		d := compareQueues(root, lqueue, rqueue)
+		d := p.compareQueues(root, lqueue, rqueue)
 		total.Add(t.Resreq)
 		theirs.allocated.Add(t.Resreq)
 		p.refresh(theirs)

@@ -66,18 +66,41 @@ func (n *hnode) clone() *hnode {
 	return out
 }
 
-// queuePath reads a queue's volcano.sh/hierarchy path ("root/eng/dev") and
-// volcano.sh/hierarchy-weights ("100/50/50"), as Volcano reads them. A
+// queuePath is a queue's place in the tree: its levels from the root and
+// each level's weight.
+type queuePath struct {
+	levels  []string
+	weights []float64
+}
+
+// pathOf returns the queue's path, read from its annotations the first
+// time the session asks (queues do not change within a session, and the
+// queue order asks twice per comparison).
+func (p *Plugin) pathOf(q *api.QueueInfo) queuePath {
+	var id api.QueueID
+	if q != nil {
+		id = q.UID
+	}
+	qp, ok := p.paths[id]
+	if !ok {
+		qp = readQueuePath(q)
+		p.paths[id] = qp
+	}
+	return qp
+}
+
+// readQueuePath reads a queue's volcano.sh/hierarchy path ("root/eng/dev")
+// and volcano.sh/hierarchy-weights ("100/50/50"), as Volcano reads them. A
 // weight that is missing, not a number or below 1 counts as 1; one that is
 // not a number is logged once.
-func queuePath(q *api.QueueInfo) (path []string, weights []float64) {
+func readQueuePath(q *api.QueueInfo) queuePath {
 	var anns map[string]string
 	if q != nil && q.Queue != nil {
 		anns = q.Queue.Annotations
 	}
-	path = strings.Split(anns[v1beta1.KubeHierarchyAnnotationKey], "/")
+	path := strings.Split(anns[v1beta1.KubeHierarchyAnnotationKey], "/")
 	ws := strings.Split(anns[v1beta1.KubeHierarchyWeightAnnotationKey], "/")
-	weights = make([]float64, len(path))
+	weights := make([]float64, len(path))
 	for i := range path {
 		weights[i] = 1
 		if i >= len(ws) {
@@ -91,13 +114,13 @@ func queuePath(q *api.QueueInfo) (path []string, weights []float64) {
 			weights[i] = w
 		}
 	}
-	return path, weights
+	return queuePath{levels: path, weights: weights}
 }
 
 // placeJob puts the job, with its share, under its queue's path, creating
 // the levels it lacks (a level's weight is set when it is created).
-func placeJob(root *hnode, job *api.JobInfo, js *jobShare, q *api.QueueInfo) {
-	path, weights := queuePath(q)
+func placeJob(root *hnode, job *api.JobInfo, js *jobShare, qp queuePath) {
+	path, weights := qp.levels, qp.weights
 	n := root
 	for i := 1; i < len(path); i++ {
 		c := n.child(path[i])
@@ -169,16 +192,15 @@ func (p *Plugin) update(root *hnode, allocated *api.Resource, job *api.JobInfo, 
 			demanding[rn] = true
 		}
 	}
-	placeJob(root, job, js, p.ssn.Queues[job.Queue])
+	placeJob(root, job, js, p.pathOf(p.ssn.Queues[job.Queue]))
 	p.rescale(root, demanding)
 }
 
 // compareQueues walks both queues' paths down from the root while the
 // levels tie: a saturated level goes after one that is not, else the
 // smaller share over weight goes first.
-func compareQueues(root *hnode, l, r *api.QueueInfo) float64 {
-	lpath, _ := queuePath(l)
-	rpath, _ := queuePath(r)
+func (p *Plugin) compareQueues(root *hnode, l, r *api.QueueInfo) float64 {
+	lpath, rpath := p.pathOf(l).levels, p.pathOf(r).levels
 	ln, rn := root, root
 	depth := min(len(lpath), len(rpath))
 	for i := 0; i < depth; i++ {

@@ -82,8 +82,8 @@ func TestFlatDRFAbstainsFromQueueOrderAndReclaim(t *testing.T) {
 // A malformed weight counts as 1 and a missing level weight too.
 func TestQueuePathWeights(t *testing.T) {
 	q := api.NewQueueInfo(pathQueue("q", "root/x/y", "10/abc"))
-	path, weights := queuePath(q)
-	if len(path) != 3 || weights[0] != 10 || weights[1] != 1 || weights[2] != 1 {
-		t.Errorf("queuePath = %v %v, want [root x y] [10 1 1]", path, weights)
+	qp := readQueuePath(q)
+	if len(qp.levels) != 3 || qp.weights[0] != 10 || qp.weights[1] != 1 || qp.weights[2] != 1 {
+		t.Errorf("readQueuePath = %v %v, want [root x y] [10 1 1]", qp.levels, qp.weights)
 	}
 }

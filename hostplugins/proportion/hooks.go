@@ -3,9 +3,6 @@ package proportion
 import (
 	"cmp"
 
-	v1 "k8s.io/api/core/v1"
-	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
-
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -111,14 +108,9 @@ func (p *Plugin) JobEnqueueable(job *api.JobInfo) framework.Vote {
 	if !resutil.HasMinResources(job) {
 		return framework.Permit
 	}
-	minReq := job.GetMinResources()
-	need := minReq.Clone().Add(a.Allocated).Add(a.Inqueue).Sub(a.Elastic)
-	ok, short := resutil.FitsRequested(need, a.realCapability, minReq)
-	if ok {
+	if a.AdmitsJob(p.ssn, job, a.realCapability) {
 		return framework.Permit
 	}
-	p.ssn.RecordPodGroupEvent(job, v1.EventTypeNormal, string(v1beta1.PodGroupUnschedulableType),
-		resutil.FormatResourceNames("queue resource quota insufficient", "insufficient", short))
 	return framework.Reject
 }
 

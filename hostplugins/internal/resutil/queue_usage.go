@@ -1,9 +1,11 @@
 package resutil
 
 import (
+	v1 "k8s.io/api/core/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
@@ -72,4 +74,20 @@ func PublishQueue(name string, allocated, deserved *api.Resource, share float64)
 	metrics.QueueDeservedMilliCPU.WithLabelValues(name).Set(deserved.MilliCPU)
 	metrics.QueueDeservedMemory.WithLabelValues(name).Set(deserved.Memory)
 	metrics.QueueShare.WithLabelValues(name).Set(share)
+}
+
+// AdmitsJob reports whether the job's minResources fit within capability
+// next to what the queue holds and has admitted, not counting what it
+// holds beyond its jobs' minimums. When they do not, the job's PodGroup
+// gets Volcano's "queue resource quota insufficient" Event naming the
+// resources short.
+func (u QueueUsage) AdmitsJob(ssn *framework.Session, job *api.JobInfo, capability *api.Resource) bool {
+	minReq := job.GetMinResources()
+	need := minReq.Clone().Add(u.Allocated).Add(u.Inqueue).Sub(u.Elastic)
+	ok, short := FitsRequested(need, capability, minReq)
+	if !ok {
+		ssn.RecordPodGroupEvent(job, v1.EventTypeNormal, string(v1beta1.PodGroupUnschedulableType),
+			FormatResourceNames("queue resource quota insufficient", "insufficient", short))
+	}
+	return ok
 }

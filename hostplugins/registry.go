@@ -10,6 +10,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/drf"
 	"github.com/caldera-scheduler/caldera/hostplugins/extender"
 	"github.com/caldera-scheduler/caldera/hostplugins/gang"
+	"github.com/caldera-scheduler/caldera/hostplugins/networktopologyaware"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodegroup"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
 	"github.com/caldera-scheduler/caldera/hostplugins/overcommit"
@@ -27,23 +28,24 @@ import (
 func Registry() framework.Registry {
 	r := framework.NewRegistry()
 	for name, f := range map[string]framework.Factory{
-		binpack.Name:       binpack.New,
-		capacity.Name:      capacity.New,
-		cdp.Name:           cdp.New,
-		conformance.Name:   conformance.New,
-		drf.Name:           drf.New,
-		extender.Name:      extender.NewFactory(),
-		gang.Name:          gang.New,
-		nodegroup.Name:     nodegroup.New,
-		nodeorder.Name:     nodeorder.New,
-		overcommit.Name:    overcommit.New,
-		pdb.Name:           pdb.New,
-		predicates.Name:    predicates.New,
-		priority.Name:      priority.New,
-		proportion.Name:    proportion.New,
-		resourcequota.Name: resourcequota.New,
-		sla.Name:           sla.New,
-		tdm.Name:           tdm.New,
+		binpack.Name:              binpack.New,
+		capacity.Name:             capacity.New,
+		cdp.Name:                  cdp.New,
+		conformance.Name:          conformance.New,
+		drf.Name:                  drf.New,
+		extender.Name:             extender.NewFactory(),
+		gang.Name:                 gang.New,
+		networktopologyaware.Name: networktopologyaware.New,
+		nodegroup.Name:            nodegroup.New,
+		nodeorder.Name:            nodeorder.New,
+		overcommit.Name:           overcommit.New,
+		pdb.Name:                  pdb.New,
+		predicates.Name:           predicates.New,
+		priority.Name:             priority.New,
+		proportion.Name:           proportion.New,
+		resourcequota.Name:        resourcequota.New,
+		sla.Name:                  sla.New,
+		tdm.Name:                  tdm.New,
 	} {
 		// The names are distinct constants; a clash is a programming error
 		// that the registry test catches.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
 	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
 
@@ -133,7 +134,9 @@ func runScheduler(parent context.Context, v *viper.Viper, vo volcanoOptions) err
 		return err
 	}
 	defer handlers.close()
+	hyperNodes := servesHyperNodes(vc)
 	schedCache, err := cache.New(cache.Options{
+		WithoutHyperNodes:     !hyperNodes,
 		Client:                kube,
 		VCClient:              vc,
 		SchedulerNames:        schedulerNames(v),
@@ -232,4 +235,23 @@ func utilRuntimeMust(err error) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// servesHyperNodes asks the API server whether it serves Volcano's
+// HyperNode CRD. Without it the scheduler does not watch HyperNodes (an
+// informer on a resource that is not served never syncs) and says so:
+// jobs with a network topology are then placed anywhere in the cluster,
+// as in Volcano with no HyperNodes.
+func servesHyperNodes(vc vcclient.Interface) bool {
+	gv := topologyv1alpha1.SchemeGroupVersion.String()
+	list, err := vc.Discovery().ServerResourcesForGroupVersion(gv)
+	if err == nil {
+		for _, r := range list.APIResources {
+			if r.Name == "hypernodes" {
+				return true
+			}
+		}
+	}
+	klog.InfoS("The API server serves no HyperNodes, so the network topology has only the cluster top; install Volcano's HyperNode CRD to use network topologies", "groupVersion", gv, "err", err)
+	return false
 }

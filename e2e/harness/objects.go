@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/retry"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 )
 
 // SchedulerName is the schedulerName the suite's pods ask for.
@@ -157,6 +158,21 @@ func (tc *Test) CreateQueue(name string, spec v1beta1.QueueSpec) string {
 		tc.t.Fatalf("opening queue %s: %v", q.Name, err)
 	}
 	return q.Name
+}
+
+// CreateHyperNode creates a HyperNode named tc.Name(name) of the given tier
+// and members, and returns that name.
+func (tc *Test) CreateHyperNode(name string, tier int, members ...topologyv1alpha1.MemberSpec) string {
+	tc.t.Helper()
+	hn := &topologyv1alpha1.HyperNode{ObjectMeta: metav1.ObjectMeta{Name: tc.Name(name)},
+		Spec: topologyv1alpha1.HyperNodeSpec{Tier: tier, Members: members}}
+	if _, err := tc.Volcano.TopologyV1alpha1().HyperNodes().Create(tc.Ctx, hn, metav1.CreateOptions{}); err != nil {
+		tc.t.Fatalf("creating HyperNode %s: %v", hn.Name, err)
+	}
+	tc.mu.Lock()
+	tc.hyperNodes = append(tc.hyperNodes, hn.Name)
+	tc.mu.Unlock()
+	return hn.Name
 }
 
 // CreatePriorityClass creates a PriorityClass named tc.Name(name) and

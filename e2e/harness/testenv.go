@@ -18,7 +18,8 @@ import (
 )
 
 // Test is one test's slice of the shared cluster: a namespace of its own,
-// and the cluster-scoped objects (nodes, queues, priority classes) it
+// and the cluster-scoped objects (nodes, queues, priority classes,
+// HyperNodes) it
 // created, all deleted when the test ends so the next test sees an empty
 // cluster. Tests must not run in parallel: every scheduler sees every node.
 // A benchmark is a test here too.
@@ -37,6 +38,7 @@ type Test struct {
 	nodes           []string
 	queues          []string
 	priorityClasses []string
+	hyperNodes      []string
 }
 
 // NewTest skips t unless the suite is enabled, creates the test's namespace
@@ -125,6 +127,11 @@ func (tc *Test) cleanup() {
 	for _, q := range tc.queues {
 		if err := tc.Volcano.SchedulingV1beta1().Queues().Delete(ctx, q, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("cleanup: deleting queue %s: %v", q, err)
+		}
+	}
+	for _, hn := range tc.hyperNodes {
+		if err := tc.Volcano.TopologyV1alpha1().HyperNodes().Delete(ctx, hn, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("cleanup: deleting HyperNode %s: %v", hn, err)
 		}
 	}
 	for _, pc := range tc.priorityClasses {

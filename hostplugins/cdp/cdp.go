@@ -6,7 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/logonce"
+	"github.com/caldera-scheduler/caldera/internal/logonce"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )

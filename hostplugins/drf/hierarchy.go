@@ -8,7 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/logonce"
+	"github.com/caldera-scheduler/caldera/internal/logonce"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 

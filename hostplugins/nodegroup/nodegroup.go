@@ -3,7 +3,7 @@ package nodegroup
 import (
 	"fmt"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/logonce"
+	"github.com/caldera-scheduler/caldera/internal/logonce"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/caldera-scheduler/caldera/hostplugins/internal/logonce"
+	"github.com/caldera-scheduler/caldera/internal/logonce"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )

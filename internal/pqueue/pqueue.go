@@ -51,3 +51,8 @@ func (h *items[T]) Pop() any {
 	h.list = h.list[:n]
 	return it
 }
+
+// Clone returns a queue with the same items and order, independent of q.
+func (q *Queue[T]) Clone() *Queue[T] {
+	return &Queue[T]{h: items[T]{list: append([]T(nil), q.h.list...), less: q.h.less}}
+}

@@ -3,6 +3,7 @@ package api
 import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 )
 
 // ClusterInfo is the snapshot a session opens on. Jobs and nodes are the
@@ -29,6 +30,9 @@ type ClusterInfo struct {
 	// QuotaStatus holds, per namespace, the status of each ResourceQuota
 	// by name, within which the resourcequota plugin admits jobs. Shared.
 	QuotaStatus map[string]map[string]v1.ResourceQuotaStatus
+	// HyperNodes are Volcano's HyperNode objects, from which the session
+	// builds its network topology. Shared.
+	HyperNodes []*topologyv1alpha1.HyperNode
 }
 
 // NewClusterInfo returns an empty snapshot.
@@ -73,5 +77,6 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 	out.Workloads = c.Workloads
 	out.DisruptionBudgets = c.DisruptionBudgets
 	out.QuotaStatus = c.QuotaStatus
+	out.HyperNodes = c.HyperNodes
 	return out
 }

@@ -18,6 +18,9 @@ type FitErrors struct {
 	reasons []reasonCount
 	// err is a task-level reason that applies before any node is looked at.
 	err string
+	// hyperNode names the hypernode the nodes were searched in, for a job
+	// with a network topology.
+	hyperNode string
 }
 
 type reasonCount struct {
@@ -77,5 +80,11 @@ func (f *FitErrors) Error() string {
 	if len(parts) > 0 {
 		head += ": " + strings.Join(parts, ", ")
 	}
+	if f.hyperNode != "" {
+		return "In hyperNode " + f.hyperNode + ": " + head + "."
+	}
 	return head + "."
 }
+
+// SetHyperNode says the nodes were those of one hypernode.
+func (f *FitErrors) SetHyperNode(name string) { f.hyperNode = name }

@@ -42,6 +42,14 @@ type JobInfo struct {
 	PodGroup          *v1beta1.PodGroup
 	Preemptable       bool
 
+	// NetworkTopology is the session's copy of the PodGroup's
+	// spec.networkTopology (a highestTierName turned into its tier, soft
+	// mode into hard up to the cluster top, as Volcano v1.15 does at
+	// session open). AllocatedHyperNode is the lowest hypernode holding
+	// every task the job placed; the cache keeps it between sessions.
+	NetworkTopology    *v1beta1.NetworkTopologySpec
+	AllocatedHyperNode string
+
 	// JobFitErrors and NodesFitErrors explain, after a session, why tasks
 	// stayed pending.
 	JobFitErrors   string
@@ -69,6 +77,7 @@ func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
 	j.Queue = QueueID(pg.Spec.Queue)
 	j.CreationTimestamp = pg.CreationTimestamp
 	j.Preemptable = pg.Annotations[PreemptableKey] == "true" || pg.Labels[PreemptableKey] == "true"
+	j.NetworkTopology = pg.Spec.NetworkTopology.DeepCopy()
 	j.TaskMinAvailable = map[string]int32{}
 	j.TaskMinAvailableTotal = 0
 	for role, n := range pg.Spec.MinTaskMember {
@@ -138,6 +147,7 @@ func (j *JobInfo) Clone() *JobInfo {
 		c.TaskMinAvailable[k] = v
 	}
 	c.CreationTimestamp, c.Preemptable = j.CreationTimestamp, j.Preemptable
+	c.NetworkTopology, c.AllocatedHyperNode = j.NetworkTopology.DeepCopy(), j.AllocatedHyperNode
 	// The session may change the PodGroup's status (phase, conditions), so it
 	// gets its own copy; the cache's stays as the API server last said.
 	if j.PodGroup != nil {
@@ -442,4 +452,25 @@ func histogram(h map[string]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// HardTopology reports whether the job must be placed within one hypernode
+// of at most the returned tier.
+func (j *JobInfo) HardTopology() (bool, int) {
+	nt := j.NetworkTopology
+	if nt == nil || nt.HighestTierAllowed == nil {
+		return false, 0
+	}
+	return nt.Mode == v1beta1.HardNetworkTopologyMode, *nt.HighestTierAllowed
+}
+
+// AllocatedTaskNum counts the tasks in an allocated status.
+func (j *JobInfo) AllocatedTaskNum() int {
+	n := 0
+	for status, tasks := range j.TaskStatusIndex {
+		if AllocatedStatus(status) {
+			n += len(tasks)
+		}
+	}
+	return n
 }

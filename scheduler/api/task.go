@@ -97,6 +97,10 @@ type TaskInfo struct {
 	// EvictionOccurred says a pipelined task waits on a node for victims
 	// evicted for it (preempt, reclaim): the pod is nominated to that node.
 	EvictionOccurred bool
+	// JobAllocatedHyperNode is, while allocate scores nodes for the task,
+	// the lowest hypernode holding what its job has placed so far (jobs
+	// with a network topology only).
+	JobAllocatedHyperNode string
 	// LastTransaction is where and how a statement of this session had
 	// placed the task before it was discarded; nil when none was, or the
 	// last one was committed. Volcano words a pending pod's condition from

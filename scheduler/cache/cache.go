@@ -75,6 +75,10 @@ type Options struct {
 	// job's priority is 0 whatever its PodGroup names (vc-scheduler's
 	// --priority-class=false); pods keep the priority in their spec.
 	IgnorePriorityClasses bool
+	// WithoutHyperNodes leaves HyperNodes unwatched, for an API server that
+	// does not serve Volcano's HyperNode CRD (topology.volcano.sh): the
+	// network topology then has only the cluster top.
+	WithoutHyperNodes bool
 }
 
 // Cache is the scheduler's picture of the cluster, fed by informers.
@@ -241,6 +245,11 @@ func (c *Cache) registerHandlers() error {
 	} {
 		c.synced = append(c.synced, inf.HasSynced)
 	}
+	// HyperNodes are read whole at each snapshot, which builds the
+	// session's network topology from them.
+	if !c.opts.WithoutHyperNodes {
+		c.synced = append(c.synced, c.vcInformers.Topology().V1alpha1().HyperNodes().Informer().HasSynced)
+	}
 	// A handler that works through a queue (a Wasm handler sends events in
 	// batches) has synced once its queue is empty. It is checked after the
 	// registrations: once they say every initial event was delivered, an
@@ -376,6 +385,20 @@ func (c *Cache) PendingReasons() map[string]string {
 	out := make(map[string]string, len(c.pendingReasons))
 	for k, v := range c.pendingReasons {
 		out[k] = v
+	}
+	return out
+}
+
+// AllocatedHyperNodes returns, by PodGroup (namespace/name), the hypernode
+// each job with a network topology was placed in.
+func (c *Cache) AllocatedHyperNodes() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]string{}
+	for _, j := range c.jobs {
+		if j.AllocatedHyperNode != "" {
+			out[j.Key()] = j.AllocatedHyperNode
+		}
 	}
 	return out
 }

@@ -194,6 +194,12 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 	c.mu.Lock()
 	cj, known := c.jobs[job.UID]
 	synthetic := c.synthetic[job.UID]
+	if known {
+		// As Volcano keeps it in its cache: the hypernode a job was placed
+		// in is not written anywhere, and after a restart it is worked out
+		// again from the nodes the job's tasks run on.
+		cj.AllocatedHyperNode = job.AllocatedHyperNode
+	}
 	var before, assumed *v1beta1.PodGroup
 	if known && cj.PodGroup != nil && podGroupChanged {
 		// The next session must see the new phase even before the informer

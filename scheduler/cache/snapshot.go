@@ -63,6 +63,9 @@ func (c *Cache) Snapshot() *api.ClusterInfo {
 	snap.Workloads = c.workloads()
 	snap.DisruptionBudgets, _ = c.informers.Policy().V1().PodDisruptionBudgets().Lister().List(labels.Everything())
 	snap.QuotaStatus = c.quotaStatus()
+	if !c.opts.WithoutHyperNodes {
+		snap.HyperNodes, _ = c.vcInformers.Topology().V1alpha1().HyperNodes().Lister().List(labels.Everything())
+	}
 	return snap
 }
 

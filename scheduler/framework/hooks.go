@@ -34,6 +34,8 @@ type hookTable struct {
 	victimTasks      tiered[VictimTasksProvider]
 	targetJob        tiered[TargetJobPicker]
 	reservedNodes    tiered[ReservedNodesMarker]
+	hyperNodeOrder   tiered[HyperNodeScorer]
+	hyperNodeGrad    tiered[HyperNodeGradienter]
 	eventHandlers    tiered[EventHandler]
 }
 
@@ -91,6 +93,8 @@ func buildHookTable(tiers [][]instance) *hookTable {
 			register(&h.victimTasks, ti, in, HookVictimTasks, func(o *conf.PluginOption) *bool { return o.EnabledVictim })
 			register(&h.targetJob, ti, in, HookTargetJob, func(o *conf.PluginOption) *bool { return o.EnabledTargetJob })
 			register(&h.reservedNodes, ti, in, HookReservedNodes, func(o *conf.PluginOption) *bool { return o.EnabledReservedNodes })
+			register(&h.hyperNodeOrder, ti, in, HookHyperNodeOrder, func(o *conf.PluginOption) *bool { return o.EnabledHyperNodeOrder })
+			register(&h.hyperNodeGrad, ti, in, HookHyperNodeGrad, func(o *conf.PluginOption) *bool { return o.EnabledHyperNodeGradient })
 			register(&h.eventHandlers, ti, in, HookEventHandler, always)
 		}
 	}

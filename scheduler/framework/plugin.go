@@ -94,6 +94,8 @@ const (
 	HookVictimTasks      Hook = "victimTasks"
 	HookTargetJob        Hook = "targetJob"
 	HookReservedNodes    Hook = "reservedNodes"
+	HookHyperNodeOrder   Hook = "hyperNodeOrder"
+	HookHyperNodeGrad    Hook = "hyperNodeGradient"
 	HookEventHandler     Hook = "eventHandler"
 )
 
@@ -264,6 +266,21 @@ type VictimTasksProvider interface {
 // plugin with the hook decides.
 type TargetJobPicker interface {
 	TargetJob(jobs []*api.JobInfo) *api.JobInfo
+}
+
+// HyperNodeGradienter lists, for a job with a network topology, the
+// hypernodes within the given one in which allocate may try to place it,
+// in gradients tried in turn (lower tiers first); a hypernode the job
+// cannot use is left out. The first plugin that implements it decides
+// (Volcano's HyperNodeGradientForJobFn).
+type HyperNodeGradienter interface {
+	HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo) [][]*api.HyperNodeInfo
+}
+
+// HyperNodeScorer scores hypernodes in each of which the job's tasks were
+// placed on trial; the highest sum across plugins wins.
+type HyperNodeScorer interface {
+	HyperNodeOrder(job *api.JobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error)
 }
 
 // ReservedNodesMarker sets nodes aside before actions run.

@@ -49,6 +49,8 @@ type Session struct {
 	// PodDisruptionBudgets and its ResourceQuotas' status per namespace.
 	DisruptionBudgets []*policyv1.PodDisruptionBudget
 	QuotaStatus       map[string]map[string]v1.ResourceQuotaStatus
+	// HyperNodes is the network topology, ClusterTopHyperNode included.
+	HyperNodes *api.HyperNodes
 
 	Tiers          []conf.Tier
 	Configurations []conf.Configuration
@@ -64,6 +66,8 @@ type Session struct {
 	victimTrial    bool
 	spreadMu       sync.Mutex
 	spreadDefaults map[*v1.Pod]labels.Selector
+	// refused holds the jobs no action may schedule, with why.
+	refused map[api.JobID]*ValidateResult
 	// podGroupStatus is each job's PodGroup status at open, so that close
 	// writes only what changed.
 	podGroupStatus map[api.JobID]v1beta1.PodGroupStatus
@@ -114,6 +118,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 			ssn.podGroupStatus[j.UID] = *j.PodGroup.Status.DeepCopy()
 		}
 	}
+	ssn.openTopology(snap.HyperNodes)
 
 	for ti := range cfg.Tiers {
 		var tier []instance
@@ -369,7 +374,7 @@ func (ssn *Session) deallocate(task *api.TaskInfo) {
 	if node, ok := ssn.Nodes[task.NodeName]; ok {
 		node.RemoveTask(task)
 	}
-	task.NodeName = ""
+	task.NodeName, task.JobAllocatedHyperNode = "", ""
 	each(ssn.hooks.eventHandlers, func(h EventHandler) { h.OnDeallocate(task) })
 }
 

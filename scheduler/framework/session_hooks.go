@@ -196,6 +196,9 @@ func (ssn *Session) JobStarving(j *api.JobInfo) bool {
 
 // JobValid returns the first failing validation, or nil.
 func (ssn *Session) JobValid(j *api.JobInfo) *ValidateResult {
+	if r := ssn.refused[j.UID]; r != nil {
+		return r
+	}
 	for _, tier := range ssn.hooks.jobValid {
 		for _, e := range tier {
 			if r := e.fn.JobValid(j); r != nil && !r.Pass {

@@ -15,6 +15,7 @@ const (
 type operation struct {
 	kind   opKind
 	task   *api.TaskInfo
+	node   string
 	reason string
 	// prev is the status an evicted task had, to restore on discard.
 	prev api.TaskStatus
@@ -38,7 +39,7 @@ func (s *Statement) Allocate(task *api.TaskInfo, node *api.NodeInfo) error {
 	if err := s.ssn.allocateRefusable(task, node, api.Allocated); err != nil {
 		return err
 	}
-	s.ops = append(s.ops, operation{kind: opAllocate, task: task})
+	s.ops = append(s.ops, operation{kind: opAllocate, task: task, node: node.Name})
 	return nil
 }
 
@@ -55,7 +56,7 @@ func (s *Statement) Pipeline(task *api.TaskInfo, node string, evictionOccurred b
 		return err
 	}
 	task.EvictionOccurred = evictionOccurred
-	s.ops = append(s.ops, operation{kind: opPipeline, task: task})
+	s.ops = append(s.ops, operation{kind: opPipeline, task: task, node: node})
 	return nil
 }
 
@@ -71,6 +72,35 @@ func (s *Statement) Evict(task *api.TaskInfo, reason string) error {
 
 // Operations reports how many decisions the statement holds.
 func (s *Statement) Operations() int { return len(s.ops) }
+
+// Plan is the allocations and pipelines of a statement, kept so that they
+// can be made again after the statement is discarded: allocate tries a
+// job in several hypernodes and keeps the best trial.
+type Plan []operation
+
+// Plan returns the statement's decisions. It holds no evictions.
+func (s *Statement) Plan() Plan { return append(Plan(nil), s.ops...) }
+
+// Replay makes a plan's decisions again, in order, on this statement.
+func (s *Statement) Replay(p Plan) error {
+	for _, op := range p {
+		var err error
+		switch op.kind {
+		case opAllocate:
+			n, ok := s.ssn.Nodes[op.node]
+			if !ok {
+				return errNodeNotInSession(op.node)
+			}
+			err = s.Allocate(op.task, n)
+		case opPipeline:
+			err = s.Pipeline(op.task, op.node, op.task.EvictionOccurred)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Discard undoes every decision, newest first.
 func (s *Statement) Discard() {

@@ -45,6 +45,9 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 	for _, o := range c.PodGroups {
 		vcObjs = append(vcObjs, o)
 	}
+	for _, o := range c.HyperNodes {
+		vcObjs = append(vcObjs, o)
+	}
 	// NewSimpleClientset, not NewClientset: the latter's field-managed
 	// tracker builds a REST mapper on every update (about 3 ms per bind),
 	// and the simulator needs no server-side apply.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
 
 	"github.com/caldera-scheduler/caldera/internal/regularfile"
@@ -36,6 +38,7 @@ type Cluster struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	PodGroups       []*v1beta1.PodGroup
 	Queues          []*v1beta1.Queue
+	HyperNodes      []*topologyv1alpha1.HyperNode
 	// Workloads are the Services, ReplicationControllers, ReplicaSets and
 	// StatefulSets, read only for the selectors that give pods without
 	// spread constraints kube-scheduler's default ones, and the
@@ -82,7 +85,7 @@ var manifestDecoder = sync.OnceValues(func() (runtime.Decoder, error) {
 // Namespace, Service, ReplicationController, ResourceQuota; apps/v1
 // ReplicaSet and StatefulSet; policy/v1 PodDisruptionBudget;
 // scheduling.k8s.io/v1 PriorityClass; scheduling.volcano.sh/v1beta1
-// PodGroup and Queue. Any other kind, a malformed document or an invalid
+// PodGroup and Queue; topology.volcano.sh/v1alpha1 HyperNode. Any other kind, a malformed document or an invalid
 // object is an error naming the document.
 func ParseCluster(data []byte, source string) (*Cluster, error) {
 	decoder, err := manifestDecoder()
@@ -229,8 +232,13 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 			o.Status.State = v1beta1.QueueStateOpen
 		}
 		c.Queues = append(c.Queues, o)
+	case *topologyv1alpha1.HyperNode:
+		if err := validateHyperNode(o); err != nil {
+			return err
+		}
+		c.HyperNodes = append(c.HyperNodes, o)
 	default:
-		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController or ResourceQuota, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, or scheduling.volcano.sh/v1beta1 PodGroup or Queue")
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController or ResourceQuota, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, or topology.volcano.sh/v1alpha1 HyperNode")
 	}
 	return nil
 }
@@ -273,4 +281,41 @@ func validatePodResources(spec *v1.PodSpec) error {
 		return err
 	}
 	return validateResources(spec.Overhead, "spec.overhead")
+}
+
+// validateHyperNode refuses what Volcano's HyperNode webhook refuses and
+// what the scheduler would otherwise skip: a member of an unknown type, a
+// HyperNode member not named exactly, a Node member selecting nothing or
+// with a regex that does not compile.
+func validateHyperNode(hn *topologyv1alpha1.HyperNode) error {
+	if hn.Spec.Tier < 0 {
+		return fmt.Errorf("spec.tier: must not be negative, got %d", hn.Spec.Tier)
+	}
+	for i, m := range hn.Spec.Members {
+		field := fmt.Sprintf("spec.members[%d]", i)
+		sel := m.Selector
+		switch m.Type {
+		case topologyv1alpha1.MemberTypeHyperNode:
+			if sel.ExactMatch == nil || sel.ExactMatch.Name == "" {
+				return fmt.Errorf("%s: a HyperNode member is selected by exactMatch.name only", field)
+			}
+		case topologyv1alpha1.MemberTypeNode:
+			if (sel.ExactMatch == nil || sel.ExactMatch.Name == "") && sel.RegexMatch == nil && sel.LabelMatch == nil {
+				return fmt.Errorf("%s.selector: one of exactMatch, regexMatch or labelMatch is required", field)
+			}
+			if sel.RegexMatch != nil {
+				if _, err := regexp.Compile(sel.RegexMatch.Pattern); err != nil {
+					return fmt.Errorf("%s.selector.regexMatch.pattern: %v", field, err)
+				}
+			}
+			if sel.LabelMatch != nil {
+				if _, err := metav1.LabelSelectorAsSelector(sel.LabelMatch); err != nil {
+					return fmt.Errorf("%s.selector.labelMatch: %v", field, err)
+				}
+			}
+		default:
+			return fmt.Errorf("%s.type: expected Node or HyperNode, got %q", field, m.Type)
+		}
+	}
+	return nil
 }

@@ -78,6 +78,9 @@ type Result struct {
 	// Nominated maps an unbound pod to the node written in its
 	// status.nominatedNodeName: a preemptor waiting there for its victims.
 	Nominated map[string]string `json:"nominated"`
+	// HyperNodes maps a PodGroup with a network topology to the hypernode
+	// its tasks were placed in: the lowest holding all of them.
+	HyperNodes map[string]string `json:"hyperNodes"`
 }
 
 // recorder wraps the cache's binder and evictor to remember what the
@@ -344,6 +347,7 @@ func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, re
 	if err != nil {
 		return nil, err
 	}
+	res.HyperNodes = c.AllocatedHyperNodes()
 	reasons := c.PendingReasons()
 	res.Unschedulable, res.Nominated = map[string]string{}, map[string]string{}
 	for _, p := range pods.Items {

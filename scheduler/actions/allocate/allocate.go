@@ -49,6 +49,8 @@ type run struct {
 	one          [1]*api.NodeInfo
 	// req is the current task's request, prepared for fit checks.
 	req *api.Fit
+	// hyperNodeNodes holds each hypernode's nodes that can take tasks.
+	hyperNodeNodes map[string][]*api.NodeInfo
 }
 
 func (a *action) Execute(ssn *framework.Session) {
@@ -88,7 +90,7 @@ func (r *run) worklist() *worklist {
 			continue
 		}
 		queue, ok := ssn.Queues[job.Queue]
-		if !ok {
+		if !ok || ssn.TopologyWaits(job) {
 			continue
 		}
 		tasks := pqueue.New(ssn.TaskOrderFn)
@@ -124,23 +126,42 @@ func (r *run) allocate(w *worklist) {
 			continue
 		}
 		job := jobs.Pop()
-		tasks := w.tasks[job.UID]
-		if stmt := r.allocateJob(queue, job, tasks); stmt != nil && ssn.JobReady(job) {
-			stmt.Commit()
-			if !tasks.Empty() {
+		if ssn.HasTopology(job) {
+			if r.allocateInTopology(queue, job, w) && !w.tasks[job.UID].Empty() {
 				jobs.Push(job)
 			}
+		} else if tasks := w.tasks[job.UID]; r.commitIfReady(job, r.allocateJob(queue, job, tasks, nil)) && !tasks.Empty() {
+			jobs.Push(job)
 		}
 		// The queue's place in the order reflects what it just received.
 		w.queues.Push(queue)
 	}
 }
 
-// allocateJob places the job's tasks until it is ready, and returns the
-// statement when the job is ready or pipelined; otherwise it discards it.
-func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.Queue[*api.TaskInfo]) *framework.Statement {
+// commitIfReady commits the job's statement when the job is ready, and
+// says whether it did. A pipelined job's statement stays in the session,
+// uncommitted, as in Volcano.
+func (r *run) commitIfReady(job *api.JobInfo, stmt *framework.Statement) bool {
+	if stmt == nil || !r.ssn.JobReady(job) {
+		return false
+	}
+	stmt.Commit()
+	return true
+}
+
+// allocateJob places the job's tasks, on the nodes of within when it is
+// set, until it is ready, and returns the statement when the job is ready
+// or pipelined; otherwise it discards it.
+func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.Queue[*api.TaskInfo], within *api.HyperNodeInfo) *framework.Statement {
 	ssn := r.ssn
 	stmt := framework.NewStatement(ssn)
+	nodes := r.nodes
+	if within != nil {
+		nodes = r.nodesOf(within)
+	}
+	// A job with a network topology scores nodes by how close they are to
+	// what it placed so far: the lowest hypernode holding all of it.
+	track, placedIn := job.NetworkTopology != nil, job.AllocatedHyperNode
 	finder := placement.NewFinder(r.search, r.state)
 	fits := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
 		if dim := r.req.Shortfall(node); dim != "" {
@@ -163,7 +184,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 		}
 		if st := ssn.PrePredicateFn(task); !st.IsSuccess() {
 			fe := api.NewFitErrors()
-			for _, n := range r.nodes {
+			for _, n := range nodes {
 				fe.SetNodeError(n.Name, st.Message())
 			}
 			job.NodesFitErrors[task.UID] = fe
@@ -178,16 +199,19 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 		var fe *api.FitErrors
 		// A node nominated by an earlier preemption is likely the only one
 		// that fits, so it is tried alone first.
-		if name := task.Pod.Status.NominatedNodeName; name != "" {
+		if name := task.Pod.Status.NominatedNodeName; name != "" && (within == nil || within.NodeSet[name]) {
 			if n, ok := ssn.Nodes[name]; ok && r.req.FitsFutureIdle(n) {
 				r.one[0] = n
 				feasible, fe = finder.Find(task, r.one[:], fits)
 			}
 		}
 		if len(feasible) == 0 {
-			feasible, fe = finder.Find(task, r.nodes, fits)
+			feasible, fe = finder.Find(task, nodes, fits)
 		}
 		if len(feasible) == 0 {
+			if fe != nil && within != nil && within.Name != api.ClusterTopHyperNode {
+				fe.SetHyperNode(within.Name)
+			}
 			job.NodesFitErrors[task.UID] = fe
 			if keepGoing(job) {
 				continue
@@ -195,11 +219,19 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 			break
 		}
 
+		if track {
+			task.JobAllocatedHyperNode = placedIn
+		}
 		node := r.pick(task, feasible)
 		if node == nil {
 			continue
 		}
 		r.place(stmt, task, node)
+		if track {
+			if hn := ssn.HyperNodes.LowestOf(node.Name); hn != "" {
+				placedIn = ssn.HyperNodes.LCA(hn, placedIn)
+			}
+		}
 		if ssn.JobReady(job) {
 			break
 		}

@@ -35,9 +35,18 @@
 // which Volcano takes as the command-line flags --minimum-feasible-nodes,
 // --minimum-percentage-nodes-to-find and --percentage-nodes-to-find.
 //
-// Left out: network topology (hypernodes, hard and soft modes, nominated
-// hypernodes), sub-job policies, scheduling-gate removal for queue
-// admission (a gated pod is simply not placed), node sharding, metrics. Ties
-// between equally scored nodes go to the first in search order rather than
-// a random one, so sessions are reproducible.
+//   - A job with a network topology in hard mode (soft mode is hard up to
+//     the cluster top by now) is placed within one hypernode (topology.go):
+//     the plugins' gradients of hypernodes are tried lowest tier first, the
+//     job is placed on trial in each hypernode of a gradient (and in the
+//     gradients within it) and undone, and the best scored trial of the
+//     first gradient where any succeeds is made again and kept. The job's
+//     allocated hypernode becomes the lowest holding everything it placed.
+//
+// Left out: sub-job policies (a PodGroup with spec.subGroupPolicy is
+// refused at session open), nominated hypernodes, scheduling-gate removal
+// for queue admission (a gated pod is simply not placed), node sharding,
+// metrics. Ties between equally scored nodes, and hypernodes, go to the
+// first in search (name) order rather than a random one, so sessions are
+// reproducible.
 package allocate

@@ -51,6 +51,8 @@ type Expectation struct {
 	Unschedulable map[string]string `json:"unschedulable,omitempty"`
 	// Nominated is the exact set of unbound pods with a nominated node.
 	Nominated *map[string]string `json:"nominated,omitempty"`
+	// HyperNodes maps PodGroups to the hypernode they were placed in.
+	HyperNodes map[string]string `json:"hyperNodes,omitempty"`
 	// Source says where the case comes from (a test and its case name);
 	// it is shown beside failures.
 	Source string `json:"source,omitempty"`
@@ -199,6 +201,11 @@ func (e *Expectation) Check(got *simulator.Result) []string {
 			case node != want:
 				add("nominated: %s: nominated to %s, want %s", pod, node, want)
 			}
+		}
+	}
+	for _, pg := range slices.Sorted(maps.Keys(e.HyperNodes)) {
+		if want, got := e.HyperNodes[pg], got.HyperNodes[pg]; got != want {
+			add("hyperNodes: %s: placed in %q, want %q", pg, got, want)
 		}
 	}
 	for _, pg := range slices.Sorted(maps.Keys(e.PodGroupPhases)) {

@@ -1,4 +1,4 @@
-// Package logonce logs a plugin's warning about an object once: plugins
+// Package logonce logs a warning about an object once: plugins and sessions
 // are made anew each session and read the same objects in every one, and
 // a malformed annotation would otherwise be logged every second.
 package logonce

@@ -1,9 +1,11 @@
 package benchmarks
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/hostplugins/networktopologyaware"
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
@@ -37,6 +39,37 @@ func BenchmarkSessionPodRules(b *testing.B) {
 		w := Workload{Nodes: 5000, Gangs: 1000, GangSize: 10, PodRules: rules}
 		b.Run(w.Name(), func(b *testing.B) {
 			benchSession(b, w)
+		})
+	}
+}
+
+// BenchmarkSessionTopology runs the default session with the
+// network-topology-aware plugin on the plain workload and on the same one
+// under a three-tier HyperNode tree with every gang in hard mode up to
+// tier 2, so that benchstat compares them in one run; the plain workload
+// without the plugin is the baseline.
+func BenchmarkSessionTopology(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		plugin bool
+		w      Workload
+	}{
+		{"default", false, Workload{Nodes: 5000, Gangs: 1000, GangSize: 10}},
+		{"with-plugin", true, Workload{Nodes: 5000, Gangs: 1000, GangSize: 10}},
+		{"with-plugin", true, Workload{Nodes: 5000, Gangs: 1000, GangSize: 10, Topology: true}},
+	} {
+		b.Run(tc.name+"/"+tc.w.Name(), func(b *testing.B) {
+			plugins, acts := hostplugins.Registry(), actions.Registry()
+			yaml := conf.DefaultYAML()
+			if tc.plugin {
+				// The default's last line is its last tier's last plugin.
+				yaml = append(bytes.TrimRight(yaml, "\n"), "\n  - name: "+networktopologyaware.Name+"\n"...)
+			}
+			cfg, err := conf.Parse(yaml, "benchmark", framework.Validator{Plugins: plugins, Actions: acts})
+			if err != nil {
+				b.Fatal(err)
+			}
+			runSessions(b, tc.w, plugins, acts, cfg, nil)
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
@@ -27,6 +28,10 @@ type Workload struct {
 	// required hostname anti-affinity among their own pods and another
 	// fifth a zone spread constraint (maxSkew 1, DoNotSchedule).
 	PodRules bool
+	// Topology puts the nodes under a three-tier HyperNode tree (64 leaves
+	// by label under 8 spines, the cluster top above) and gives every gang
+	// networkTopology hard, highestTierAllowed 2.
+	Topology bool
 }
 
 // Name is the workload as benchmark names give it.
@@ -37,6 +42,9 @@ func (w Workload) Name() string {
 	}
 	if w.PodRules {
 		name += ",pod-rules"
+	}
+	if w.Topology {
+		name += ",topology"
 	}
 	return name
 }
@@ -69,6 +77,9 @@ func (w Workload) Cluster() *api.ClusterInfo {
 		if w.PodRules {
 			node.Labels[v1.LabelTopologyZone] = fmt.Sprintf("zone-%d", i%10)
 		}
+		if w.Topology {
+			node.Labels[leafLabel] = leafName(i * topologyLeaves / w.Nodes)
+		}
 		if w.SoftTaints && i%10 == 0 {
 			node.Spec.Taints = []v1.Taint{{Key: "bench/soft", Value: "true", Effect: v1.TaintEffectPreferNoSchedule}}
 		}
@@ -86,6 +97,10 @@ func (w Workload) Cluster() *api.ClusterInfo {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, CreationTimestamp: metav1.NewTime(created.Add(time.Duration(g) * time.Second))},
 			Spec:       v1beta1.PodGroupSpec{MinMember: int32(w.GangSize), Queue: "default", MinResources: &minRes},
 			Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
+		}
+		if w.Topology {
+			tier := 2
+			pg.Spec.NetworkTopology = &v1beta1.NetworkTopologySpec{Mode: v1beta1.HardNetworkTopologyMode, HighestTierAllowed: &tier}
 		}
 		job := api.NewJobInfo(api.JobID("bench/" + name))
 		job.SetPodGroup(pg)
@@ -111,7 +126,36 @@ func (w Workload) Cluster() *api.ClusterInfo {
 		}
 		c.Jobs[job.UID] = job
 	}
+	if w.Topology {
+		c.HyperNodes = hyperNodeTree()
+	}
 	return c
+}
+
+// The topology workload's tree: 64 leaves of consecutive nodes, 8 leaves to
+// a spine.
+const (
+	topologyLeaves = 64
+	leavesPerSpine = 8
+	leafLabel      = "bench/leaf"
+)
+
+func leafName(i int) string { return fmt.Sprintf("leaf-%02d", i) }
+
+func hyperNodeTree() []*topologyv1alpha1.HyperNode {
+	var out []*topologyv1alpha1.HyperNode
+	for s := 0; s < topologyLeaves/leavesPerSpine; s++ {
+		spine := &topologyv1alpha1.HyperNode{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("spine-%d", s)}, Spec: topologyv1alpha1.HyperNodeSpec{Tier: 2}}
+		for l := s * leavesPerSpine; l < (s+1)*leavesPerSpine; l++ {
+			out = append(out, &topologyv1alpha1.HyperNode{ObjectMeta: metav1.ObjectMeta{Name: leafName(l)}, Spec: topologyv1alpha1.HyperNodeSpec{Tier: 1,
+				Members: []topologyv1alpha1.MemberSpec{{Type: topologyv1alpha1.MemberTypeNode, Selector: topologyv1alpha1.MemberSelector{
+					LabelMatch: &metav1.LabelSelector{MatchLabels: map[string]string{leafLabel: leafName(l)}}}}}}})
+			spine.Spec.Members = append(spine.Spec.Members, topologyv1alpha1.MemberSpec{Type: topologyv1alpha1.MemberTypeHyperNode,
+				Selector: topologyv1alpha1.MemberSelector{ExactMatch: &topologyv1alpha1.ExactMatch{Name: leafName(l)}}})
+		}
+		out = append(out, spine)
+	}
+	return out
 }
 
 func podSpec() v1.PodSpec {

@@ -611,6 +611,12 @@ func (a *adapter) event(kind int32, task *api.TaskInfo) {
 		return
 	}
 	node := a.handles.nodeHandle(task.NodeName)
+	if kind == abi.EventDeallocate {
+		// The handlers hear a deallocation while the task still names the
+		// node it leaves; the event carries no node (docs/abi.md), the
+		// guest knowing where the task was.
+		node = -1
+	}
 	// The guest changes the task and both the node it leaves and the node it
 	// goes to: resend them at the next session.
 	hv := a.lease.held()

@@ -28,6 +28,13 @@ type Plugin struct {
 	usage map[string]*hyperNodeUsage
 	// holding lists, per node, the hypernodes that hold it.
 	holding map[string][]string
+	// For normal pods' scores: the session's hypernodes by index, and per
+	// node the index of its hypernode at each tier from minTier (-1 for
+	// none); scratch holds one call's binpack score per hypernode.
+	byIndex []string
+	atTier  map[string][]int
+	scratch []float64
+	scored  []bool
 }
 
 type hyperNodeUsage struct {
@@ -63,6 +70,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	}
 	p.usage = make(map[string]*hyperNodeUsage, len(h.Info))
 	p.holding = make(map[string][]string, len(ssn.NodeList))
+	p.indexTiers()
 	for name, hn := range h.Info {
 		u := &hyperNodeUsage{allocatable: api.EmptyResource(), used: api.EmptyResource(), idle: api.EmptyResource(), futureIdle: api.EmptyResource()}
 		for _, n := range hn.Nodes {
@@ -76,8 +84,39 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	}
 }
 
+// indexTiers numbers the hypernodes and records each node's hypernode per
+// tier, so that scoring a pod over thousands of nodes reads arrays.
+func (p *Plugin) indexTiers() {
+	h := p.ssn.HyperNodes
+	p.byIndex = h.Names()
+	p.atTier = make(map[string][]int, len(p.ssn.NodeList))
+	tiers := p.maxTier - p.minTier + 1
+	for i, name := range p.byIndex {
+		hn := h.Info[name]
+		if hn.Tier < p.minTier || hn.Tier > p.maxTier {
+			continue
+		}
+		for _, n := range hn.Nodes {
+			at := p.atTier[n.Name]
+			if at == nil {
+				at = make([]int, tiers)
+				for t := range at {
+					at[t] = -1
+				}
+				p.atTier[n.Name] = at
+			}
+			if at[hn.Tier-p.minTier] < 0 {
+				at[hn.Tier-p.minTier] = i
+			}
+		}
+	}
+	p.scratch, p.scored = make([]float64, len(p.byIndex)), make([]bool, len(p.byIndex))
+}
+
 // OnSessionClose drops the session's state.
-func (p *Plugin) OnSessionClose(*framework.Session) { p.ssn, p.usage, p.holding = nil, nil, nil }
+func (p *Plugin) OnSessionClose(*framework.Session) {
+	p.ssn, p.usage, p.holding, p.atTier = nil, nil, nil, nil
+}
 
 // OnAllocate charges the task to every hypernode holding its node.
 func (p *Plugin) OnAllocate(t *api.TaskInfo) { p.charge(t, 1) }
@@ -98,11 +137,12 @@ func (p *Plugin) charge(t *api.TaskInfo, sign float64) {
 // HyperNodeGradient lists, for a job in hard mode (soft mode is hard up
 // to the cluster top by now), the hypernodes in the subtree it may use,
 // grouped by tier, lowest first: those of at most its highest allowed
-// tier that have idle (or soon idle) room for its minResources, or any
-// such hypernode once the job holds some. A job already placed somewhere
+// tier that have idle (or soon idle) room for its minResources (for the
+// job's search) or for what its pending tasks request (within a
+// hypernode), or any such hypernode once the job holds some. A job already placed somewhere
 // is searched under the highest hypernode above its placement that its
 // tier allows. Other jobs may go anywhere within.
-func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo) [][]*api.HyperNodeInfo {
+func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope framework.GradientScope) [][]*api.HyperNodeInfo {
 	hard, highest := job.HardTopology()
 	if !hard {
 		return [][]*api.HyperNodeInfo{{within}}
@@ -113,6 +153,12 @@ func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo) 
 		return nil
 	}
 	minReq := job.GetMinResources()
+	if scope == framework.ScopeTasks {
+		minReq = api.EmptyResource()
+		for _, t := range job.TaskStatusIndex[api.Pending] {
+			minReq.Add(t.InitResreq)
+		}
+	}
 	byTier := map[int][]*api.HyperNodeInfo{}
 	for queue := []*api.HyperNodeInfo{root}; len(queue) > 0; queue = queue[1:] {
 		hn := queue[0]
@@ -346,26 +392,29 @@ func (p *Plugin) normalScores(task *api.TaskInfo, nodes []*api.NodeInfo, scores 
 	if !p.args.normalPods {
 		return false
 	}
-	h := p.ssn.HyperNodes
-	weights, total := map[int]float64{}, 0.0
-	for t := p.minTier; t <= p.maxTier; t++ {
-		weights[t] = math.Pow(p.args.fading, float64(t-1))
+	tiers := p.maxTier - p.minTier + 1
+	weights, total := make([]float64, tiers), 0.0
+	for t := range weights {
+		weights[t] = math.Pow(p.args.fading, float64(p.minTier+t-1))
 		total += weights[t]
 	}
 	if total <= 0 {
 		return false
 	}
+	clear(p.scored)
 	for i, n := range nodes {
+		at := p.atTier[n.Name]
 		sum := 0.0
-		for t := p.minTier; t <= p.maxTier; t++ {
+		for t, w := range weights {
 			score := 1.0
-			for _, name := range h.ByTier[t] {
-				if h.Info[name].NodeSet[n.Name] {
-					score = p.binpackScore(name, task.Resreq)
-					break
+			if at != nil && at[t] >= 0 {
+				idx := at[t]
+				if !p.scored[idx] {
+					p.scratch[idx], p.scored[idx] = p.binpackScore(p.byIndex[idx], task.Resreq), true
 				}
+				score = p.scratch[idx]
 			}
-			sum += weights[t] * score
+			sum += w * score
 		}
 		scores[i] = sum / total
 	}

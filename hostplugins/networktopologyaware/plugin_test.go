@@ -95,11 +95,11 @@ func TestHyperNodeGradient(t *testing.T) {
 	p := testutil.Instance[*Plugin](t, ssn)
 	top := ssn.HyperNodes.Top()
 	for job, want := range map[string]string{"hard": "leaf-b", "soft": "leaf-b | " + api.ClusterTopHyperNode, "running": "leaf-a"} {
-		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top)); got != want {
+		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top, framework.ScopeJob)); got != want {
 			t.Errorf("%s: gradient %q, want %q", job, got, want)
 		}
 	}
-	if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/other"), top)); got != api.ClusterTopHyperNode {
+	if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/other"), top, framework.ScopeJob)); got != api.ClusterTopHyperNode {
 		t.Errorf("job without a topology: gradient %q, want the top alone", got)
 	}
 }

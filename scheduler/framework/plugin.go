@@ -271,11 +271,22 @@ type TargetJobPicker interface {
 // HyperNodeGradienter lists, for a job with a network topology, the
 // hypernodes within the given one in which allocate may try to place it,
 // in gradients tried in turn (lower tiers first); a hypernode the job
-// cannot use is left out. The first plugin that implements it decides
-// (Volcano's HyperNodeGradientForJobFn).
+// cannot use is left out. The first plugin that implements it decides.
 type HyperNodeGradienter interface {
-	HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo) [][]*api.HyperNodeInfo
+	HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope) [][]*api.HyperNodeInfo
 }
+
+// GradientScope says which search asks for a gradient: allocate first
+// searches for the job (Volcano's HyperNodeGradientForJobFn, which checks
+// room for the PodGroup's minResources), then within each hypernode for
+// its pending tasks (HyperNodeGradientForSubJobFn, which checks room for
+// what they request).
+type GradientScope int
+
+const (
+	ScopeJob GradientScope = iota
+	ScopeTasks
+)
 
 // HyperNodeScorer scores hypernodes in each of which the job's tasks were
 // placed on trial; the highest sum across plugins wins.

@@ -374,8 +374,9 @@ func (ssn *Session) deallocate(task *api.TaskInfo) {
 	if node, ok := ssn.Nodes[task.NodeName]; ok {
 		node.RemoveTask(task)
 	}
-	task.NodeName, task.JobAllocatedHyperNode = "", ""
+	// The handlers still see the node the task leaves, as Volcano's do.
 	each(ssn.hooks.eventHandlers, func(h EventHandler) { h.OnDeallocate(task) })
+	task.NodeName, task.JobAllocatedHyperNode = "", ""
 }
 
 func (ssn *Session) evict(task *api.TaskInfo) (api.TaskStatus, error) {

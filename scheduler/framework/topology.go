@@ -144,10 +144,10 @@ func (ssn *Session) TopologyWaits(job *api.JobInfo) bool {
 
 // HyperNodeGradientFn asks the first plugin that offers hypernode
 // gradients; without one the job may be placed anywhere within.
-func (ssn *Session) HyperNodeGradientFn(job *api.JobInfo, within *api.HyperNodeInfo) [][]*api.HyperNodeInfo {
+func (ssn *Session) HyperNodeGradientFn(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope) [][]*api.HyperNodeInfo {
 	for _, tier := range ssn.hooks.hyperNodeGrad {
 		if len(tier) > 0 {
-			return tier[0].fn.HyperNodeGradient(job, within)
+			return tier[0].fn.HyperNodeGradient(job, within, scope)
 		}
 	}
 	return [][]*api.HyperNodeInfo{{within}}

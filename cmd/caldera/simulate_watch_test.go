@@ -158,6 +158,7 @@ type sessionLine struct {
 	PodGroups     map[string]json.RawMessage `json:"podGroups"`
 	Unschedulable map[string]string          `json:"unschedulable"`
 	Nominated     map[string]string          `json:"nominated"`
+	HyperNodes    map[string]string          `json:"hyperNodes"`
 	Session       int                        `json:"session"`
 	Plugins       map[string]string          `json:"plugins"`
 }

@@ -1,8 +1,6 @@
 package binpack
 
 import (
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -75,22 +73,11 @@ func ParseWeights(args framework.Arguments) (Weights, error) {
 	if w.Memory < 0 {
 		w.Memory = 1
 	}
-	var list string
-	if err := args.String(ResourcesKey, &list); err != nil {
+	scalars, _, err := args.ResourceWeights(ResourcesKey, ResourcesKeyPrefix)
+	if err != nil {
 		return w, err
 	}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		weight := 1
-		if err := args.Int(ResourcesKeyPrefix+name, &weight); err != nil {
-			return w, err
-		}
-		if weight < 0 {
-			weight = 1
-		}
+	for name, weight := range scalars {
 		w.Scalars[v1.ResourceName(name)] = weight
 	}
 	// binpack.cpu and binpack.memory win over cpu or memory in the list.

@@ -2,7 +2,6 @@ package networktopologyaware
 
 import (
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -58,26 +57,14 @@ func parseArgs(a framework.Arguments) (args, error) {
 	if out.fading < 0 {
 		out.fading = 0.8
 	}
-	var list string
-	if err := a.String(BinpackResourcesKey, &list); err != nil {
+	scalars, weightKeys, err := a.ResourceWeights(BinpackResourcesKey, binpackResourcePfx)
+	if err != nil {
 		return out, err
 	}
-	known := []string{WeightKey, BinpackCPUKey, BinpackMemoryKey, BinpackResourcesKey, NormalPodEnableKey, NormalPodFadingKey, EvictMaxKey}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		w := 1
-		if err := a.Int(binpackResourcePfx+name, &w); err != nil {
-			return out, err
-		}
-		if w < 0 {
-			w = 1
-		}
+	for name, w := range scalars {
 		out.scalars[v1.ResourceName(name)] = w
-		known = append(known, binpackResourcePfx+name)
 	}
+	known := append([]string{WeightKey, BinpackCPUKey, BinpackMemoryKey, BinpackResourcesKey, NormalPodEnableKey, NormalPodFadingKey, EvictMaxKey}, weightKeys...)
 	if unknown := a.Unknown(known...); len(unknown) > 0 {
 		return out, fmt.Errorf("unknown arguments %q (a %sNAME weight needs NAME listed in %s)", unknown, binpackResourcePfx, BinpackResourcesKey)
 	}

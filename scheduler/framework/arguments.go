@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -177,4 +178,32 @@ func (a Arguments) RejectUnknown(known ...string) error {
 		return fmt.Errorf("unknown arguments %q: expected some of %q", u, known)
 	}
 	return nil
+}
+
+// ResourceWeights reads the binpack-style weights of extended resources:
+// a comma list of resource names under listKey and each listed name's
+// weight under prefix+name (1 when absent; a negative weight counts as 1,
+// as in Volcano). It also returns the weight keys it read.
+func (a Arguments) ResourceWeights(listKey, prefix string) (map[string]int, []string, error) {
+	var list string
+	if err := a.String(listKey, &list); err != nil {
+		return nil, nil, err
+	}
+	weights, keys := map[string]int{}, []string(nil)
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		w := 1
+		if err := a.Int(prefix+name, &w); err != nil {
+			return nil, nil, err
+		}
+		if w < 0 {
+			w = 1
+		}
+		weights[name] = w
+		keys = append(keys, prefix+name)
+	}
+	return weights, keys, nil
 }

@@ -68,7 +68,13 @@ func (ssn *Session) refuseJob(job *api.JobInfo, reason, msg string) {
 		ssn.refused = map[api.JobID]*ValidateResult{}
 	}
 	ssn.refused[job.UID] = &ValidateResult{Pass: false, Reason: reason, Message: msg}
-	job.JobFitErrors = msg
+	// Each pending task carries the reason, so that its pod and the gang's
+	// message (native or a Wasm port, which quote tasks' fit errors) say it.
+	for id := range job.TaskStatusIndex[api.Pending] {
+		fe := api.NewFitErrors()
+		fe.SetError(msg)
+		job.NodesFitErrors[id] = fe
+	}
 	logonce.Warning("session", job.Key()+": "+msg)
 	if len(job.TaskStatusIndex[api.Pending]) > 0 {
 		ssn.RecordPodGroupEvent(job, v1.EventTypeWarning, reason, msg)

@@ -35,6 +35,10 @@ type Plugin struct {
 	atTier  map[string][]int
 	scratch []float64
 	scored  []bool
+	// tierWeights is fading^(tier-1) per tier from minTier; tierTotal
+	// their sum.
+	tierWeights []float64
+	tierTotal   float64
 }
 
 type hyperNodeUsage struct {
@@ -111,6 +115,11 @@ func (p *Plugin) indexTiers() {
 		}
 	}
 	p.scratch, p.scored = make([]float64, len(p.byIndex)), make([]bool, len(p.byIndex))
+	p.tierWeights, p.tierTotal = make([]float64, tiers), 0
+	for t := range p.tierWeights {
+		p.tierWeights[t] = math.Pow(p.args.fading, float64(p.minTier+t-1))
+		p.tierTotal += p.tierWeights[t]
+	}
 }
 
 // OnSessionClose drops the session's state.
@@ -392,20 +401,14 @@ func (p *Plugin) normalScores(task *api.TaskInfo, nodes []*api.NodeInfo, scores 
 	if !p.args.normalPods {
 		return false
 	}
-	tiers := p.maxTier - p.minTier + 1
-	weights, total := make([]float64, tiers), 0.0
-	for t := range weights {
-		weights[t] = math.Pow(p.args.fading, float64(p.minTier+t-1))
-		total += weights[t]
-	}
-	if total <= 0 {
+	if p.tierTotal <= 0 {
 		return false
 	}
 	clear(p.scored)
 	for i, n := range nodes {
 		at := p.atTier[n.Name]
 		sum := 0.0
-		for t, w := range weights {
+		for t, w := range p.tierWeights {
 			score := 1.0
 			if at != nil && at[t] >= 0 {
 				idx := at[t]
@@ -416,7 +419,7 @@ func (p *Plugin) normalScores(task *api.TaskInfo, nodes []*api.NodeInfo, scores 
 			}
 			sum += w * score
 		}
-		scores[i] = sum / total
+		scores[i] = sum / p.tierTotal
 	}
 	return true
 }

@@ -20,10 +20,7 @@ const ClusterTopHyperNode = "<cluster-top-hypernode>"
 // nodes (members of type Node) and lower hypernodes (members of type
 // HyperNode).
 type HyperNodeInfo struct {
-	Name string
-	// Object is the HyperNode; nil for ClusterTopHyperNode and for a
-	// hypernode named as a member but not (yet) created.
-	Object *topologyv1alpha1.HyperNode
+	Name   string
 	Tier   int
 	Parent string
 	// Children are the member hypernodes, by name.
@@ -52,6 +49,8 @@ type HyperNodes struct {
 	Warnings []string
 	// lowest maps a node to the lowest-tier hypernode holding it.
 	lowest map[string]string
+	// names lists Info's keys, sorted.
+	names []string
 }
 
 // BuildHyperNodes resolves the HyperNode objects over the session's nodes
@@ -64,7 +63,7 @@ func BuildHyperNodes(objs []*topologyv1alpha1.HyperNode, nodes []*NodeInfo) *Hyp
 	sorted := slices.Clone(objs)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	for _, o := range sorted {
-		h.Info[o.Name] = &HyperNodeInfo{Name: o.Name, Object: o, Tier: o.Spec.Tier}
+		h.Info[o.Name] = &HyperNodeInfo{Name: o.Name, Tier: o.Spec.Tier}
 		if o.Spec.TierName != "" {
 			h.TierNames[o.Spec.TierName] = o.Spec.Tier
 		}
@@ -173,7 +172,7 @@ func (h *HyperNodes) resolveNodes(members map[string]map[string]bool, nodes []*N
 		under[name] = set
 		return set, nil
 	}
-	for _, name := range h.Names() {
+	for _, name := range h.sortedNames() {
 		set, err := walk(name, nil)
 		if err != nil {
 			return err
@@ -190,8 +189,12 @@ func (h *HyperNodes) resolveNodes(members map[string]map[string]bool, nodes []*N
 	return nil
 }
 
-// Names returns the hypernodes' names, sorted.
-func (h *HyperNodes) Names() []string {
+// Names returns the hypernodes' names, sorted; the caller must not change
+// the slice.
+func (h *HyperNodes) Names() []string { return h.names }
+
+// sortedNames lists Info's keys in order while the tree is being built.
+func (h *HyperNodes) sortedNames() []string {
 	out := make([]string, 0, len(h.Info))
 	for name := range h.Info {
 		out = append(out, name)
@@ -207,7 +210,7 @@ func (h *HyperNodes) addClusterTop(nodes []*NodeInfo) {
 	for _, n := range nodes {
 		top.NodeSet[n.Name] = true
 	}
-	for _, name := range h.Names() {
+	for _, name := range h.sortedNames() {
 		hn := h.Info[name]
 		if hn.Tier >= top.Tier {
 			top.Tier = hn.Tier + 1
@@ -222,7 +225,8 @@ func (h *HyperNodes) addClusterTop(nodes []*NodeInfo) {
 
 // index fills Tiers, ByTier and the lowest hypernode of each node.
 func (h *HyperNodes) index() {
-	for _, name := range h.Names() {
+	h.names = h.sortedNames()
+	for _, name := range h.names {
 		t := h.Info[name].Tier
 		h.ByTier[t] = append(h.ByTier[t], name)
 	}

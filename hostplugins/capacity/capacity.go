@@ -49,6 +49,7 @@ var (
 	_ framework.AllocatableChecker  = &Plugin{}
 	_ framework.PreemptiveChecker   = &Plugin{}
 	_ framework.ReclaimableFilter   = &Plugin{}
+	_ framework.EvictableFilter     = &Plugin{}
 	_ framework.JobEnqueueableVoter = &Plugin{}
 	_ framework.JobEnqueuedObserver = &Plugin{}
 	_ framework.EventHandler        = &Plugin{}

@@ -3,6 +3,7 @@ package capacity
 import (
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/resutil"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
 // Reclaimable takes victims, in the session's victim order, from queues
@@ -128,4 +129,45 @@ func (p *Plugin) shareAncestor(x, y *queueAttr) bool {
 		}
 	}
 	return false
+}
+
+// Evictable lets gangpreempt take every candidate (preemption stays within
+// a queue). For gangreclaim it takes, in the order given, the candidates
+// whose queue keeps its guarantee without them and either deserves nothing
+// they hold or holds more than it deserves in something they would give
+// back. Unlike Reclaimable it neither asks whether the victim shares a
+// resource with the reclaimer nor checks ancestors, as Volcano v1.15's
+// gang reclaim does not.
+func (p *Plugin) Evictable(ctx *framework.EvictionContext, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+	if ctx.Kind == framework.EvictionGangPreempt {
+		return candidates, true
+	}
+	if p.broken != "" {
+		return nil, true
+	}
+	var victims []*api.TaskInfo
+	holding := map[api.QueueID]*api.Resource{}
+	for _, victim := range candidates {
+		job := p.ssn.Jobs[victim.Job]
+		if job == nil || p.queues[job.Queue] == nil {
+			continue
+		}
+		a := p.queues[job.Queue]
+		h, ok := holding[a.id]
+		if !ok {
+			h = a.Allocated.Clone()
+			holding[a.id] = h
+		}
+		if !a.guarantee.LessEqual(h.Clone().Sub(victim.Resreq), api.Zero) {
+			continue
+		}
+		if resutil.Intersects(victim.Resreq, a.deserved, true) {
+			if above, _ := resutil.AboveInSomeBounded(h, a.deserved, victim.Resreq); !above {
+				continue
+			}
+		}
+		h.Sub(victim.Resreq)
+		victims = append(victims, victim)
+	}
+	return victims, true
 }

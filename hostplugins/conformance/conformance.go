@@ -23,6 +23,7 @@ type Plugin struct{}
 var (
 	_ framework.PreemptableFilter = &Plugin{}
 	_ framework.ReclaimableFilter = &Plugin{}
+	_ framework.EvictableFilter   = &Plugin{}
 )
 
 // New makes the plugin. It has no arguments.
@@ -45,6 +46,11 @@ func (p *Plugin) Preemptable(_ *api.TaskInfo, preemptees []*api.TaskInfo) ([]*ap
 // Reclaimable allows every candidate that is not critical.
 func (p *Plugin) Reclaimable(_ *api.TaskInfo, reclaimees []*api.TaskInfo) ([]*api.TaskInfo, bool) {
 	return evictable(reclaimees), true
+}
+
+// Evictable allows every gang eviction candidate that is not critical.
+func (p *Plugin) Evictable(_ *framework.EvictionContext, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+	return evictable(candidates), true
 }
 
 func evictable(candidates []*api.TaskInfo) []*api.TaskInfo {

@@ -29,6 +29,7 @@ var (
 	_ framework.JobStarvingChecker = &Plugin{}
 	_ framework.PreemptableFilter  = &Plugin{}
 	_ framework.ReclaimableFilter  = &Plugin{}
+	_ framework.EvictableFilter    = &Plugin{}
 	_ framework.JobOrderer         = &Plugin{}
 	_ framework.EventHandler       = &Plugin{}
 )
@@ -98,6 +99,13 @@ func (p *Plugin) Preemptable(_ *api.TaskInfo, preemptees []*api.TaskInfo) ([]*ap
 // Reclaimable follows the same rule as Preemptable.
 func (p *Plugin) Reclaimable(_ *api.TaskInfo, reclaimees []*api.TaskInfo) ([]*api.TaskInfo, bool) {
 	return p.aboveMinimum(reclaimees), true
+}
+
+// Evictable allows every gang eviction candidate: gangpreempt and
+// gangreclaim keep minAvailable themselves, by evicting a job's tasks
+// beyond it as a safe bundle and the rest only as the whole job.
+func (p *Plugin) Evictable(_ *framework.EvictionContext, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+	return candidates, true
 }
 
 func (p *Plugin) aboveMinimum(candidates []*api.TaskInfo) []*api.TaskInfo {

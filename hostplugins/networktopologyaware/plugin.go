@@ -151,7 +151,13 @@ func (p *Plugin) charge(t *api.TaskInfo, sign float64) {
 // hypernode), or any such hypernode once the job holds some. A job already placed somewhere
 // is searched under the highest hypernode above its placement that its
 // tier allows. Other jobs may go anywhere within.
-func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope framework.GradientScope) [][]*api.HyperNodeInfo {
+//
+// For eviction a hypernode is judged by its allocatable room instead of its
+// idle room, and the gradients come widest first, at most
+// hypernode.gradient.evict.max-hypernodes hypernodes in all (the narrowest
+// of the last gradient dropped first), as Volcano's
+// reverseAndCapEvictionGradients.
+func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope framework.GradientScope, purpose framework.SearchPurpose) [][]*api.HyperNodeInfo {
 	hard, highest := job.HardTopology()
 	if !hard {
 		return [][]*api.HyperNodeInfo{{within}}
@@ -171,7 +177,7 @@ func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, 
 	byTier := map[int][]*api.HyperNodeInfo{}
 	for queue := []*api.HyperNodeInfo{root}; len(queue) > 0; queue = queue[1:] {
 		hn := queue[0]
-		if p.eligible(hn, highest, job.AllocatedHyperNode, minReq) {
+		if p.eligible(hn, highest, job.AllocatedHyperNode, minReq, purpose) {
 			byTier[hn.Tier] = append(byTier[hn.Tier], hn)
 		}
 		for _, c := range hn.Children {
@@ -191,10 +197,28 @@ func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, 
 		sort.Slice(g, func(a, b int) bool { return g[a].Name < g[b].Name })
 		out = append(out, g)
 	}
+	if purpose == framework.PurposeEvict {
+		return widestFirst(out, p.args.evictMaxNodes)
+	}
 	return out
 }
 
-func (p *Plugin) eligible(hn *api.HyperNodeInfo, highest int, allocated string, minReq *api.Resource) bool {
+// widestFirst reverses the gradients and keeps at most limit hypernodes,
+// cutting the first gradient that overflows to its last names.
+func widestFirst(gradients [][]*api.HyperNodeInfo, limit int) [][]*api.HyperNodeInfo {
+	out := make([][]*api.HyperNodeInfo, 0, len(gradients))
+	for i := len(gradients) - 1; i >= 0 && limit > 0; i-- {
+		g := gradients[i]
+		if len(g) > limit {
+			g = g[len(g)-limit:]
+		}
+		out = append(out, g)
+		limit -= len(g)
+	}
+	return out
+}
+
+func (p *Plugin) eligible(hn *api.HyperNodeInfo, highest int, allocated string, minReq *api.Resource, purpose framework.SearchPurpose) bool {
 	if hn.Tier > highest {
 		return false
 	}
@@ -204,6 +228,9 @@ func (p *Plugin) eligible(hn *api.HyperNodeInfo, highest int, allocated string, 
 	u, ok := p.usage[hn.Name]
 	if !ok {
 		return true
+	}
+	if purpose == framework.PurposeEvict {
+		return minReq.LessEqual(u.allocatable, api.Zero)
 	}
 	return minReq.LessEqual(u.idle, api.Zero) || minReq.LessEqual(u.futureIdle, api.Zero)
 }

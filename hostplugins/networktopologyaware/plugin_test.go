@@ -95,11 +95,36 @@ func TestHyperNodeGradient(t *testing.T) {
 	p := testutil.Instance[*Plugin](t, ssn)
 	top := ssn.HyperNodes.Top()
 	for job, want := range map[string]string{"hard": "leaf-b", "soft": "leaf-b | " + api.ClusterTopHyperNode, "running": "leaf-a"} {
-		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top, framework.ScopeJob)); got != want {
+		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top, framework.ScopeJob, framework.PurposeAllocate)); got != want {
 			t.Errorf("%s: gradient %q, want %q", job, got, want)
 		}
 	}
-	if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/other"), top, framework.ScopeJob)); got != api.ClusterTopHyperNode {
+	if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/other"), top, framework.ScopeJob, framework.PurposeAllocate)); got != api.ClusterTopHyperNode {
 		t.Errorf("job without a topology: gradient %q, want the top alone", got)
+	}
+	// Eviction judges by allocatable room (leaf-a's 4 CPUs hold the hard
+	// job's 3 though 2 are taken) and asks the widest hypernodes first.
+	for job, want := range map[string]string{"hard": "leaf-a,leaf-b", "soft": api.ClusterTopHyperNode + " | leaf-a,leaf-b"} {
+		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top, framework.ScopeJob, framework.PurposeEvict)); got != want {
+			t.Errorf("%s: eviction gradient %q, want %q", job, got, want)
+		}
+	}
+}
+
+// Volcano's reverseAndCapEvictionGradients: widest first, at most the
+// limit in all, the overflowing gradient cut to its last names.
+func TestWidestFirst(t *testing.T) {
+	hns := func(names ...string) []*api.HyperNodeInfo {
+		var out []*api.HyperNodeInfo
+		for _, n := range names {
+			out = append(out, &api.HyperNodeInfo{Name: n})
+		}
+		return out
+	}
+	g := [][]*api.HyperNodeInfo{hns("l1", "l2", "l3"), hns("s1", "s2"), hns("top")}
+	for limit, want := range map[int]string{8: "top | s1,s2 | l1,l2,l3", 4: "top | s1,s2 | l3", 2: "top | s2", 1: "top"} {
+		if got := gradientNames(widestFirst(g, limit)); got != want {
+			t.Errorf("limit %d: %q, want %q", limit, got, want)
+		}
 	}
 }

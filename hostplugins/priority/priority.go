@@ -18,6 +18,7 @@ var (
 	_ framework.JobOrderer         = &Plugin{}
 	_ framework.TaskOrderer        = &Plugin{}
 	_ framework.PreemptableFilter  = &Plugin{}
+	_ framework.EvictableFilter    = &Plugin{}
 	_ framework.JobStarvingChecker = &Plugin{}
 )
 
@@ -73,6 +74,22 @@ func (p *Plugin) Preemptable(preemptor *api.TaskInfo, preemptees []*api.TaskInfo
 			continue
 		}
 		if tj.Priority < pj.Priority {
+			victims = append(victims, t)
+		}
+	}
+	return victims, true
+}
+
+// Evictable lets gangpreempt take the candidates whose job has a lower
+// priority than the starving job; gangreclaim, which settles fair shares
+// between queues, may take any.
+func (p *Plugin) Evictable(ctx *framework.EvictionContext, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+	if ctx.Kind == framework.EvictionGangReclaim {
+		return candidates, true
+	}
+	var victims []*api.TaskInfo
+	for _, t := range candidates {
+		if tj := p.ssn.Jobs[t.Job]; tj != nil && tj.Priority < ctx.Job.Priority {
 			victims = append(victims, t)
 		}
 	}

@@ -1,5 +1,5 @@
 // Package actions assembles the native actions: enqueue, allocate, backfill,
-// preempt, reclaim and shuffle, one package each, deciding as Volcano v1.15's actions
+// preempt, reclaim, gangpreempt, gangreclaim and shuffle, one package each, deciding as Volcano v1.15's actions
 // of the same names do.
 package actions
 
@@ -7,6 +7,8 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/actions/allocate"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/backfill"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/enqueue"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/gangpreempt"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/gangreclaim"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/preempt"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/reclaim"
@@ -21,7 +23,7 @@ type NodeSearch = shared.NodeSearch
 // DefaultNodeSearch is Volcano's: 100 nodes, 5 percent, adaptive.
 func DefaultNodeSearch() NodeSearch { return shared.DefaultNodeSearch() }
 
-// Registry returns a registry of the six actions with Volcano's node
+// Registry returns a registry of the eight actions with Volcano's node
 // search. The actions it makes share one state for the scheduler's life
 // (where the next node search starts), as Volcano's share process globals;
 // build one registry per scheduler.
@@ -41,6 +43,8 @@ func RegistryWith(search NodeSearch) framework.ActionRegistry {
 		{backfill.Name, backfill.Factory(state)},
 		{preempt.Name, preempt.Factory(state)},
 		{reclaim.Name, reclaim.Factory(state)},
+		{gangpreempt.Name, gangpreempt.Factory(state)},
+		{gangreclaim.Name, gangreclaim.Factory(state)},
 		{shuffle.Name, shuffle.Factory(state)},
 	} {
 		if err := r.Register(a.name, a.factory); err != nil {

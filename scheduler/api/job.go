@@ -76,7 +76,7 @@ func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
 	j.MinAvailable = pg.Spec.MinMember
 	j.Queue = QueueID(pg.Spec.Queue)
 	j.CreationTimestamp = pg.CreationTimestamp
-	j.Preemptable = pg.Annotations[PreemptableKey] == "true" || pg.Labels[PreemptableKey] == "true"
+	j.Preemptable = markedPreemptable(pg.Annotations, pg.Labels, false)
 	j.NetworkTopology = pg.Spec.NetworkTopology.DeepCopy()
 	j.TaskMinAvailable = map[string]int32{}
 	j.TaskMinAvailableTotal = 0

@@ -186,16 +186,21 @@ func taskRoleOf(pod *v1.Pod) string {
 	return pod.Labels[TaskSpecKey]
 }
 
-// preemptableOf reads volcano.sh/preemptable, annotation before label. A pod
-// that says nothing is preemptable; one that says something unparsable is not.
-func preemptableOf(pod *v1.Pod) bool {
-	for _, m := range []map[string]string{pod.Annotations, pod.Labels} {
+// preemptableOf reads a pod's volcano.sh/preemptable. A pod that says
+// nothing is preemptable.
+func preemptableOf(pod *v1.Pod) bool { return markedPreemptable(pod.Annotations, pod.Labels, true) }
+
+// markedPreemptable reads volcano.sh/preemptable, annotation before label,
+// as Volcano does for pods and PodGroups: unset gives the default, a value
+// strconv.ParseBool cannot read gives false.
+func markedPreemptable(annotations, labels map[string]string, unset bool) bool {
+	for _, m := range []map[string]string{annotations, labels} {
 		if v, ok := m[PreemptableKey]; ok {
 			b, err := strconv.ParseBool(v)
 			return err == nil && b
 		}
 	}
-	return true
+	return unset
 }
 
 func statusOf(pod *v1.Pod) TaskStatus {

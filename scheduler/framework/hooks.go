@@ -36,6 +36,7 @@ type hookTable struct {
 	reservedNodes    tiered[ReservedNodesMarker]
 	hyperNodeOrder   tiered[HyperNodeScorer]
 	hyperNodeGrad    tiered[HyperNodeGradienter]
+	evictable        tiered[EvictableFilter]
 	eventHandlers    tiered[EventHandler]
 }
 
@@ -95,6 +96,7 @@ func buildHookTable(tiers [][]instance) *hookTable {
 			register(&h.reservedNodes, ti, in, HookReservedNodes, func(o *conf.PluginOption) *bool { return o.EnabledReservedNodes })
 			register(&h.hyperNodeOrder, ti, in, HookHyperNodeOrder, func(o *conf.PluginOption) *bool { return o.EnabledHyperNodeOrder })
 			register(&h.hyperNodeGrad, ti, in, HookHyperNodeGrad, func(o *conf.PluginOption) *bool { return o.EnabledHyperNodeGradient })
+			register(&h.evictable, ti, in, HookEvictable, always)
 			register(&h.eventHandlers, ti, in, HookEventHandler, always)
 		}
 	}

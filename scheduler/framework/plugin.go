@@ -96,6 +96,7 @@ const (
 	HookReservedNodes    Hook = "reservedNodes"
 	HookHyperNodeOrder   Hook = "hyperNodeOrder"
 	HookHyperNodeGrad    Hook = "hyperNodeGradient"
+	HookEvictable        Hook = "evictable"
 	HookEventHandler     Hook = "eventHandler"
 )
 
@@ -210,6 +211,30 @@ type ReclaimableFilter interface {
 	Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskInfo) (victims []*api.TaskInfo, voted bool)
 }
 
+// EvictableFilter chooses, among a gang eviction's candidates (already
+// grouped and ordered by the action), the tasks that may go; Volcano's
+// UnifiedEvictableFn. It has no enable flag, as in Volcano, and combines
+// across plugins and tiers as the preemptable filter does.
+type EvictableFilter interface {
+	Evictable(ctx *EvictionContext, candidates []*api.TaskInfo) (victims []*api.TaskInfo, voted bool)
+}
+
+// EvictionKind says which action asks EvictableFilter.
+type EvictionKind int
+
+const (
+	EvictionGangPreempt EvictionKind = iota + 1
+	EvictionGangReclaim
+)
+
+// EvictionContext is what a gang eviction asks about: the starving job
+// and the hypernode whose nodes the candidates run on.
+type EvictionContext struct {
+	Kind      EvictionKind
+	Job       *api.JobInfo
+	HyperNode string
+}
+
 // OverusedChecker says a queue uses more than its share; any true wins.
 type OverusedChecker interface {
 	Overused(queue *api.QueueInfo) bool
@@ -273,8 +298,19 @@ type TargetJobPicker interface {
 // in gradients tried in turn (lower tiers first); a hypernode the job
 // cannot use is left out. The first plugin that implements it decides.
 type HyperNodeGradienter interface {
-	HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope) [][]*api.HyperNodeInfo
+	HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope, purpose SearchPurpose) [][]*api.HyperNodeInfo
 }
+
+// SearchPurpose says why a gradient is asked for: to place tasks on free
+// room (allocate), or to find domains where evicting others could make
+// room (gangpreempt and gangreclaim), which Volcano asks widest first and
+// judges by allocatable rather than idle room.
+type SearchPurpose int
+
+const (
+	PurposeAllocate SearchPurpose = iota
+	PurposeEvict
+)
 
 // GradientScope says which search asks for a gradient: allocate first
 // searches for the job (Volcano's HyperNodeGradientForJobFn, which checks

@@ -154,6 +154,13 @@ func (ssn *Session) Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskI
 	})
 }
 
+// Evictable returns the gang eviction's candidates the plugins let go.
+func (ssn *Session) Evictable(ctx *EvictionContext, candidates []*api.TaskInfo) []*api.TaskInfo {
+	return intersectVictims(ssn.hooks.evictable, func(p EvictableFilter) ([]*api.TaskInfo, bool) {
+		return p.Evictable(ctx, candidates)
+	})
+}
+
 // Overused: any plugin saying so is enough.
 func (ssn *Session) Overused(q *api.QueueInfo) bool {
 	return anyTrue(ssn.hooks.overused, func(p OverusedChecker) bool { return p.Overused(q) })

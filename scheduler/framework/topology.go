@@ -150,10 +150,10 @@ func (ssn *Session) TopologyWaits(job *api.JobInfo) bool {
 
 // HyperNodeGradientFn asks the first plugin that offers hypernode
 // gradients; without one the job may be placed anywhere within.
-func (ssn *Session) HyperNodeGradientFn(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope) [][]*api.HyperNodeInfo {
+func (ssn *Session) HyperNodeGradientFn(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope, purpose SearchPurpose) [][]*api.HyperNodeInfo {
 	for _, tier := range ssn.hooks.hyperNodeGrad {
 		if len(tier) > 0 {
-			return tier[0].fn.HyperNodeGradient(job, within, scope)
+			return tier[0].fn.HyperNodeGradient(job, within, scope, purpose)
 		}
 	}
 	return [][]*api.HyperNodeInfo{{within}}

@@ -44,9 +44,7 @@ type run struct {
 	ssn    *framework.Session
 	nodes  []*api.NodeInfo
 	scorer *placement.Scorer
-	// idle and future split the feasible nodes of one task; reused.
-	idle, future []*api.NodeInfo
-	one          [1]*api.NodeInfo
+	one    [1]*api.NodeInfo
 	// req is the current task's request, prepared for fit checks.
 	req *api.Fit
 	// hyperNodeNodes holds each hypernode's nodes that can take tasks.
@@ -222,7 +220,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 		if track {
 			task.JobAllocatedHyperNode = placedIn
 		}
-		node := r.pick(task, feasible)
+		node := r.scorer.PickIdleFirst(task, r.req, feasible)
 		if node == nil {
 			continue
 		}
@@ -241,32 +239,6 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 		return stmt
 	}
 	stmt.Discard()
-	return nil
-}
-
-// pick chooses among feasible nodes: those whose idle resources fit the task
-// first, then those that fit once releasing tasks are gone.
-func (r *run) pick(task *api.TaskInfo, feasible []*api.NodeInfo) *api.NodeInfo {
-	r.idle, r.future = r.idle[:0], r.future[:0]
-	for _, n := range feasible {
-		switch {
-		case r.req.FitsIdle(n):
-			r.idle = append(r.idle, n)
-		case r.req.FitsFutureIdle(n):
-			r.future = append(r.future, n)
-		}
-	}
-	for _, group := range [][]*api.NodeInfo{r.idle, r.future} {
-		switch len(group) {
-		case 0:
-			continue
-		case 1:
-			return group[0]
-		}
-		if n := r.scorer.Best(task, group); n != nil {
-			return n
-		}
-	}
 	return nil
 }
 

@@ -48,7 +48,7 @@ type search struct {
 func (r *run) allocateInTopology(queue *api.QueueInfo, job *api.JobInfo, w *worklist) bool {
 	ssn := r.ssn
 	s := &search{r: r, queue: queue, job: job, tasks: w.tasks[job.UID], failed: map[string]bool{}}
-	for _, gradient := range ssn.HyperNodeGradientFn(job, ssn.HyperNodes.Top(), framework.ScopeJob) {
+	for _, gradient := range ssn.HyperNodeGradientFn(job, ssn.HyperNodes.Top(), framework.ScopeJob, framework.PurposeAllocate) {
 		best := s.bestOf(gradient)
 		if best == nil {
 			continue
@@ -110,7 +110,7 @@ func (s *search) bestOf(gradient []*api.HyperNodeInfo) *trial {
 // the hypernodes already failed.
 func (s *search) candidates(hn *api.HyperNodeInfo) [][]*api.HyperNodeInfo {
 	var out [][]*api.HyperNodeInfo
-	for _, g := range s.r.ssn.HyperNodeGradientFn(s.job, hn, framework.ScopeTasks) {
+	for _, g := range s.r.ssn.HyperNodeGradientFn(s.job, hn, framework.ScopeTasks, framework.PurposeAllocate) {
 		var left []*api.HyperNodeInfo
 		for _, c := range g {
 			if !s.failed[c.Name] {

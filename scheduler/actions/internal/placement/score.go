@@ -14,6 +14,8 @@ type Scorer struct {
 	scores []float64
 	order  []int
 	buf    framework.ScoreBuffer
+	// idle and future split the feasible nodes of one task.
+	idle, future []*api.NodeInfo
 }
 
 // NewScorer returns a scorer for the session.
@@ -58,6 +60,33 @@ func (s *Scorer) Best(task *api.TaskInfo, nodes []*api.NodeInfo) *api.NodeInfo {
 		}
 	}
 	return nodes[best]
+}
+
+// PickIdleFirst chooses among feasible nodes as Volcano's allocate does:
+// the best of those whose idle resources fit the request, else the best of
+// those that fit once releasing tasks are gone; nil when none fits.
+func (s *Scorer) PickIdleFirst(task *api.TaskInfo, req *api.Fit, feasible []*api.NodeInfo) *api.NodeInfo {
+	s.idle, s.future = s.idle[:0], s.future[:0]
+	for _, n := range feasible {
+		switch {
+		case req.FitsIdle(n):
+			s.idle = append(s.idle, n)
+		case req.FitsFutureIdle(n):
+			s.future = append(s.future, n)
+		}
+	}
+	for _, group := range [][]*api.NodeInfo{s.idle, s.future} {
+		switch len(group) {
+		case 0:
+			continue
+		case 1:
+			return group[0]
+		}
+		if n := s.Best(task, group); n != nil {
+			return n
+		}
+	}
+	return nil
 }
 
 // Sorted returns the nodes from the highest score to the lowest, nodes of

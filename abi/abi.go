@@ -26,9 +26,10 @@ import "fmt"
 // rules.
 // 1.6: session_close's fitErrors.
 // 1.7: queues' parent, deserved and reclaimable.
+// 1.8: evictable, the victim filter of gangpreempt and gangreclaim.
 const (
 	Major = 1
-	Minor = 7
+	Minor = 8
 )
 
 // Version is a module's declared ABI version.
@@ -82,7 +83,8 @@ const (
 	// Added while 1.0 was a draft.
 	HookVictimQueueOrderKeys Hook = 23
 	HookTargetJob            Hook = 24
-	lastHook                      = HookCacheEvent
+	// Added in 1.8; 25 is cache_event (event.go).
+	HookEvictable Hook = 26
 )
 
 var hookNames = map[Hook]string{
@@ -97,7 +99,7 @@ var hookNames = map[Hook]string{
 	HookJobEnqueueable: "job_enqueueable", HookJobEnqueued: "job_enqueued",
 	HookJobStarving: "job_starving", HookVictimTasks: "victim_tasks", HookPreemptive: "preemptive",
 	HookVictimQueueOrderKeys: "victim_queue_order_keys", HookTargetJob: "target_job",
-	HookCacheEvent: "cache_event",
+	HookCacheEvent: "cache_event", HookEvictable: "evictable",
 }
 
 // String returns the hook's name as modules declare it.

@@ -45,6 +45,22 @@ type CandidatesArgs struct {
 	Tasks []int32 `msgpack:"tasks"`
 }
 
+// EvictableArgs is evictable's request (1.8): which gang eviction asks
+// (EvictGangPreempt or EvictGangReclaim), for which starving job, in which
+// hypernode (section 5), and the candidates in the action's order.
+type EvictableArgs struct {
+	Kind      int32   `msgpack:"kind"`
+	Job       int32   `msgpack:"job"`
+	HyperNode string  `msgpack:"hyperNode"`
+	Tasks     []int32 `msgpack:"tasks"`
+}
+
+// The kinds of EvictableArgs.
+const (
+	EvictGangPreempt int32 = 1
+	EvictGangReclaim int32 = 2
+)
+
 // TasksArgs lists tasks: task_order_keys, victim_tasks.
 type TasksArgs struct {
 	Tasks []int32 `msgpack:"tasks"`

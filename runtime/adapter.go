@@ -207,6 +207,7 @@ var offered = map[framework.Hook]abi.Hook{
 	framework.HookJobStarving:      abi.HookJobStarving,
 	framework.HookVictimTasks:      abi.HookVictimTasks,
 	framework.HookTargetJob:        abi.HookTargetJob,
+	framework.HookEvictable:        abi.HookEvictable,
 }
 
 // Offers registers only the hooks the module declared. Placement events

@@ -19,6 +19,7 @@ var (
 	_ framework.BestNodePicker      = &adapter{}
 	_ framework.PreemptableFilter   = &adapter{}
 	_ framework.ReclaimableFilter   = &adapter{}
+	_ framework.EvictableFilter     = &adapter{}
 	_ framework.OverusedChecker     = &adapter{}
 	_ framework.AllocatableChecker  = &adapter{}
 	_ framework.PreemptiveChecker   = &adapter{}
@@ -200,6 +201,29 @@ func (a *adapter) Preemptable(preemptor *api.TaskInfo, preemptees []*api.TaskInf
 
 func (a *adapter) Reclaimable(reclaimer *api.TaskInfo, reclaimees []*api.TaskInfo) ([]*api.TaskInfo, bool) {
 	return a.victims(abi.HookReclaimable, reclaimer, reclaimees)
+}
+
+// Evictable asks the module which of a gang eviction's candidates may go.
+func (a *adapter) Evictable(ctx *framework.EvictionContext, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+	j, ok := a.handles.jobs[ctx.Job.UID]
+	hs, all := a.taskHandles(candidates)
+	if !ok || !all {
+		// Protect what the module cannot see.
+		return nil, !a.skipped
+	}
+	kind := abi.EvictGangPreempt
+	if ctx.Kind == framework.EvictionGangReclaim {
+		kind = abi.EvictGangReclaim
+	}
+	var v abi.Victims
+	if !a.ask(abi.HookEvictable, abi.EvictableArgs{Kind: kind, Job: j, HyperNode: ctx.HyperNode, Tasks: hs}, &v) {
+		return nil, !a.skipped
+	}
+	if !v.Voted {
+		return nil, false
+	}
+	out, _ := a.chosen(abi.HookEvictable, candidates, hs, v.Tasks)
+	return out, true
 }
 
 func (a *adapter) VictimTasks(tasks []*api.TaskInfo) []*api.TaskInfo {

@@ -112,6 +112,7 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},
+		"request_evictable":          {Args: abi.EvictableArgs{Kind: abi.EvictGangReclaim, Job: 0, HyperNode: "leaf-a", Tasks: []int32{1, 0}}},
 		"request_session_close_fit_errors": {Args: abi.CloseArgs{FitErrors: []abi.TaskFitError{
 			{Task: 1, Message: "0/1 nodes are unavailable: 1 Insufficient cpu."},
 		}}},
@@ -155,6 +156,7 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_predicate_batch", &[]abi.Verdict{}, &[]abi.Verdict{{Code: abi.OK}, {Code: abi.Unschedulable, Reason: "node(s) had untolerated taint {gpu: true}"}}},
 		{"reply_job_order_keys", &[]abi.Key{}, &[]abi.Key{{-5}, {1, 0.25}}},
 		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
+		{"reply_evictable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{1}}},
 		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
 		{"reply_victim_tasks", &[]int32{}, &[]int32{0, 127, 128, 255, 256, 32767, 32768}},
 		{"reply_cache_event", &[]abi.CacheEventResult{}, &[]abi.CacheEventResult{

@@ -50,6 +50,10 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 			a.Scores, b, err = readFloats(a.Scores, b)
 		case "trial":
 			a.Trial, b, err = wire.ReadBoolBytes(b)
+		case "kind":
+			a.Kind, b, err = wire.ReadInt32Bytes(b)
+		case "hyperNode":
+			a.HyperNode, b, err = wire.ReadStringBytes(b)
 		default:
 			b, err = wire.Skip(b)
 		}

@@ -39,6 +39,7 @@ const (
 	hookVictimQueueOrderKeys = 23
 	hookTargetJob            = 24
 	hookCacheEvent           = 25
+	hookEvictable            = 26
 )
 
 // Reply codes that are not hook statuses.

@@ -67,6 +67,15 @@ func (g *goldenPlugin) JobOrderKey(*Session, *Job) Key {
 
 func (*goldenPlugin) Preemptable(_ *Session, _ *Task, c []*Task) ([]*Task, bool) { return c, true }
 
+// Evictable lets the first candidate go when the request says what
+// request_evictable says: gangreclaim for job 0 in leaf-a.
+func (*goldenPlugin) Evictable(s *Session, ctx EvictionContext, c []*Task) ([]*Task, bool) {
+	if ctx.Kind != EvictGangReclaim || ctx.Job != &s.View.Jobs[0] || ctx.HyperNode != "leaf-a" || len(c) != 2 {
+		return nil, true
+	}
+	return c[:1], true
+}
+
 func (*goldenPlugin) VictimTasks(_ *Session, tasks []*Task) []*Task { return tasks }
 
 func (*goldenPlugin) JobValid(*Session, *Job) *ValidateResult {
@@ -150,6 +159,7 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_predicate_batch", hookPredicateBatch, request(t, nil, &Args{Task: 1, Job: -1, Queue: -1, Nodes: []int32{0, 0}})},
 		{"reply_job_order_keys", hookJobOrderKeys, request(t, nil, &Args{Task: -1, Job: -1, Queue: -1, Jobs: []int32{0, 0}})},
 		{"reply_preemptable", hookPreemptable, golden(t, "request_preemptable")},
+		{"reply_evictable", hookEvictable, golden(t, "request_evictable")},
 		{"reply_node_order_batch", hookNodeOrderBatch, request(t, nil, &Args{Task: 0, Job: -1, Queue: -1, Nodes: []int32{0, 0, 0}})},
 		{"reply_job_valid", hookJobValid, request(t, nil, &Args{Task: -1, Job: 0, Queue: -1})},
 		{"reply_session_close", hookSessionClose, golden(t, "request_session_close")},
@@ -264,7 +274,7 @@ func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) boo
 	return true
 }
 
-// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.7) a
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.8) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -276,8 +286,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 7 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.7", m)
+	if m := h.session.HostABIMinor(); m != 8 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.8", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

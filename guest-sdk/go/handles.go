@@ -3,7 +3,7 @@ package caldera
 // resetArgs empties h.args for the next request: no handle (-1), no lists.
 func (h *host) resetArgs() {
 	a := &h.args
-	a.Task, a.Job, a.Queue, a.Trial = -1, -1, -1, false
+	a.Task, a.Job, a.Queue, a.Trial, a.Kind, a.HyperNode = -1, -1, -1, false, 0, ""
 	a.Nodes, a.Tasks, a.Jobs, a.Queues, a.Scores = a.Nodes[:0], a.Tasks[:0], a.Jobs[:0], a.Queues[:0], a.Scores[:0]
 }
 

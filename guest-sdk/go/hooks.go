@@ -233,6 +233,31 @@ type ReclaimableFilter interface {
 	Reclaimable(s *Session, reclaimer *Task, candidates []*Task) (victims []*Task, voted bool)
 }
 
+// EvictableFilter names, among a gang eviction's candidates, the tasks that
+// may be evicted (ABI 1.8). gangpreempt and gangreclaim group a starving
+// job's candidates by job and order them before asking; voted false
+// abstains. Native gang, priority, conformance and capacity serve it.
+type EvictableFilter interface {
+	Evictable(s *Session, ctx EvictionContext, candidates []*Task) (victims []*Task, voted bool)
+}
+
+// EvictionKind says which action asks EvictableFilter.
+type EvictionKind int32
+
+const (
+	EvictGangPreempt EvictionKind = 1
+	EvictGangReclaim EvictionKind = 2
+)
+
+// EvictionContext is what a gang eviction asks about: the starving job and
+// the hypernode its candidates run in ("<cluster-top-hypernode>" for the
+// whole cluster).
+type EvictionContext struct {
+	Kind      EvictionKind
+	Job       *Job
+	HyperNode string
+}
+
 // OverusedChecker says a queue uses more than its share; any plugin saying
 // so stops allocation to the queue.
 type OverusedChecker interface {
@@ -349,5 +374,6 @@ func hookNames(i implemented) []string {
 	add(i.victimTasksProvider != nil, "victim_tasks")
 	add(i.targetJobPicker != nil, "target_job")
 	add(i.cacheEventHandler != nil, "cache_event")
+	add(i.evictableFilter != nil, "evictable")
 	return out
 }

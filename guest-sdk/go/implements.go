@@ -17,6 +17,7 @@ type implemented struct {
 	bestNodePicker        BestNodePicker
 	preemptableFilter     PreemptableFilter
 	reclaimableFilter     ReclaimableFilter
+	evictableFilter       EvictableFilter
 	victimTasksProvider   VictimTasksProvider
 	overusedChecker       OverusedChecker
 	allocatableChecker    AllocatableChecker
@@ -55,6 +56,7 @@ func implementationOf(p Plugin) implemented {
 	i.bestNodePicker, _ = p.(BestNodePicker)
 	i.preemptableFilter, _ = p.(PreemptableFilter)
 	i.reclaimableFilter, _ = p.(ReclaimableFilter)
+	i.evictableFilter, _ = p.(EvictableFilter)
 	i.victimTasksProvider, _ = p.(VictimTasksProvider)
 	i.overusedChecker, _ = p.(OverusedChecker)
 	i.allocatableChecker, _ = p.(AllocatableChecker)

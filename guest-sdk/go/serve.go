@@ -17,7 +17,7 @@ type handler func(h *host) (int32, string, []byte)
 // consulted on every call). A hook the plugin does not
 // implement answers EUNKNOWN_HOOK (the scheduler never calls one it did not
 // declare, so this only happens to a confused host).
-var served = [hookCacheEvent + 1]handler{
+var served = [hookEvictable + 1]handler{
 	hookJobOrderKeys: func(h *host) (int32, string, []byte) {
 		p := impl.jobOrderKeyer
 		if p == nil {
@@ -130,6 +130,25 @@ var served = [hookCacheEvent + 1]handler{
 			return unknown("reclaimable")
 		}
 		return h.victims(p.Reclaimable)
+	},
+	hookEvictable: func(h *host) (int32, string, []byte) {
+		p := impl.evictableFilter
+		if p == nil {
+			return unknown("evictable")
+		}
+		j, err := h.job(h.args.Job)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		candidates, err := h.taskList(h.args.Tasks)
+		if err != nil {
+			return codeDecodeFailed, err.Error(), nil
+		}
+		ctx := EvictionContext{Kind: EvictionKind(h.args.Kind), Job: j, HyperNode: h.args.HyperNode}
+		victims, voted := p.Evictable(h.session, ctx, candidates)
+		b := wire.AppendArrayHeader(h.result(), 2)
+		b = wire.AppendBool(b, voted)
+		return h.ok(appendTaskHandles(b, victims))
 	},
 	hookVictimTasks: func(h *host) (int32, string, []byte) {
 		p := impl.victimTasksProvider

@@ -11,13 +11,14 @@ package caldera
 // spread constraints, images; nodes' images and other pods; namespaces);
 // 1.5 session_open's scheduler version and pre_predicate's domain rules;
 // 1.6 session_close's fit errors; 1.7 queues' parent, deserved and
-// reclaimable.
+// reclaimable; 1.8 evictable, the victim filter of gangpreempt and
+// gangreclaim.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 7
+const abiMinor = 8
 
 func declared(hooks []string) []string { return hooks }
 

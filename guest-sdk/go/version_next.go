@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.8: it declares a hook this scheduler does not
+// Built as the next minor, 1.9: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 8
+const abiMinor = 9
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_8") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_9") }
 
 const lastEvent = eventBind

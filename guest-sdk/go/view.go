@@ -351,6 +351,10 @@ type Args struct {
 	// Trial (ABI 1.4): a predicate_batch made during a preemption dry run
 	// in which this plugin takes part (Session.InVictimTrial).
 	Trial bool `msg:"trial"`
+	// Kind and HyperNode (ABI 1.8): evictable's gang eviction and the
+	// hypernode its candidates run in.
+	Kind      int32  `msg:"kind"`
+	HyperNode string `msg:"hyperNode"`
 }
 
 // IsReclaimable reports whether other queues may reclaim what this one holds

@@ -9,9 +9,9 @@ import (
 // MarshalMsg implements wire.Marshaler
 func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 9
+	// map header, size 11
 	// string "task"
-	o = append(o, 0x89, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = append(o, 0x8b, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	o = wire.AppendInt32(o, z.Task)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
@@ -52,6 +52,12 @@ func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "trial"
 	o = append(o, 0xa5, 0x74, 0x72, 0x69, 0x61, 0x6c)
 	o = wire.AppendBool(o, z.Trial)
+	// string "kind"
+	o = append(o, 0xa4, 0x6b, 0x69, 0x6e, 0x64)
+	o = wire.AppendInt32(o, z.Kind)
+	// string "hyperNode"
+	o = append(o, 0xa9, 0x68, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65)
+	o = wire.AppendString(o, z.HyperNode)
 	return
 }
 
@@ -192,6 +198,18 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = wire.WrapError(err, "Trial")
 				return
 			}
+		case "kind":
+			z.Kind, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Kind")
+				return
+			}
+		case "hyperNode":
+			z.HyperNode, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "HyperNode")
+				return
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -206,7 +224,7 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Args) Msgsize() (s int) {
-	s = 1 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize
+	s = 1 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize + 5 + wire.Int32Size + 10 + wire.StringPrefixSize + len(z.HyperNode)
 	return
 }
 

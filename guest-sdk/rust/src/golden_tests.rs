@@ -115,6 +115,18 @@ impl Preemptable for Golden {
     }
 }
 
+// Lets the first candidate go when the request says what request_evictable
+// says: gangreclaim for job 0 in leaf-a.
+impl Evictable for Golden {
+    fn evictable<'s>(&mut self, s: &'s Session, ctx: &Eviction<'_>, candidates: &[&'s Task]) -> Option<Vec<&'s Task>> {
+        let job0 = &s.view().jobs[0];
+        if ctx.kind != EvictionKind::GangReclaim || !std::ptr::eq(ctx.job, job0) || ctx.hyper_node != "leaf-a" || candidates.len() != 2 {
+            return Some(Vec::new());
+        }
+        Some(candidates[..1].to_vec())
+    }
+}
+
 impl VictimTasks for Golden {
     fn victim_tasks<'s>(&mut self, _: &'s Session, tasks: &[&'s Task]) -> Vec<&'s Task> {
         tasks.to_vec()
@@ -233,6 +245,7 @@ fn golden_vectors() {
         ("reply_predicate_batch", HOOK_PREDICATE_BATCH, request(&[], args(&[("nodes", &[0, 0])], &[("task", 1)]))),
         ("reply_job_order_keys", HOOK_JOB_ORDER_KEYS, request(&[], args(&[("jobs", &[0, 0])], &[]))),
         ("reply_preemptable", HOOK_PREEMPTABLE, golden("request_preemptable")),
+        ("reply_evictable", HOOK_EVICTABLE, golden("request_evictable")),
         ("reply_node_order_batch", HOOK_NODE_ORDER_BATCH, request(&[], args(&[("nodes", &[0, 0, 0])], &[("task", 0)]))),
         ("reply_job_valid", HOOK_JOB_VALID, request(&[], args(&[], &[("job", 0)]))),
         ("reply_session_close", HOOK_SESSION_CLOSE, golden("request_session_close")),
@@ -381,7 +394,7 @@ fn golden_domain_rules() {
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 7, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 8, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));

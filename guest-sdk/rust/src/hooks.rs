@@ -200,6 +200,29 @@ pub trait Reclaimable: Plugin {
     fn reclaimable<'s>(&mut self, s: &'s Session, reclaimer: &'s Task, candidates: &[&'s Task]) -> Option<Vec<&'s Task>>;
 }
 
+/// Names, among a gang eviction's candidates, the tasks that may be evicted
+/// (ABI 1.8); `None` abstains. gangpreempt and gangreclaim group a starving
+/// job's candidates by job and order them before asking.
+pub trait Evictable: Plugin {
+    fn evictable<'s>(&mut self, s: &'s Session, ctx: &Eviction<'_>, candidates: &[&'s Task]) -> Option<Vec<&'s Task>>;
+}
+
+/// Which action asks [`Evictable`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvictionKind {
+    GangPreempt,
+    GangReclaim,
+}
+
+/// What a gang eviction asks about: the starving job and the hypernode its
+/// candidates run in (`<cluster-top-hypernode>` for the whole cluster).
+#[derive(Clone, Copy, Debug)]
+pub struct Eviction<'a> {
+    pub kind: EvictionKind,
+    pub job: &'a Job,
+    pub hyper_node: &'a str,
+}
+
 /// Says a queue uses more than its share; any plugin saying so stops
 /// allocation to the queue.
 pub trait Overused: Plugin {

@@ -73,7 +73,7 @@ mod view;
 pub use arguments::{Argument, ArgumentError, Arguments, Value};
 pub use event::{kind, Adjustment, CacheEvent, CacheEventHandler, EventType, EventVerdict, Object};
 pub use hooks::{
-    Allocatable, BestNode, Code, DomainRule, DomainRules, Error, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
+    Allocatable, BestNode, Code, DomainRule, DomainRules, Error, Evictable, Eviction, EvictionKind, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
     Overused, Plugin, PrePredicate, Predicate, Preemptable, Preemptive, QueueOrder, Reclaimable, TargetJob, TaskOrder, Verdict,
     VictimQueueOrder, VictimTasks, Vote,
 };

@@ -7,14 +7,14 @@
 use crate::arguments::Arguments;
 use crate::delta;
 use crate::event::{encode_verdicts, Batch, CacheEvent, EventVerdict};
-use crate::hooks::{Code, DomainRules, Error, Invalid, Plugin, Verdict, Vote};
+use crate::hooks::{Code, DomainRules, Error, Eviction, EvictionKind, Invalid, Plugin, Verdict, Vote};
 use crate::msgpack::{DecodeError, Reader, Writer};
 use crate::session::{Condition, Session, EVENT_ALLOCATE, EVENT_BIND, EVENT_DEALLOCATE, EVENT_ENQUEUE, EVENT_EVICT, EVENT_PIPELINE, EVENT_UNEVICT};
 use crate::view::{Handle, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 7;
+pub(crate) const ABI_MINOR: u32 = 8;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -46,6 +46,7 @@ pub(crate) const HOOK_PREEMPTIVE: u32 = 22;
 pub(crate) const HOOK_VICTIM_QUEUE_ORDER_KEYS: u32 = 23;
 pub(crate) const HOOK_TARGET_JOB: u32 = 24;
 pub(crate) const HOOK_CACHE_EVENT: u32 = 25;
+pub(crate) const HOOK_EVICTABLE: u32 = 26;
 
 // Reply codes that are not hook statuses.
 const CODE_UNKNOWN_HOOK: i32 = 64;
@@ -54,6 +55,7 @@ const CODE_DECODE_FAILED: i32 = 65;
 pub type KeyFn<P, T> = fn(&mut P, &Session, &T, &mut Vec<f64>);
 pub type VictimQueueKeyFn<P> = fn(&mut P, &Session, &Queue, &Queue, &mut Vec<f64>);
 pub type VictimFn<P> = fn(&mut P, &Session, &Task, &[&Task], &mut Vec<Handle>) -> bool;
+pub type EvictableFn<P> = fn(&mut P, &Session, &Eviction<'_>, &[&Task], &mut Vec<Handle>) -> bool;
 pub type JobFn<P, R> = fn(&mut P, &Session, &Job) -> R;
 pub type PrePredicateFn<P> = fn(&mut P, &Session, &Task) -> Verdict;
 pub type PredicateFn<P> = fn(&mut P, &Session, &Task, &[&Node], &mut [Verdict]);
@@ -79,6 +81,7 @@ pub struct Hooks<P> {
     pub best_node: Option<BestNodeFn<P>>,
     pub preemptable: Option<VictimFn<P>>,
     pub reclaimable: Option<VictimFn<P>>,
+    pub evictable: Option<EvictableFn<P>>,
     pub overused: Option<QueueFn<P>>,
     pub allocatable: Option<AllocatableFn<P>>,
     pub preemptive: Option<PreemptiveFn<P>>,
@@ -120,6 +123,7 @@ impl<P> Hooks<P> {
             (self.victim_tasks.is_some(), "victim_tasks"),
             (self.target_job.is_some(), "target_job"),
             (self.cache_event.is_some(), "cache_event"),
+            (self.evictable.is_some(), "evictable"),
         ] {
             if has {
                 out.push(name);
@@ -180,6 +184,9 @@ struct Args {
     /// predicate_batch's `trial` (ABI 1.4): the call is made during a
     /// preemption dry run.
     trial: bool,
+    /// evictable's `kind` and `hyperNode` (ABI 1.8).
+    kind: i32,
+    hyper_node: String,
 }
 
 /// A failed call: a code other than OK and its message.
@@ -379,6 +386,8 @@ impl<P: Plugin> Module<P> {
         }
         a.scores.clear();
         a.trial = false;
+        a.kind = 0;
+        a.hyper_node.clear();
         let raw = match raw {
             Some(raw) => raw,
             None => return Ok(()),
@@ -403,6 +412,11 @@ impl<P: Plugin> Module<P> {
                     }
                 }
                 "trial" => a.trial = r.bool()?,
+                "kind" => a.kind = r.i32()?,
+                "hyperNode" => {
+                    let hn = r.str()?;
+                    a.hyper_node.push_str(hn);
+                }
                 _ => r.skip()?,
             }
         }
@@ -503,6 +517,14 @@ impl<P: Plugin> Module<P> {
                 let t = one(s.tasks(), args.task, "task")?;
                 let candidates = list(s.tasks(), &args.tasks, "task")?;
                 Ok(Answer::Victims(f(plugin, s, t, &candidates, handles)))
+            }
+            HOOK_EVICTABLE => {
+                let f = need(hooks.evictable, "evictable")?;
+                let job = one(s.jobs(), args.job, "job")?;
+                let kind = if args.kind == 2 { EvictionKind::GangReclaim } else { EvictionKind::GangPreempt };
+                let ctx = Eviction { kind, job, hyper_node: &args.hyper_node };
+                let candidates = list(s.tasks(), &args.tasks, "task")?;
+                Ok(Answer::Victims(f(plugin, s, &ctx, &candidates, handles)))
             }
             HOOK_VICTIM_TASKS => {
                 let f = need(hooks.victim_tasks, "victim_tasks")?;

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use crate::event::CacheEventHandler;
 use crate::hooks::*;
 use crate::module::{
-    AllocatableFn, BestNodeFn, CacheEventFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
+    AllocatableFn, BestNodeFn, CacheEventFn, EvictableFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
     VictimQueueKeyFn, VictimTasksFn,
 };
 use crate::view::{Handle, Job, Queue, Task};
@@ -68,6 +68,8 @@ probe!(ViaPreemptable, NoPreemptable, Preemptable, preemptable: VictimFn<P> =
     |p, s, t, candidates, out| victims(p.preemptable(s, t, candidates), out));
 probe!(ViaReclaimable, NoReclaimable, Reclaimable, reclaimable: VictimFn<P> =
     |p, s, t, candidates, out| victims(p.reclaimable(s, t, candidates), out));
+probe!(ViaEvictable, NoEvictable, Evictable, evictable: EvictableFn<P> =
+    |p, s, ctx, candidates, out| victims(p.evictable(s, ctx, candidates), out));
 probe!(ViaOverused, NoOverused, Overused, overused: QueueFn<P> =
     |p, s, q| p.overused(s, q));
 probe!(ViaAllocatable, NoAllocatable, Allocatable, allocatable: AllocatableFn<P> =
@@ -137,6 +139,7 @@ macro_rules! __hooks {
             best_node: (&p).best_node(),
             preemptable: (&p).preemptable(),
             reclaimable: (&p).reclaimable(),
+            evictable: (&p).evictable(),
             overused: (&p).overused(),
             allocatable: (&p).allocatable(),
             preemptive: (&p).preemptive(),

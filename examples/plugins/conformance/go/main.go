@@ -38,6 +38,11 @@ func (c *conformance) Reclaimable(_ *caldera.Session, _ *caldera.Task, candidate
 	return c.evictable(candidates), true
 }
 
+// Evictable allows every gang eviction candidate that is not critical.
+func (c *conformance) Evictable(_ *caldera.Session, _ caldera.EvictionContext, candidates []*caldera.Task) ([]*caldera.Task, bool) {
+	return c.evictable(candidates), true
+}
+
 func (c *conformance) evictable(candidates []*caldera.Task) []*caldera.Task {
 	c.victims = c.victims[:0]
 	for _, t := range candidates {

@@ -112,6 +112,12 @@ func (g *gang) Reclaimable(s *caldera.Session, _ *caldera.Task, candidates []*ca
 	return g.aboveMinimum(s, candidates), true
 }
 
+// Evictable allows every gang eviction candidate: gangpreempt and
+// gangreclaim keep minAvailable themselves, by bundles.
+func (*gang) Evictable(_ *caldera.Session, _ caldera.EvictionContext, candidates []*caldera.Task) ([]*caldera.Task, bool) {
+	return candidates, true
+}
+
 func (g *gang) aboveMinimum(s *caldera.Session, candidates []*caldera.Task) []*caldera.Task {
 	g.gen++
 	g.victims = g.victims[:0]

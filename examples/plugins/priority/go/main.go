@@ -67,6 +67,21 @@ func (p *priority) Preemptable(s *caldera.Session, preemptor *caldera.Task, cand
 	return p.victims, true
 }
 
+// Evictable lets gangpreempt take the candidates whose job has a lower
+// priority than the starving job; gangreclaim may take any.
+func (p *priority) Evictable(s *caldera.Session, ctx caldera.EvictionContext, candidates []*caldera.Task) ([]*caldera.Task, bool) {
+	if ctx.Kind == caldera.EvictGangReclaim {
+		return candidates, true
+	}
+	p.victims = p.victims[:0]
+	for _, t := range candidates {
+		if s.Job(t.Job).Priority < ctx.Job.Priority {
+			p.victims = append(p.victims, t)
+		}
+	}
+	return p.victims, true
+}
+
 // JobStarving: some task neither holds resources nor waits for them.
 func (*priority) JobStarving(_ *caldera.Session, j *caldera.Job) bool {
 	held := 0

@@ -9,7 +9,7 @@ mod close;
 mod job;
 
 use caldera::{
-    status, Invalid, Job, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, Plugin, Preemptable, Reclaimable, Session, Task, Vote,
+    status, Evictable, Eviction, Invalid, Job, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, Plugin, Preemptable, Reclaimable, Session, Task, Vote,
 };
 
 use job::{count_tasks, is_ready, ready_task_num, roles_meet, RoleMode};
@@ -145,6 +145,14 @@ impl Preemptable for Gang {
 impl Reclaimable for Gang {
     fn reclaimable<'s>(&mut self, s: &'s Session, _: &'s Task, candidates: &[&'s Task]) -> Option<Vec<&'s Task>> {
         Some(self.above_minimum(s, candidates))
+    }
+}
+
+/// Allows every gang eviction candidate: gangpreempt and gangreclaim keep
+/// minAvailable themselves, by bundles.
+impl Evictable for Gang {
+    fn evictable<'s>(&mut self, _: &'s Session, _: &Eviction<'_>, candidates: &[&'s Task]) -> Option<Vec<&'s Task>> {
+        Some(candidates.to_vec())
     }
 }
 

@@ -4,7 +4,7 @@
 //! starves while some of its tasks hold no resources.
 #![deny(unsafe_code)]
 
-use caldera::{status, Job, JobOrder, JobStarving, Plugin, Preemptable, Session, Task, TaskOrder};
+use caldera::{status, Evictable, Eviction, EvictionKind, Job, JobOrder, JobStarving, Plugin, Preemptable, Session, Task, TaskOrder};
 
 #[derive(Default)]
 pub struct Priority;
@@ -50,6 +50,18 @@ impl Preemptable for Priority {
             })
             .collect();
         Some(victims)
+    }
+}
+
+/// Lets gangpreempt take the candidates whose job has a lower priority than
+/// the starving job; gangreclaim may take any.
+impl Evictable for Priority {
+    fn evictable<'s>(&mut self, s: &'s Session, ctx: &Eviction<'_>, candidates: &[&'s Task]) -> Option<Vec<&'s Task>> {
+        if ctx.kind == EvictionKind::GangReclaim {
+            return Some(candidates.to_vec());
+        }
+        let own = ctx.job.priority;
+        Some(candidates.iter().copied().filter(|t| s.job_of(t).map_or(false, |j| j.priority < own)).collect())
     }
 }
 

@@ -273,6 +273,35 @@ type View struct {
 	// Namespaces are the labels of the cluster's namespaces, by name (1.4);
 	// sent whole with every session_open, like Plugins.
 	Namespaces map[string]map[string]string `msgpack:"namespaces,omitempty"`
+	// DisruptionBudgets and ResourceQuotas (1.8) are the cluster's
+	// PodDisruptionBudgets and ResourceQuotas, by namespace and name; sent
+	// whole with every session_open, like Plugins.
+	DisruptionBudgets []DisruptionBudget `msgpack:"disruptionBudgets,omitempty"`
+	ResourceQuotas    []ResourceQuota    `msgpack:"resourceQuotas,omitempty"`
+}
+
+// DisruptionBudget is a PodDisruptionBudget (policy/v1) as the pdb plugin
+// reads it (1.8): its label selector (nil when the budget has none; no
+// requirements when it is empty; matchLabels become In requirements), how
+// many disruptions its status allows, and the pods its status lists as
+// disrupted already.
+type DisruptionBudget struct {
+	Namespace          string    `msgpack:"namespace"`
+	Name               string    `msgpack:"name"`
+	Selector           *Selector `msgpack:"selector,omitempty"`
+	DisruptionsAllowed int32     `msgpack:"disruptionsAllowed"`
+	DisruptedPods      []string  `msgpack:"disruptedPods,omitempty"`
+}
+
+// ResourceQuota is a ResourceQuota's status as the resourcequota plugin
+// reads it (1.8): status.hard and status.used by resource name
+// ("requests.cpu", "pods", "count/pods", ...), each in thousandths of its
+// unit (a Quantity's MilliValue), as the view's resources are.
+type ResourceQuota struct {
+	Namespace string           `msgpack:"namespace"`
+	Name      string           `msgpack:"name"`
+	Hard      map[string]int64 `msgpack:"hard,omitempty"`
+	Used      map[string]int64 `msgpack:"used,omitempty"`
 }
 
 // OpenArgs is the request of session_open.

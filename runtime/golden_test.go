@@ -69,6 +69,16 @@ func goldenView() abi.View {
 					MinDomains: 1, NodeAffinityPolicy: "Honor", NodeTaintsPolicy: "Ignore"}}},
 		},
 		Namespaces: map[string]map[string]string{"ns": {"team": "a"}, "kube-system": nil},
+		// 1.8: one budget over the job's pods that lists one disrupted
+		// pod, one without a selector; one quota.
+		DisruptionBudgets: []abi.DisruptionBudget{
+			{Namespace: "ns", Name: "pg-budget", DisruptionsAllowed: 1, DisruptedPods: []string{"pg-0"},
+				Selector: &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"pg"}}}}},
+			{Namespace: "ns", Name: "unselective"},
+		},
+		ResourceQuotas: []abi.ResourceQuota{{Namespace: "ns", Name: "compute",
+			Hard: map[string]int64{"requests.cpu": 8000, "requests.memory": 16 << 30 * 1000, "pods": 10000},
+			Used: map[string]int64{"requests.cpu": 2000, "pods": 1000}}},
 	}
 }
 

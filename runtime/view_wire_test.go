@@ -235,7 +235,8 @@ func randPodAffinity(rng *rand.Rand) *abi.PodAffinity {
 // encodeWire encodes a view built by hand, object by object with the
 // session view's encoders: the golden vectors and BenchmarkEncodeView.
 func encodeWire(view abi.View, h handles) *encodedView {
-	ev := &encodedView{handles: h, plugins: view.Plugins, namespaces: encodeNamespaces(view.Namespaces)}
+	ev := &encodedView{handles: h, plugins: view.Plugins, namespaces: encodeNamespaces(view.Namespaces),
+		budgets: encodeBudgets(view.DisruptionBudgets), quotas: encodeQuotas(view.ResourceQuotas)}
 	var e viewEncoder
 	for i := range view.Nodes {
 		n := &view.Nodes[i]

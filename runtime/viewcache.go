@@ -23,21 +23,24 @@ const (
 // shared by every Wasm plugin of the session: nine plugins cost one
 // encoding, and each instance's delta is found by comparing digests.
 type encodedView struct {
-	// plugins and namespaces are View.plugins and View.namespaces, sent
+	// plugins, namespaces, budgets and quotas are View.plugins,
+	// View.namespaces, View.disruptionBudgets and View.resourceQuotas, sent
 	// whole with every open.
-	plugins    []string
-	namespaces msgpack.RawMessage
-	keys       [numLists][]string
-	objs       [numLists][]msgpack.RawMessage
-	sums       [numLists][]uint64
-	handles    handles
+	plugins         []string
+	namespaces      msgpack.RawMessage
+	budgets, quotas msgpack.RawMessage
+	keys            [numLists][]string
+	objs            [numLists][]msgpack.RawMessage
+	sums            [numLists][]uint64
+	handles         handles
 }
 
 // encodeView encodes the session's view, object by object, taking nodes
 // and tasks that have not changed since an earlier session from the memo.
 func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 	h := newHandles(ssn)
-	ev := &encodedView{handles: h, namespaces: encodeNamespaces(ssn.NamespaceLabels)}
+	ev := &encodedView{handles: h, namespaces: encodeNamespaces(ssn.NamespaceLabels),
+		budgets: encodeBudgets(wireBudgets(ssn.DisruptionBudgets)), quotas: encodeQuotas(wireQuotas(ssn.QuotaStatus))}
 	for _, p := range ssn.Plugins() {
 		ev.plugins = append(ev.plugins, policyName(p))
 	}
@@ -162,6 +165,10 @@ type (
 		// Namespaces is 1.4 (older guests skip the unknown key), encoded
 		// once per session by encodeNamespaces.
 		Namespaces msgpack.RawMessage `msgpack:"namespaces,omitempty"`
+		// DisruptionBudgets and ResourceQuotas are 1.8, encoded once per
+		// session by encodeBudgets and encodeQuotas.
+		DisruptionBudgets msgpack.RawMessage `msgpack:"disruptionBudgets,omitempty"`
+		ResourceQuotas    msgpack.RawMessage `msgpack:"resourceQuotas,omitempty"`
 	}
 	viewDelta struct {
 		Nodes   listDelta `msgpack:"nodes"`
@@ -169,8 +176,11 @@ type (
 		Jobs    listDelta `msgpack:"jobs"`
 		Tasks   listDelta `msgpack:"tasks"`
 		Plugins []string  `msgpack:"plugins,omitempty"`
-		// Namespaces is sent whole, as in rawView.
-		Namespaces msgpack.RawMessage `msgpack:"namespaces,omitempty"`
+		// Namespaces, DisruptionBudgets and ResourceQuotas are sent
+		// whole, as in rawView.
+		Namespaces        msgpack.RawMessage `msgpack:"namespaces,omitempty"`
+		DisruptionBudgets msgpack.RawMessage `msgpack:"disruptionBudgets,omitempty"`
+		ResourceQuotas    msgpack.RawMessage `msgpack:"resourceQuotas,omitempty"`
 	}
 	listDelta struct {
 		Len  int32          `msgpack:"len"`
@@ -200,13 +210,14 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 		}
 	}
 	if held == nil {
-		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins, Namespaces: ev.namespaces}
+		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins, Namespaces: ev.namespaces,
+			DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas}
 		for l := range ev.objs {
 			full += len(ev.objs[l])
 		}
 		return openRequest{View: v, Arguments: args, ABI: hostABI}, next, full, 0, 0
 	}
-	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces}
+	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces, DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
 		out.Len = int32(len(ev.keys[l]))
 		same := slices.Equal(held.keys[l], ev.keys[l])

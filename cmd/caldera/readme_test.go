@@ -10,6 +10,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -109,5 +110,31 @@ func TestVolcanoNamesNotImplementedAreRefusedByName(t *testing.T) {
 	}
 	if err := v.ValidatePlugin("usagee", nil); err == nil || !strings.Contains(err.Error(), "unknown plugin") {
 		t.Errorf("error = %v, want unknown plugin", err)
+	}
+}
+
+// The scheduler configurations of Volcano v1.15's helm chart load as they
+// are: its default (installer/helm/chart/volcano/config/volcano-scheduler.conf,
+// which agent-scheduler.conf repeats) and the one its CI runs
+// (volcano-scheduler-ci.conf). Their content is restated here in flow style.
+func TestVolcanoInstallerConfigurationsLoad(t *testing.T) {
+	v := framework.Validator{Plugins: hostplugins.Registry(), Actions: actions.Registry()}
+	for name, cfg := range map[string]string{
+		"volcano-scheduler.conf": `actions: "enqueue, allocate, backfill"
+tiers:
+- plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}]
+- plugins: [{name: overcommit}, {name: drf, enablePreemptable: false}, {name: predicates}, {name: proportion}, {name: nodeorder}, {name: binpack}]
+`,
+		"volcano-scheduler-ci.conf": `actions: "enqueue, allocate, backfill, reclaim, preempt"
+tiers:
+- plugins: [{name: priority}, {name: gang, enablePreemptable: false}, {name: conformance}, {name: sla}]
+- plugins: [{name: overcommit}, {name: drf, enablePreemptable: false},
+    {name: predicates, arguments: {predicate.DynamicResourceAllocationEnable: true}},
+    {name: proportion}, {name: nodeorder}, {name: binpack}, {name: network-topology-aware}]
+`,
+	} {
+		if _, err := conf.Parse([]byte(cfg), name, v); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -61,9 +61,9 @@ func (v *View) applyDelta(b []byte) error {
 	if err != nil {
 		return err
 	}
-	// The plugin list and namespaces come whole with every open; absent
-	// means none.
-	v.Plugins, v.Namespaces = v.Plugins[:0], nil
+	// The plugin list, namespaces, budgets and quotas come whole with every
+	// open; absent means none.
+	v.Plugins, v.Namespaces, v.DisruptionBudgets, v.ResourceQuotas = v.Plugins[:0], nil, nil, nil
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
@@ -91,6 +91,10 @@ func (v *View) applyDelta(b []byte) error {
 			}
 		case "namespaces":
 			b, err = v.Namespaces.UnmarshalMsg(b)
+		case "disruptionBudgets":
+			b, err = v.DisruptionBudgets.UnmarshalMsg(b)
+		case "resourceQuotas":
+			b, err = v.ResourceQuotas.UnmarshalMsg(b)
 		default:
 			b, err = wire.Skip(b)
 		}

@@ -108,6 +108,12 @@ func TestGoldenVectors(t *testing.T) {
 		q1.Deserved.Scalar("nvidia.com/gpu") != 2000 || q1.IsReclaimable() {
 		t.Errorf("request_session_open's queues decoded to %+v and %+v", q0, q1)
 	}
+	// The cluster's budgets and quotas (ABI 1.8).
+	if b := v.DisruptionBudgets; len(b) != 2 || b[0].Name != "pg-budget" || b[0].DisruptionsAllowed != 1 || b[0].DisruptedPods[0] != "pg-0" ||
+		!b[0].Selector.Matches(map[string]string{"app": "pg"}) || b[1].Name != "unselective" || b[1].Selector != nil ||
+		len(v.ResourceQuotas) != 1 || v.ResourceQuotas[0].Hard["requests.cpu"] != 8000 || v.ResourceQuotas[0].Used["pods"] != 1000 {
+		t.Errorf("request_session_open's budgets and quotas decoded to %+v and %+v", v.DisruptionBudgets, v.ResourceQuotas)
+	}
 	// The pod rules' fields (ABI 1.4).
 	other, spread := n.Others[0], t1.SpreadConstraints[0]
 	pref := t1.PodAntiAffinity.Preferred[0]
@@ -137,7 +143,8 @@ func TestGoldenVectors(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open_delta"))); code != 0 {
 		t.Fatalf("request_session_open_delta: %d %s", code, msg)
 	}
-	if st := g.open.View.Tasks[1].Status; st != Pending || g.open.View.Nodes[0].Name != "n0" || g.open.View.Namespaces["ns"]["team"] != "a" {
+	if st := g.open.View.Tasks[1].Status; st != Pending || g.open.View.Nodes[0].Name != "n0" || g.open.View.Namespaces["ns"]["team"] != "a" ||
+		len(g.open.View.DisruptionBudgets) != 2 || len(g.open.View.ResourceQuotas) != 1 {
 		t.Errorf("after the delta task 1 is %s, node 0 %q", st, g.open.View.Nodes[0].Name)
 	}
 

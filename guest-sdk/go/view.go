@@ -260,6 +260,39 @@ type View struct {
 	// Namespaces are the labels of the cluster's namespaces, by name
 	// (ABI 1.4).
 	Namespaces NamespaceLabels `msg:"namespaces"`
+	// DisruptionBudgets and ResourceQuotas are the cluster's
+	// PodDisruptionBudgets and ResourceQuotas, in namespace and name order
+	// (ABI 1.8).
+	DisruptionBudgets DisruptionBudgets `msg:"disruptionBudgets"`
+	ResourceQuotas    ResourceQuotas    `msg:"resourceQuotas"`
+}
+
+// DisruptionBudgets are the view's PodDisruptionBudgets.
+type DisruptionBudgets []DisruptionBudget
+
+// DisruptionBudget is a PodDisruptionBudget (policy/v1): its selector (nil
+// when the budget has none, no requirements when it is empty; Volcano's
+// pdb plugin matches nothing with either), the disruptions its status
+// allows, and the pods its status lists as disrupted already.
+type DisruptionBudget struct {
+	Namespace          string    `msg:"namespace"`
+	Name               string    `msg:"name"`
+	Selector           *Selector `msg:"selector"`
+	DisruptionsAllowed int32     `msg:"disruptionsAllowed"`
+	DisruptedPods      []string  `msg:"disruptedPods"`
+}
+
+// ResourceQuotas are the view's ResourceQuotas.
+type ResourceQuotas []ResourceQuota
+
+// ResourceQuota is a ResourceQuota's status: status.hard and status.used
+// by resource name ("requests.cpu", "pods", ...), each in thousandths of
+// its unit.
+type ResourceQuota struct {
+	Namespace string           `msg:"namespace"`
+	Name      string           `msg:"name"`
+	Hard      map[string]int64 `msg:"hard"`
+	Used      map[string]int64 `msg:"used"`
 }
 
 // NamespaceLabels are namespaces' labels by namespace name; a namespace

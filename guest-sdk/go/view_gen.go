@@ -229,6 +229,230 @@ func (z *Args) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *DisruptionBudget) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 5
+	// string "namespace"
+	o = append(o, 0x85, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = wire.AppendString(o, z.Namespace)
+	// string "name"
+	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Name)
+	// string "selector"
+	o = append(o, 0xa8, 0x73, 0x65, 0x6c, 0x65, 0x63, 0x74, 0x6f, 0x72)
+	if z.Selector == nil {
+		o = wire.AppendNil(o)
+	} else {
+		// map header, size 1
+		// string "requirements"
+		o = append(o, 0x81, 0xac, 0x72, 0x65, 0x71, 0x75, 0x69, 0x72, 0x65, 0x6d, 0x65, 0x6e, 0x74, 0x73)
+		o = wire.AppendArrayHeader(o, uint32(len(z.Selector.Requirements)))
+		for za0001 := range z.Selector.Requirements {
+			o, err = z.Selector.Requirements[za0001].MarshalMsg(o)
+			if err != nil {
+				err = wire.WrapError(err, "Selector", "Requirements", za0001)
+				return
+			}
+		}
+	}
+	// string "disruptionsAllowed"
+	o = append(o, 0xb2, 0x64, 0x69, 0x73, 0x72, 0x75, 0x70, 0x74, 0x69, 0x6f, 0x6e, 0x73, 0x41, 0x6c, 0x6c, 0x6f, 0x77, 0x65, 0x64)
+	o = wire.AppendInt32(o, z.DisruptionsAllowed)
+	// string "disruptedPods"
+	o = append(o, 0xad, 0x64, 0x69, 0x73, 0x72, 0x75, 0x70, 0x74, 0x65, 0x64, 0x50, 0x6f, 0x64, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.DisruptedPods)))
+	for za0002 := range z.DisruptedPods {
+		o = wire.AppendString(o, z.DisruptedPods[za0002])
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *DisruptionBudget) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "namespace":
+			z.Namespace, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Namespace")
+				return
+			}
+		case "name":
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Name")
+				return
+			}
+		case "selector":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Selector = nil
+			} else {
+				if z.Selector == nil {
+					z.Selector = new(Selector)
+				}
+				var zb0002 uint32
+				zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Selector")
+					return
+				}
+				for zb0002 > 0 {
+					zb0002--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Selector")
+						return
+					}
+					switch unsafeString(field) {
+					case "requirements":
+						var zb0003 uint32
+						zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Selector", "Requirements")
+							return
+						}
+						if cap(z.Selector.Requirements) >= int(zb0003) {
+							z.Selector.Requirements = (z.Selector.Requirements)[:zb0003]
+						} else {
+							z.Selector.Requirements = make([]NodeSelectorRequirement, zb0003)
+						}
+						for za0001 := range z.Selector.Requirements {
+							bts, err = z.Selector.Requirements[za0001].UnmarshalMsg(bts)
+							if err != nil {
+								err = wire.WrapError(err, "Selector", "Requirements", za0001)
+								return
+							}
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Selector")
+							return
+						}
+					}
+				}
+			}
+		case "disruptionsAllowed":
+			z.DisruptionsAllowed, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "DisruptionsAllowed")
+				return
+			}
+		case "disruptedPods":
+			var zb0004 uint32
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "DisruptedPods")
+				return
+			}
+			if cap(z.DisruptedPods) >= int(zb0004) {
+				z.DisruptedPods = (z.DisruptedPods)[:zb0004]
+			} else {
+				z.DisruptedPods = make([]string, zb0004)
+			}
+			for za0002 := range z.DisruptedPods {
+				z.DisruptedPods[za0002], bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "DisruptedPods", za0002)
+					return
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *DisruptionBudget) Msgsize() (s int) {
+	s = 1 + 10 + wire.StringPrefixSize + len(z.Namespace) + 5 + wire.StringPrefixSize + len(z.Name) + 9
+	if z.Selector == nil {
+		s += wire.NilSize
+	} else {
+		s += 1 + 13 + wire.ArrayHeaderSize
+		for za0001 := range z.Selector.Requirements {
+			s += z.Selector.Requirements[za0001].Msgsize()
+		}
+	}
+	s += 19 + wire.Int32Size + 14 + wire.ArrayHeaderSize
+	for za0002 := range z.DisruptedPods {
+		s += wire.StringPrefixSize + len(z.DisruptedPods[za0002])
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z DisruptionBudgets) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendArrayHeader(o, uint32(len(z)))
+	for za0001 := range z {
+		o, err = z[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *DisruptionBudgets) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if cap((*z)) >= int(zb0002) {
+		(*z) = (*z)[:zb0002]
+	} else {
+		(*z) = make(DisruptionBudgets, zb0002)
+	}
+	for zb0001 := range *z {
+		bts, err = (*z)[zb0001].UnmarshalMsg(bts)
+		if err != nil {
+			err = wire.WrapError(err, zb0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z DisruptionBudgets) Msgsize() (s int) {
+	s = wire.ArrayHeaderSize
+	for zb0003 := range z {
+		s += z[zb0003].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z HostPort) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 3
@@ -3209,6 +3433,197 @@ func (z *Resource) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *ResourceQuota) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 4
+	// string "namespace"
+	o = append(o, 0x84, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = wire.AppendString(o, z.Namespace)
+	// string "name"
+	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Name)
+	// string "hard"
+	o = append(o, 0xa4, 0x68, 0x61, 0x72, 0x64)
+	o = wire.AppendMapHeader(o, uint32(len(z.Hard)))
+	for za0001, za0002 := range z.Hard {
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendInt64(o, za0002)
+	}
+	// string "used"
+	o = append(o, 0xa4, 0x75, 0x73, 0x65, 0x64)
+	o = wire.AppendMapHeader(o, uint32(len(z.Used)))
+	for za0003, za0004 := range z.Used {
+		o = wire.AppendString(o, za0003)
+		o = wire.AppendInt64(o, za0004)
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *ResourceQuota) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "namespace":
+			z.Namespace, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Namespace")
+				return
+			}
+		case "name":
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Name")
+				return
+			}
+		case "hard":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Hard")
+				return
+			}
+			if z.Hard == nil {
+				z.Hard = make(map[string]int64, zb0002)
+			} else if len(z.Hard) > 0 {
+				clear(z.Hard)
+			}
+			for zb0002 > 0 {
+				var za0002 int64
+				zb0002--
+				var za0001 string
+				za0001, bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Hard")
+					return
+				}
+				za0002, bts, err = wire.ReadInt64Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Hard", za0001)
+					return
+				}
+				z.Hard[za0001] = za0002
+			}
+		case "used":
+			var zb0003 uint32
+			zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Used")
+				return
+			}
+			if z.Used == nil {
+				z.Used = make(map[string]int64, zb0003)
+			} else if len(z.Used) > 0 {
+				clear(z.Used)
+			}
+			for zb0003 > 0 {
+				var za0004 int64
+				zb0003--
+				var za0003 string
+				za0003, bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Used")
+					return
+				}
+				za0004, bts, err = wire.ReadInt64Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Used", za0003)
+					return
+				}
+				z.Used[za0003] = za0004
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *ResourceQuota) Msgsize() (s int) {
+	s = 1 + 10 + wire.StringPrefixSize + len(z.Namespace) + 5 + wire.StringPrefixSize + len(z.Name) + 5 + wire.MapHeaderSize
+	if z.Hard != nil {
+		for za0001, za0002 := range z.Hard {
+			_ = za0002
+			s += wire.StringPrefixSize + len(za0001) + wire.Int64Size
+		}
+	}
+	s += 5 + wire.MapHeaderSize
+	if z.Used != nil {
+		for za0003, za0004 := range z.Used {
+			_ = za0004
+			s += wire.StringPrefixSize + len(za0003) + wire.Int64Size
+		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z ResourceQuotas) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendArrayHeader(o, uint32(len(z)))
+	for za0001 := range z {
+		o, err = z[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *ResourceQuotas) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if cap((*z)) >= int(zb0002) {
+		(*z) = (*z)[:zb0002]
+	} else {
+		(*z) = make(ResourceQuotas, zb0002)
+	}
+	for zb0001 := range *z {
+		bts, err = (*z)[zb0001].UnmarshalMsg(bts)
+		if err != nil {
+			err = wire.WrapError(err, zb0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z ResourceQuotas) Msgsize() (s int) {
+	s = wire.ArrayHeaderSize
+	for zb0003 := range z {
+		s += z[zb0003].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *Selector) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 1
@@ -4311,9 +4726,9 @@ func (z *Toleration) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 6
+	// map header, size 8
 	// string "nodes"
-	o = append(o, 0x86, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	o = append(o, 0x88, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o, err = z.Nodes[za0001].MarshalMsg(o)
@@ -4367,6 +4782,26 @@ func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 		for za0008, za0009 := range za0007 {
 			o = wire.AppendString(o, za0008)
 			o = wire.AppendString(o, za0009)
+		}
+	}
+	// string "disruptionBudgets"
+	o = append(o, 0xb1, 0x64, 0x69, 0x73, 0x72, 0x75, 0x70, 0x74, 0x69, 0x6f, 0x6e, 0x42, 0x75, 0x64, 0x67, 0x65, 0x74, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.DisruptionBudgets)))
+	for za0010 := range z.DisruptionBudgets {
+		o, err = z.DisruptionBudgets[za0010].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "DisruptionBudgets", za0010)
+			return
+		}
+	}
+	// string "resourceQuotas"
+	o = append(o, 0xae, 0x72, 0x65, 0x73, 0x6f, 0x75, 0x72, 0x63, 0x65, 0x51, 0x75, 0x6f, 0x74, 0x61, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.ResourceQuotas)))
+	for za0011 := range z.ResourceQuotas {
+		o, err = z.ResourceQuotas[za0011].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "ResourceQuotas", za0011)
+			return
 		}
 	}
 	return
@@ -4535,6 +4970,44 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				z.Namespaces[za0006] = za0007
 			}
+		case "disruptionBudgets":
+			var zb0009 uint32
+			zb0009, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "DisruptionBudgets")
+				return
+			}
+			if cap(z.DisruptionBudgets) >= int(zb0009) {
+				z.DisruptionBudgets = (z.DisruptionBudgets)[:zb0009]
+			} else {
+				z.DisruptionBudgets = make(DisruptionBudgets, zb0009)
+			}
+			for za0010 := range z.DisruptionBudgets {
+				bts, err = z.DisruptionBudgets[za0010].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "DisruptionBudgets", za0010)
+					return
+				}
+			}
+		case "resourceQuotas":
+			var zb0010 uint32
+			zb0010, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "ResourceQuotas")
+				return
+			}
+			if cap(z.ResourceQuotas) >= int(zb0010) {
+				z.ResourceQuotas = (z.ResourceQuotas)[:zb0010]
+			} else {
+				z.ResourceQuotas = make(ResourceQuotas, zb0010)
+			}
+			for za0011 := range z.ResourceQuotas {
+				bts, err = z.ResourceQuotas[za0011].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "ResourceQuotas", za0011)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -4581,6 +5054,14 @@ func (z *View) Msgsize() (s int) {
 				}
 			}
 		}
+	}
+	s += 18 + wire.ArrayHeaderSize
+	for za0010 := range z.DisruptionBudgets {
+		s += z.DisruptionBudgets[za0010].Msgsize()
+	}
+	s += 15 + wire.ArrayHeaderSize
+	for za0011 := range z.ResourceQuotas {
+		s += z.ResourceQuotas[za0011].Msgsize()
 	}
 	return
 }

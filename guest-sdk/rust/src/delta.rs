@@ -12,12 +12,15 @@ use crate::msgpack::{DecodeError, Reader, Result};
 use crate::view::View;
 
 /// Applies `{nodes: D, queues: D, jobs: D, tasks: D, plugins: [str],
-/// namespaces: {..}}` to a held view.
+/// namespaces: {..}, disruptionBudgets: [..], resourceQuotas: [..]}` to a
+/// held view.
 pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
-    // The plugin list and namespaces come whole with every open; absent
-    // means none.
+    // The plugin list, namespaces, budgets and quotas come whole with every
+    // open; absent means none.
     view.plugins.clear();
     view.namespaces.clear();
+    view.disruption_budgets.clear();
+    view.resource_quotas.clear();
     let n = r.map_len()?;
     for _ in 0..n {
         let key = r.str()?;
@@ -28,6 +31,8 @@ pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
             "tasks" => apply_list(r, &mut view.tasks),
             "plugins" => plugins(r, &mut view.plugins),
             "namespaces" => namespaces(r, &mut view.namespaces),
+            "disruptionBudgets" => whole(r, &mut view.disruption_budgets),
+            "resourceQuotas" => whole(r, &mut view.resource_quotas),
             _ => r.skip(),
         };
         done.map_err(|e| DecodeError(format!("delta {}: {}", key, e)))?;
@@ -46,6 +51,15 @@ fn plugins(r: &mut Reader<'_>, out: &mut Vec<String>) -> Result<()> {
 }
 
 fn namespaces(r: &mut Reader<'_>, out: &mut BTreeMap<String, BTreeMap<String, String>>) -> Result<()> {
+    if r.is_nil() {
+        return r.nil();
+    }
+    *out = r.decode()?;
+    Ok(())
+}
+
+/// Reads a list sent whole; nil is none.
+fn whole<T: DeserializeOwned>(r: &mut Reader<'_>, out: &mut Vec<T>) -> Result<()> {
     if r.is_nil() {
         return r.nil();
     }

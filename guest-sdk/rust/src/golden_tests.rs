@@ -209,6 +209,12 @@ fn golden_vectors() {
         assert!(t0.spread_defaulted && !t1.spread_defaulted);
         assert_eq!(t0.spread_constraints[0].max_skew, 3);
         assert_eq!((v.namespaces.len(), v.namespaces["ns"]["team"].as_str()), (2, "a"));
+        // The cluster's budgets and quotas (ABI 1.8).
+        let (b, q) = (&v.disruption_budgets, &v.resource_quotas);
+        assert_eq!((b.len(), b[0].name.as_str(), b[0].disruptions_allowed, b[0].disrupted_pods[0].as_str()), (2, "pg-budget", 1, "pg-0"));
+        assert_eq!(b[0].selector.as_ref().unwrap().requirements[0].values, vec!["pg".to_string()]);
+        assert!(b[1].selector.is_none() && b[1].name == "unselective");
+        assert_eq!((q.len(), q[0].hard["requests.cpu"], q[0].used["pods"]), (1, 8000, 1000));
         assert_eq!(s.tasks_of(j).count(), 2);
         assert_eq!(s.arguments().str("binpack.resources"), Some("nvidia.com/gpu"));
         assert_eq!(s.arguments().int("binpack.weight", 0).unwrap(), 10);
@@ -227,6 +233,7 @@ fn golden_vectors() {
         assert_eq!(v.tasks[1].status, status::PENDING, "after the delta");
         assert_eq!(v.nodes[0].name, "n0");
         assert_eq!(v.namespaces["ns"]["team"], "a", "namespaces come with every delta");
+        assert_eq!((v.disruption_budgets.len(), v.resource_quotas.len()), (2, 1), "budgets and quotas come with every delta");
     }
 
     // Events ride on a request: task 1 placed on node 0, job 0 admitted.

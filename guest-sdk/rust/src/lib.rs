@@ -83,7 +83,7 @@ pub use module::SDK_VERSION;
 pub use session::Session;
 pub use view::{
     phase, status, Handle, HostPort, Job, KubeRequest, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    PreferredTerm, Queue, Resource, Taint, Task, Toleration, View,
+    DisruptionBudget, PreferredTerm, Queue, Resource, ResourceQuota, Taint, Task, Toleration, View,
 };
 
 /// What [`export!`] expands to; not part of the API.

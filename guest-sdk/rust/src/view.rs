@@ -460,6 +460,45 @@ pub struct View {
     /// The labels of the cluster's namespaces, by name (ABI 1.4).
     #[serde(deserialize_with = "nullable")]
     pub namespaces: BTreeMap<String, BTreeMap<String, String>>,
+    /// The cluster's PodDisruptionBudgets, in namespace and name order
+    /// (ABI 1.8).
+    #[serde(rename = "disruptionBudgets", deserialize_with = "nullable")]
+    pub disruption_budgets: Vec<DisruptionBudget>,
+    /// The cluster's ResourceQuotas, in namespace and name order (ABI 1.8).
+    #[serde(rename = "resourceQuotas", deserialize_with = "nullable")]
+    pub resource_quotas: Vec<ResourceQuota>,
+}
+
+/// A PodDisruptionBudget (policy/v1): its selector (`None` when the budget
+/// has none, no requirements when it is empty; Volcano's pdb plugin matches
+/// nothing with either), the disruptions its status allows, and the pods its
+/// status lists as disrupted already.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DisruptionBudget {
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    pub selector: Option<Selector>,
+    pub disruptions_allowed: i32,
+    #[serde(deserialize_with = "nullable")]
+    pub disrupted_pods: Vec<String>,
+}
+
+/// A ResourceQuota's status: `status.hard` and `status.used` by resource
+/// name (`requests.cpu`, `pods`, ...), each in thousandths of its unit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ResourceQuota {
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub hard: BTreeMap<String, i64>,
+    #[serde(deserialize_with = "nullable")]
+    pub used: BTreeMap<String, i64>,
 }
 
 /// An image a node reports: its names and size in bytes.

@@ -32,31 +32,11 @@ const Name = "gangpreempt"
 
 // Factory returns the action's factory; state is shared with the other
 // actions of the registry.
-func Factory(state *shared.State) framework.ActionFactory {
-	return func(args framework.Arguments) (framework.Action, error) {
-		a, err := gangevict.ReadArgs(args, state.Search)
-		if err != nil {
-			return nil, err
-		}
-		return &action{args: a, state: state}, nil
-	}
-}
-
-type action struct {
-	args  gangevict.Args
-	state *shared.State
-}
-
-func (*action) Name() string { return Name }
-
-func (a *action) Execute(ssn *framework.Session) {
-	r := &gangevict.Run{Args: a.args, State: a.state, Policy: policy}
-	r.Execute(ssn)
-}
+func Factory(state *shared.State) framework.ActionFactory { return gangevict.Factory(state, policy) }
 
 var policy = gangevict.Policy{
 	Kind:      framework.EvictionGangPreempt,
-	Reason:    Name,
+	Name:      Name,
 	Candidate: candidate,
 	// The lowest job in the session's job order gives up its tasks first.
 	Before: func(ssn *framework.Session, _ *api.JobInfo) func(l, r *api.JobInfo) bool {

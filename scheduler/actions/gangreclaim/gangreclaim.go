@@ -30,31 +30,11 @@ const Name = "gangreclaim"
 
 // Factory returns the action's factory; state is shared with the other
 // actions of the registry.
-func Factory(state *shared.State) framework.ActionFactory {
-	return func(args framework.Arguments) (framework.Action, error) {
-		a, err := gangevict.ReadArgs(args, state.Search)
-		if err != nil {
-			return nil, err
-		}
-		return &action{args: a, state: state}, nil
-	}
-}
-
-type action struct {
-	args  gangevict.Args
-	state *shared.State
-}
-
-func (*action) Name() string { return Name }
-
-func (a *action) Execute(ssn *framework.Session) {
-	r := &gangevict.Run{Args: a.args, State: a.state, Policy: policy}
-	r.Execute(ssn)
-}
+func Factory(state *shared.State) framework.ActionFactory { return gangevict.Factory(state, policy) }
 
 var policy = gangevict.Policy{
-	Kind:   framework.EvictionGangReclaim,
-	Reason: Name,
+	Kind: framework.EvictionGangReclaim,
+	Name: Name,
 	SkipQueue: func(ssn *framework.Session, q *api.QueueInfo) bool {
 		return ssn.Overused(q)
 	},

@@ -55,11 +55,36 @@ func ReadArgs(args framework.Arguments, d shared.NodeSearch) (Args, error) {
 	return a, args.Bool(AllowWholeBundleKey, &a.AllowWholeBundle)
 }
 
+// Factory returns the factory of the action that evicts by the policy;
+// state is shared with the other actions of the registry.
+func Factory(state *shared.State, p Policy) framework.ActionFactory {
+	return func(args framework.Arguments) (framework.Action, error) {
+		a, err := ReadArgs(args, state.Search)
+		if err != nil {
+			return nil, err
+		}
+		return &action{args: a, state: state, policy: p}, nil
+	}
+}
+
+type action struct {
+	args   Args
+	state  *shared.State
+	policy Policy
+}
+
+func (a *action) Name() string { return a.policy.Name }
+
+func (a *action) Execute(ssn *framework.Session) {
+	r := &Run{Args: a.args, State: a.state, Policy: a.policy}
+	r.Execute(ssn)
+}
+
 // Policy is what differs between gangpreempt and gangreclaim.
 type Policy struct {
+	// Name is the action's, and the eviction reason recorded on victims.
+	Name string
 	Kind framework.EvictionKind
-	// Reason is the eviction reason recorded on victims.
-	Reason string
 	// SkipQueue says a queue's starving jobs are not served (reclaim skips
 	// overused queues).
 	SkipQueue func(ssn *framework.Session, q *api.QueueInfo) bool

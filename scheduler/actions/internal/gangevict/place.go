@@ -19,7 +19,7 @@ func (r *Run) place(stmt *framework.Statement, queue *api.QueueInfo, job *api.Jo
 	ssn := r.ssn
 	trial := framework.NewStatement(ssn)
 	for _, v := range victims {
-		if err := trial.Evict(v, r.Reason); err != nil {
+		if err := trial.Evict(v, r.Name); err != nil {
 			klog.ErrorS(err, "Evict failed", "task", v.Key())
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/priority"
 	"github.com/caldera-scheduler/caldera/hostplugins/proportion"
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcequota"
+	"github.com/caldera-scheduler/caldera/hostplugins/resourcestrategyfit"
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
 	"github.com/caldera-scheduler/caldera/hostplugins/tdm"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -44,6 +45,7 @@ func Registry() framework.Registry {
 		priority.Name:             priority.New,
 		proportion.Name:           proportion.New,
 		resourcequota.Name:        resourcequota.New,
+		resourcestrategyfit.Name:  resourcestrategyfit.New,
 		sla.Name:                  sla.New,
 		tdm.Name:                  tdm.New,
 	} {

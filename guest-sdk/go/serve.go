@@ -145,10 +145,7 @@ var served = [hookEvictable + 1]handler{
 			return codeDecodeFailed, err.Error(), nil
 		}
 		ctx := EvictionContext{Kind: EvictionKind(h.args.Kind), Job: j, HyperNode: h.args.HyperNode}
-		victims, voted := p.Evictable(h.session, ctx, candidates)
-		b := wire.AppendArrayHeader(h.result(), 2)
-		b = wire.AppendBool(b, voted)
-		return h.ok(appendTaskHandles(b, victims))
+		return h.okVictims(p.Evictable(h.session, ctx, candidates))
 	},
 	hookVictimTasks: func(h *host) (int32, string, []byte) {
 		p := impl.victimTasksProvider
@@ -369,7 +366,11 @@ func (h *host) victims(filter func(*Session, *Task, []*Task) ([]*Task, bool)) (i
 	if err != nil {
 		return codeDecodeFailed, err.Error(), nil
 	}
-	victims, voted := filter(h.session, t, candidates)
+	return h.okVictims(filter(h.session, t, candidates))
+}
+
+// okVictims answers a victim filter: [voted, [task handles]].
+func (h *host) okVictims(victims []*Task, voted bool) (int32, string, []byte) {
 	b := wire.AppendArrayHeader(h.result(), 2)
 	b = wire.AppendBool(b, voted)
 	return h.ok(appendTaskHandles(b, victims))

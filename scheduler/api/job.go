@@ -87,6 +87,13 @@ func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
 	j.PodGroup = pg
 }
 
+// EvictableByGang says whether gangpreempt and gangreclaim may take the
+// job's tasks: as its PodGroup's volcano.sh/preemptable says, and yes when
+// it says nothing (where Preemptable is false).
+func (j *JobInfo) EvictableByGang() bool {
+	return j.PodGroup == nil || markedPreemptable(j.PodGroup.Annotations, j.PodGroup.Labels, true)
+}
+
 // Key returns "namespace/name".
 func (j *JobInfo) Key() string { return j.Namespace + "/" + j.Name }
 

@@ -49,5 +49,5 @@ func candidate(ssn *framework.Session, starving *api.JobInfo, t *api.TaskInfo) b
 		return false
 	}
 	victim, ok := ssn.Jobs[t.Job]
-	return ok && victim.Queue == starving.Queue && gangevict.JobPreemptable(victim) && victim.Priority < starving.Priority
+	return ok && victim.Queue == starving.Queue && victim.EvictableByGang() && victim.Priority < starving.Priority
 }

@@ -50,7 +50,7 @@ func candidate(ssn *framework.Session, starving *api.JobInfo, t *api.TaskInfo) b
 		return false
 	}
 	victim, ok := ssn.Jobs[t.Job]
-	if !ok || victim.Queue == starving.Queue || !gangevict.JobPreemptable(victim) {
+	if !ok || victim.Queue == starving.Queue || !victim.EvictableByGang() {
 		return false
 	}
 	q := ssn.Queues[victim.Queue]

@@ -113,8 +113,10 @@ type Run struct {
 // it ends up pipelined.
 func (r *Run) Execute(ssn *framework.Session) {
 	r.ssn, r.scorer = ssn, placement.NewScorer(ssn)
+	// Only queues with a starving job are visited: Volcano visits every
+	// queue with a job, but one without a starving job decides nothing, and
+	// asking whether it is overused may cost an extender or Wasm call.
 	queues := pqueue.New(ssn.QueueOrderFn)
-	seen := map[api.QueueID]bool{}
 	starving := map[api.QueueID]*pqueue.Queue[*api.JobInfo]{}
 	for _, job := range ssn.JobList {
 		if job.IsPending() || ssn.TopologyWaits(job) {
@@ -124,18 +126,12 @@ func (r *Run) Execute(ssn *framework.Session) {
 			continue
 		}
 		queue, ok := ssn.Queues[job.Queue]
-		if !ok {
-			continue
-		}
-		if !seen[queue.UID] {
-			seen[queue.UID] = true
-			queues.Push(queue)
-		}
-		if !ssn.JobStarving(job) {
+		if !ok || !ssn.JobStarving(job) {
 			continue
 		}
 		if starving[job.Queue] == nil {
 			starving[job.Queue] = pqueue.New(ssn.JobOrderFn)
+			queues.Push(queue)
 		}
 		starving[job.Queue].Push(job)
 	}
@@ -144,7 +140,7 @@ func (r *Run) Execute(ssn *framework.Session) {
 		if r.SkipQueue != nil && r.SkipQueue(ssn, queue) {
 			continue
 		}
-		for jobs := starving[queue.UID]; jobs != nil && !jobs.Empty(); {
+		for jobs := starving[queue.UID]; !jobs.Empty(); {
 			job := jobs.Pop()
 			stmt := framework.NewStatement(ssn)
 			r.serve(stmt, queue, job)
@@ -289,20 +285,4 @@ func (r *Run) bundlesIn(job *api.JobInfo, need *api.Resource, domain *api.HyperN
 		out = append(out, b)
 	}
 	return out
-}
-
-// JobPreemptable says whether a victim job's tasks may be taken by a gang
-// eviction: when its PodGroup sets volcano.sh/preemptable (annotation, then
-// label), as that says; otherwise yes.
-func JobPreemptable(job *api.JobInfo) bool {
-	if job.PodGroup == nil {
-		return true
-	}
-	if _, ok := job.PodGroup.Annotations[api.PreemptableKey]; ok {
-		return job.Preemptable
-	}
-	if _, ok := job.PodGroup.Labels[api.PreemptableKey]; ok {
-		return job.Preemptable
-	}
-	return true
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcequota"
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcestrategyfit"
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
+	"github.com/caldera-scheduler/caldera/hostplugins/tasktopology"
 	"github.com/caldera-scheduler/caldera/hostplugins/tdm"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -47,6 +48,7 @@ func Registry() framework.Registry {
 		resourcequota.Name:        resourcequota.New,
 		resourcestrategyfit.Name:  resourcestrategyfit.New,
 		sla.Name:                  sla.New,
+		tasktopology.Name:         tasktopology.New,
 		tdm.Name:                  tdm.New,
 	} {
 		// The names are distinct constants; a clash is a programming error

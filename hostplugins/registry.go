@@ -7,6 +7,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/capacity"
 	"github.com/caldera-scheduler/caldera/hostplugins/cdp"
 	"github.com/caldera-scheduler/caldera/hostplugins/conformance"
+	"github.com/caldera-scheduler/caldera/hostplugins/deviceshare"
 	"github.com/caldera-scheduler/caldera/hostplugins/drf"
 	"github.com/caldera-scheduler/caldera/hostplugins/extender"
 	"github.com/caldera-scheduler/caldera/hostplugins/gang"
@@ -34,6 +35,7 @@ func Registry() framework.Registry {
 		capacity.Name:             capacity.New,
 		cdp.Name:                  cdp.New,
 		conformance.Name:          conformance.New,
+		deviceshare.Name:          deviceshare.New,
 		drf.Name:                  drf.New,
 		extender.Name:             extender.NewFactory(),
 		gang.Name:                 gang.New,

@@ -30,6 +30,8 @@ type NodeSpec struct {
 	// LabelsOf, when set, gives the i-th node labels of its own beside
 	// Labels (a zone per node, say).
 	LabelsOf func(i int) map[string]string
+	// Extended adds resources to the capacity (GPUs, say).
+	Extended v1.ResourceList
 }
 
 // CreateNodes creates n nodes named <namespace>-n<i> and waits until kwok
@@ -41,6 +43,9 @@ func (tc *Test) CreateNodes(n int, spec NodeSpec) []string {
 		v1.ResourceCPU:    resource.MustParse(spec.CPU),
 		v1.ResourceMemory: resource.MustParse(spec.Memory),
 		v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
+	}
+	for name, q := range spec.Extended {
+		res[name] = q
 	}
 	names := make([]string, n)
 	for i := range names {
@@ -217,6 +222,9 @@ type Pods struct {
 	// Placement rules, copied into every pod of the set.
 	Affinity *v1.Affinity
 	Spread   []v1.TopologySpreadConstraint
+	// Limits are the container's limits; the API server makes them the
+	// requests of resources the set does not request (extended resources).
+	Limits v1.ResourceList
 }
 
 // CreatePods creates the set with schedulerName volcano, a few at a time.
@@ -257,7 +265,7 @@ func (tc *Test) CreatePods(set Pods) []*v1.Pod {
 				Affinity:                  set.Affinity,
 				TopologySpreadConstraints: set.Spread,
 				// Nothing pulls it: kwok only pretends to run containers.
-				Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests}}},
+				Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests, Limits: set.Limits}}},
 			},
 		}
 		wg.Add(1)

@@ -106,8 +106,34 @@ type TaskInfo struct {
 	// last one was committed. Volcano words a pending pod's condition from
 	// it (TaskSchedulingReason).
 	LastTransaction *TransactionContext
+	// BindAnnotations are written on the pod just before it is bound: what
+	// a plugin decided on the node that the pod's node agents read, such
+	// as deviceshare's GPU index. Plugins set them in their allocate events
+	// and take them back in their deallocate events, through
+	// SetBindAnnotations, which never changes a map a clone shares.
+	BindAnnotations map[string]string
 
 	Pod *v1.Pod
+}
+
+// SetBindAnnotations sets (a value) or removes (nil) annotations to write
+// at bind, copying the map so that clones of the task keep theirs.
+func (t *TaskInfo) SetBindAnnotations(changes map[string]*string) {
+	next := make(map[string]string, len(t.BindAnnotations)+len(changes))
+	for k, v := range t.BindAnnotations {
+		next[k] = v
+	}
+	for k, v := range changes {
+		if v == nil {
+			delete(next, k)
+		} else {
+			next[k] = *v
+		}
+	}
+	if len(next) == 0 {
+		next = nil
+	}
+	t.BindAnnotations = next
 }
 
 // TransactionContext is a task's placement within a statement.

@@ -127,7 +127,7 @@ type failingBinder struct {
 	gate     chan struct{}
 }
 
-func (b *failingBinder) Bind(context.Context, *v1.Pod, string) error {
+func (b *failingBinder) Bind(context.Context, *v1.Pod, string, map[string]string) error {
 	b.entered.Add(1)
 	if b.gate != nil {
 		<-b.gate
@@ -401,7 +401,7 @@ type blockingBinder struct {
 	release chan struct{}
 }
 
-func (b *blockingBinder) Bind(context.Context, *v1.Pod, string) error {
+func (b *blockingBinder) Bind(context.Context, *v1.Pod, string, map[string]string) error {
 	if b.calls.Add(1) == 1 {
 		return errors.New("connection refused")
 	}
@@ -694,5 +694,44 @@ func TestBindAndEvictionAsVolcanoTellsThem(t *testing.T) {
 	}
 	if d := conds[v1.DisruptionTarget]; d.Status != v1.ConditionTrue || d.Reason != v1.PodReasonPreemptionByScheduler || d.Message != "volcano: preempting to accommodate a higher priority pod" {
 		t.Errorf("DisruptionTarget condition %+v, want Volcano's", d)
+	}
+}
+
+// A plugin's bind annotations are on the cache's pod at once and are
+// written on the API's pod before the Binding is created.
+func TestBindWritesAnnotationsFirst(t *testing.T) {
+	client := k8sfake.NewSimpleClientset(testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1"))
+	c := startCache(t, Options{Client: client, Binder: APIBinder{Client: client}}, nil)
+	var task *api.TaskInfo
+	eventually(t, "the pod is in the snapshot", func() bool {
+		for _, j := range c.Snapshot().Jobs {
+			for _, tk := range j.Tasks {
+				task = tk
+			}
+		}
+		return task != nil
+	})
+	index := "1"
+	task.SetBindAnnotations(map[string]*string{"volcano.sh/gpu-index": &index})
+	client.ClearActions()
+	if err := c.Bind(task, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Snapshot().Nodes["n1"].Tasks[task.UID].Pod.Annotations["volcano.sh/gpu-index"]; got != "1" {
+		t.Errorf("the cache's pod has gpu-index %q right after Bind, want 1", got)
+	}
+	c.Flush()
+	var verbs []string
+	for _, a := range client.Actions() {
+		if a.GetResource().Resource == "pods" && (a.GetVerb() == "patch" || a.GetSubresource() == "binding") {
+			verbs = append(verbs, a.GetVerb()+" "+a.GetSubresource())
+		}
+	}
+	if strings.Join(verbs, ", ") != "patch , create binding" {
+		t.Errorf("API calls %q, want the patch before the binding", verbs)
+	}
+	pod, err := client.CoreV1().Pods(task.Namespace).Get(context.Background(), task.Name, metav1.GetOptions{})
+	if err != nil || pod.Annotations["volcano.sh/gpu-index"] != "1" {
+		t.Errorf("API pod annotations %v (%v), want gpu-index 1", pod.Annotations, err)
 	}
 }

@@ -2,12 +2,14 @@ package cache
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
@@ -18,10 +20,20 @@ import (
 // APIBinder binds through the pods/binding subresource.
 type APIBinder struct{ Client kubernetes.Interface }
 
-// Bind creates a Binding for the pod; the UID precondition makes a bind of a
-// pod that was deleted and recreated under the same name fail instead of
-// placing the new pod.
-func (b APIBinder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
+// Bind writes the annotations with a merge patch, then creates a Binding
+// for the pod; the UID precondition of both makes a bind of a pod that was
+// deleted and recreated under the same name fail instead of placing the new
+// pod.
+func (b APIBinder) Bind(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) error {
+	if len(annotations) > 0 {
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID, "annotations": annotations}})
+		if err != nil {
+			return err
+		}
+		if _, err := b.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("writing annotations before the bind: %w", err)
+		}
+	}
 	binding := &v1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     v1.ObjectReference{Kind: "Node", Name: node},

@@ -33,6 +33,12 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 		c.mu.Unlock()
 		return fmt.Errorf("bind %s: node %s is no longer known", task.Key(), node)
 	}
+	anns := task.BindAnnotations
+	if len(anns) > 0 {
+		// The cache's pod carries them at once, so that the next session
+		// sees what was decided (a GPU taken) before the API server says so.
+		t.Pod = withAnnotations(t.Pod, anns)
+	}
 	j.UpdateTaskStatus(t, api.Binding)
 	t.NodeName = node
 	n.AddTask(t)
@@ -43,7 +49,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 
 	metrics.ScheduleAttempts.WithLabelValues("scheduled").Inc()
 	c.submit(func(ctx context.Context) {
-		err := c.opts.Binder.Bind(ctx, pod, node)
+		err := c.opts.Binder.Bind(ctx, pod, node, anns)
 		if err == nil {
 			if c.opts.Recorder != nil {
 				c.opts.Recorder.Eventf(pod, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
@@ -103,6 +109,18 @@ func (c *Cache) Evict(task *api.TaskInfo, reason string) error {
 		}
 	})
 	return nil
+}
+
+// withAnnotations returns a copy of pod with anns added.
+func withAnnotations(pod *v1.Pod, anns map[string]string) *v1.Pod {
+	p := pod.DeepCopy()
+	if p.Annotations == nil {
+		p.Annotations = make(map[string]string, len(anns))
+	}
+	for k, v := range anns {
+		p.Annotations[k] = v
+	}
+	return p
 }
 
 // lookup finds the cache's own record of a session's task. Callers hold mu.

@@ -7,9 +7,12 @@ import (
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 )
 
-// Binder binds a pod to a node (the pods/binding subresource).
+// Binder binds a pod to a node (the pods/binding subresource). The
+// annotations, when there are any, are written on the pod first (a plugin's
+// decision for the node's agents, such as deviceshare's GPU index); the
+// pod is not bound if they cannot be.
 type Binder interface {
-	Bind(ctx context.Context, pod *v1.Pod, node string) error
+	Bind(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) error
 }
 
 // Evictor evicts a running pod (a DisruptionTarget condition, then deletion).

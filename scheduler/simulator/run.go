@@ -81,6 +81,9 @@ type Result struct {
 	// HyperNodes maps a PodGroup with a network topology to the hypernode
 	// its tasks were placed in: the lowest holding all of them.
 	HyperNodes map[string]string `json:"hyperNodes"`
+	// BindAnnotations maps a bound pod to the annotations written on it
+	// just before its bind (deviceshare's GPU index and predicate time).
+	BindAnnotations map[string]map[string]string `json:"bindAnnotations"`
 }
 
 // recorder wraps the cache's binder and evictor to remember what the
@@ -92,19 +95,24 @@ type recorder struct {
 	mu        sync.Mutex
 	binds     map[string]string
 	evictions []string
-	changed   bool
+	// bindAnnotations are the annotations written on pods at their bind.
+	bindAnnotations map[string]map[string]string
+	changed         bool
 	// The decisions since the last takeSession.
 	sessionBinds     map[string]string
 	sessionEvictions []string
 }
 
-func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string) error {
-	if err := r.binder.Bind(ctx, pod, node); err != nil {
+func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) error {
+	if err := r.binder.Bind(ctx, pod, node, annotations); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.binds[pod.Namespace+"/"+pod.Name] = node
+	if len(annotations) > 0 {
+		r.bindAnnotations[pod.Namespace+"/"+pod.Name] = annotations
+	}
 	r.sessionBinds[pod.Namespace+"/"+pod.Name] = node
 	r.changed = true
 	return nil
@@ -120,6 +128,19 @@ func (r *recorder) Evict(ctx context.Context, pod *v1.Pod, reason string) error 
 	r.sessionEvictions = append(r.sessionEvictions, pod.Namespace+"/"+pod.Name)
 	r.changed = true
 	return nil
+}
+
+// annotationsOf returns the bind annotations of the given pods.
+func (r *recorder) annotationsOf(binds map[string]string) map[string]map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]map[string]string{}
+	for pod := range binds {
+		if anns, ok := r.bindAnnotations[pod]; ok {
+			out[pod] = anns
+		}
+	}
+	return out
 }
 
 func (r *recorder) takeChanged() bool {
@@ -144,7 +165,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		evictor: cache.APIEvictor{Client: cluster.kube},
 		binds:   map[string]string{},
 
-		sessionBinds: map[string]string{},
+		bindAnnotations: map[string]map[string]string{},
+		sessionBinds:    map[string]string{},
 	}
 	c, err := cache.New(cache.Options{
 		Client:         cluster.kube,
@@ -215,7 +237,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		changed := rec.takeChanged() || !maps.Equal(before, after)
 		binds, evictions := rec.takeSession()
 		if opts.OnSession != nil {
-			sr, err := sessionResult(ctx, cluster, c, res.Cycles, policy, binds, evictions)
+			sr, err := sessionResult(ctx, cluster, c, res.Cycles, policy, binds, evictions, rec.annotationsOf(binds))
 			if err != nil {
 				return nil, err
 			}
@@ -330,6 +352,7 @@ func podGroupPhases(ctx context.Context, e *embedded) (map[string]string, error)
 func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, res *Result) (*Result, error) {
 	rec.mu.Lock()
 	res.Binds = rec.binds
+	res.BindAnnotations = rec.bindAnnotations
 	res.Evictions = append([]string{}, rec.evictions...)
 	rec.mu.Unlock()
 	sort.Strings(res.Evictions)

@@ -33,10 +33,10 @@ func (r *recorder) takeSession() (map[string]string, []string) {
 	return binds, evictions
 }
 
-func sessionResult(ctx context.Context, e *embedded, c *cache.Cache, n int, p *scheduler.Policy, binds map[string]string, evictions []string) (*SessionResult, error) {
-	// collect fills binds and evictions from a recorder: give it one that
-	// holds only this session's.
-	rec := &recorder{binds: binds, evictions: evictions}
+func sessionResult(ctx context.Context, e *embedded, c *cache.Cache, n int, p *scheduler.Policy, binds map[string]string, evictions []string, annotations map[string]map[string]string) (*SessionResult, error) {
+	// collect fills binds, evictions and bind annotations from a recorder:
+	// give it one that holds only this session's.
+	rec := &recorder{binds: binds, evictions: evictions, bindAnnotations: annotations}
 	res, err := collect(ctx, e, c, rec, &Result{Cycles: n})
 	if err != nil {
 		return nil, err

@@ -53,6 +53,10 @@ type Expectation struct {
 	Nominated *map[string]string `json:"nominated,omitempty"`
 	// HyperNodes maps PodGroups to the hypernode they were placed in.
 	HyperNodes map[string]string `json:"hyperNodes,omitempty"`
+	// BindAnnotations maps a pod to annotations it must have been given at
+	// its bind; a value of "*" asks only that the annotation is there (a
+	// time stamp). Annotations not listed are not checked.
+	BindAnnotations map[string]map[string]string `json:"bindAnnotations,omitempty"`
 	// Source says where the case comes from (a test and its case name);
 	// it is shown beside failures.
 	Source string `json:"source,omitempty"`
@@ -206,6 +210,19 @@ func (e *Expectation) Check(got *simulator.Result) []string {
 	for _, pg := range slices.Sorted(maps.Keys(e.HyperNodes)) {
 		if want, got := e.HyperNodes[pg], got.HyperNodes[pg]; got != want {
 			add("hyperNodes: %s: placed in %q, want %q", pg, got, want)
+		}
+	}
+	for _, pod := range slices.Sorted(maps.Keys(e.BindAnnotations)) {
+		written := got.BindAnnotations[pod]
+		for _, key := range slices.Sorted(maps.Keys(e.BindAnnotations[pod])) {
+			want := e.BindAnnotations[pod][key]
+			v, ok := written[key]
+			switch {
+			case !ok:
+				add("bindAnnotations: %s: %s not written at bind, want %q", pod, key, want)
+			case want != "*" && v != want:
+				add("bindAnnotations: %s: %s=%q, want %q", pod, key, v, want)
+			}
 		}
 	}
 	for _, pg := range slices.Sorted(maps.Keys(e.PodGroupPhases)) {

@@ -15,11 +15,12 @@ func ptr[T any](v T) *T { return &v }
 // Each check names the key, the object and both sides of the difference.
 func TestCheckSaysWhatDiffers(t *testing.T) {
 	got := &simulator.Result{
-		Binds:         map[string]string{"ns/a": "n2", "ns/extra": "n1"},
-		Evictions:     []string{"ns/victim", "ns/surprise"},
-		PodGroups:     map[string]simulator.PodGroupState{"ns/job": {Phase: "Inqueue"}},
-		Unschedulable: map[string]string{"ns/big": "0/2 nodes are unavailable: 2 Insufficient cpu."},
-		Nominated:     map[string]string{"ns/high": "n3"},
+		Binds:           map[string]string{"ns/a": "n2", "ns/extra": "n1"},
+		Evictions:       []string{"ns/victim", "ns/surprise"},
+		PodGroups:       map[string]simulator.PodGroupState{"ns/job": {Phase: "Inqueue"}},
+		Unschedulable:   map[string]string{"ns/big": "0/2 nodes are unavailable: 2 Insufficient cpu."},
+		Nominated:       map[string]string{"ns/high": "n3"},
+		BindAnnotations: map[string]map[string]string{"ns/a": {"gpu-index": "1", "time": "42"}},
 	}
 	want := &Expectation{
 		Binds:          ptr(map[string]string{"ns/a": "n1", "ns/missing": "n1"}),
@@ -29,6 +30,10 @@ func TestCheckSaysWhatDiffers(t *testing.T) {
 		PodGroupPhases: map[string]string{"ns/job": "Running", "ns/gone": "Pending"},
 		Unschedulable:  map[string]string{"ns/big": "Insufficient memory", "ns/a": "anything", "ns/other": "x"},
 		Nominated:      ptr(map[string]string{"ns/high": "n1"}),
+		BindAnnotations: map[string]map[string]string{
+			"ns/a":     {"gpu-index": "0", "time": "*"},
+			"ns/extra": {"gpu-index": "*"},
+		},
 	}
 	diffs := want.Check(got)
 	for _, line := range []string{
@@ -45,13 +50,15 @@ func TestCheckSaysWhatDiffers(t *testing.T) {
 		"nominated: ns/high: nominated to n3, want n1",
 		"podGroupPhases: ns/gone: no such PodGroup in the result, want phase Pending",
 		"podGroupPhases: ns/job: Inqueue, want Running",
+		`bindAnnotations: ns/a: gpu-index="1", want "0"`,
+		`bindAnnotations: ns/extra: gpu-index not written at bind, want "*"`,
 	} {
 		if !slices.Contains(diffs, line) {
 			t.Errorf("missing difference %q in:\n%s", line, strings.Join(diffs, "\n"))
 		}
 	}
-	if len(diffs) != 13 {
-		t.Errorf("%d differences, want 13:\n%s", len(diffs), strings.Join(diffs, "\n"))
+	if len(diffs) != 15 {
+		t.Errorf("%d differences, want 15:\n%s", len(diffs), strings.Join(diffs, "\n"))
 	}
 	if d := (&Expectation{BindCount: ptr(2), Binds: ptr(got.Binds)}).Check(got); len(d) != 0 {
 		t.Errorf("a matching expectation gave %v", d)

@@ -22,6 +22,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcestrategyfit"
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
 	"github.com/caldera-scheduler/caldera/hostplugins/tdm"
+	"github.com/caldera-scheduler/caldera/hostplugins/usage"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -48,6 +49,7 @@ func Registry() framework.Registry {
 		resourcestrategyfit.Name:  resourcestrategyfit.New,
 		sla.Name:                  sla.New,
 		tdm.Name:                  tdm.New,
+		usage.Name:                usage.New,
 	} {
 		// The names are distinct constants; a clash is a programming error
 		// that the registry test catches.

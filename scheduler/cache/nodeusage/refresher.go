@@ -3,6 +3,7 @@ package nodeusage
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 	"time"
 
@@ -49,6 +50,15 @@ func Run(ctx context.Context, settings func() conf.Metrics, store Store, restCon
 	}
 }
 
+// redacted hides the password of an address that carries one
+// (http://user:password@host), as net/http hides it in its errors.
+func redacted(address string) string {
+	if u, err := url.Parse(address); err == nil {
+		return u.Redacted()
+	}
+	return address
+}
+
 // maxCausesLogged bounds the failure causes logged in one measure.
 const maxCausesLogged = 5
 
@@ -80,7 +90,7 @@ func (r *refresher) refresh(ctx context.Context, m conf.Metrics) {
 			return
 		}
 		r.source = src
-		klog.InfoS("Measuring node usage", "type", m.Type, "address", m.Address, "interval", m.Interval)
+		klog.InfoS("Measuring node usage", "type", m.Type, "address", redacted(m.Address), "interval", m.Interval)
 	}
 	measureCtx, cancel := context.WithTimeout(ctx, measureTimeout)
 	defer cancel()

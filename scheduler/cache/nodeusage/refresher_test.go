@@ -120,3 +120,9 @@ func TestRunFollowsTheSettings(t *testing.T) {
 	cancel()
 	<-done
 }
+
+func TestAddressPasswordIsNotLogged(t *testing.T) {
+	if got := redacted("http://user:secret@prom:9090/x"); got != "http://user:xxxxx@prom:9090/x" {
+		t.Errorf("redacted %q", got)
+	}
+}

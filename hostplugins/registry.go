@@ -24,6 +24,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
 	"github.com/caldera-scheduler/caldera/hostplugins/tasktopology"
 	"github.com/caldera-scheduler/caldera/hostplugins/tdm"
+	"github.com/caldera-scheduler/caldera/hostplugins/usage"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -52,6 +53,7 @@ func Registry() framework.Registry {
 		sla.Name:                  sla.New,
 		tasktopology.Name:         tasktopology.New,
 		tdm.Name:                  tdm.New,
+		usage.Name:                usage.New,
 	} {
 		// The names are distinct constants; a clash is a programming error
 		// that the registry test catches.

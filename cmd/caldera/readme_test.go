@@ -103,7 +103,7 @@ func TestVolcanoNamesNotImplementedAreRefusedByName(t *testing.T) {
 	// Every Volcano action is implemented; a registry without one shows the
 	// refusal an action would get.
 	without := framework.Validator{Plugins: hostplugins.Registry(), Actions: framework.ActionRegistry{}}
-	for _, err := range []error{v.ValidatePlugin("usage", nil), without.ValidateAction("gangpreempt", nil)} {
+	for _, err := range []error{v.ValidatePlugin("numa-aware", nil), without.ValidateAction("gangpreempt", nil)} {
 		if err == nil || !strings.Contains(err.Error(), "is not implemented in Caldera") {
 			t.Errorf("error = %v, want it to say the name is not implemented", err)
 		}

@@ -26,6 +26,8 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/cache"
+	"github.com/caldera-scheduler/caldera/scheduler/cache/nodeusage"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
 )
 
 // Defaults shared with Volcano's vc-scheduler where the flags overlap.
@@ -165,6 +167,15 @@ func runScheduler(parent context.Context, v *viper.Viper, vo volcanoOptions) err
 	}
 	health.setReady()
 	klog.InfoS("Informers synced", "schedulerNames", schedulerNames(v), "actions", policy.Policies().Current().Config.Actions)
+	// Node usage for the usage plugin, from the metrics section of the
+	// configuration in service (standbys measure too, so that a takeover
+	// starts with fresh measures).
+	go nodeusage.Run(cacheCtx, func() conf.Metrics {
+		if p := policy.Policies().Current(); p != nil {
+			return p.Config.Metrics
+		}
+		return conf.Metrics{}
+	}, schedCache, restConfig)
 
 	sched := scheduler.NewWithPolicies(schedCache, actions.RegistryWith(vo.search), policy.Policies())
 	// Stopping, the last session's binds, evictions and status writes are

@@ -26,6 +26,10 @@ type NodeInfo struct {
 	// waiting for it.
 	Releasing *Resource
 	Pipelined *Resource
+	// Usage is the node's measured load (SetUsage): filled by the cache
+	// from the configuration's metrics source, or in the simulator from a
+	// node annotation; nil when nothing was measured.
+	Usage *NodeUsage
 
 	Tasks map[TaskID]*TaskInfo
 	// accounted remembers the status under which each task's resources were
@@ -191,6 +195,7 @@ func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 		Used:        n.Used.Clone(),
 		Releasing:   n.Releasing.Clone(),
 		Pipelined:   n.Pipelined.Clone(),
+		Usage:       n.Usage,
 		Tasks:       make(map[TaskID]*TaskInfo, len(n.Tasks)),
 		accounted:   make(map[TaskID]TaskStatus, len(n.accounted)),
 		Ready:       n.Ready,

@@ -59,7 +59,7 @@ func Parse(data []byte, source string, v Validator) (*Config, error) {
 		return nil, fmt.Errorf("%s: empty scheduler configuration: expected keys actions and tiers", source)
 	}
 	p := parser{source: source}
-	cfg := &Config{Source: source}
+	cfg := &Config{Source: source, Metrics: Metrics{Interval: DefaultMetricsInterval}}
 	if doc.Kind != yaml.MappingNode {
 		return nil, p.errorf(doc, "the document", "expected a mapping with keys actions, tiers, configurations")
 	}
@@ -88,8 +88,11 @@ func Parse(data []byte, source string, v Validator) (*Config, error) {
 			}
 			cfg.Configurations = confs
 		case "metrics":
-			// Volcano's metrics settings concern its own exporter; ours is set
-			// by command-line flags, so the key is accepted and not used.
+			m, err := p.metrics(val)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Metrics = m
 		default:
 			return nil, p.errorf(key, key.Value, "unknown key: expected actions, tiers, configurations or metrics")
 		}

@@ -6,6 +6,9 @@ type Config struct {
 	Actions        []string
 	Tiers          []Tier
 	Configurations []Configuration
+	// Metrics is where node usage is measured; its Type is "" when the
+	// file has no metrics section.
+	Metrics Metrics
 	// Source names where the configuration came from, for messages.
 	Source string
 }

@@ -170,6 +170,9 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		if err := validateResources(o.Status.Capacity, "status.capacity"); err != nil {
 			return err
 		}
+		if _, _, _, _, err := nodeUsageAnnotation(o); err != nil {
+			return err
+		}
 		if len(o.Status.Capacity) == 0 {
 			o.Status.Capacity = o.Status.Allocatable.DeepCopy()
 		}

@@ -10,6 +10,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/scheduler"
@@ -200,6 +201,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		policies = scheduler.NewPolicyStore(&scheduler.Policy{Plugins: opts.Plugins, Config: opts.Config})
 	}
 	sched := scheduler.NewWithPolicies(c, opts.Actions, policies)
+	if p := policies.Current(); p != nil && p.Config.Metrics.Type != "" {
+		klog.InfoS("The simulator measures no node usage: the configuration's metrics section is not used; a node's usage is its annotation", "annotation", NodeUsageAnnotation)
+	}
 
 	limit, untilQuiet := opts.Cycles, opts.Cycles <= 0
 	if untilQuiet {
@@ -213,6 +217,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		before, err := podGroupPhases(ctx, cluster)
 		if err != nil {
 			return nil, err
+		}
+		if usage := opts.Cluster.nodeUsage(time.Now()); usage != nil {
+			c.SetNodeUsage(usage)
 		}
 		policy, err := sched.RunSession()
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/hostplugins/priority"
 	"github.com/caldera-scheduler/caldera/hostplugins/proportion"
+	"github.com/caldera-scheduler/caldera/hostplugins/rescheduling"
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcequota"
 	"github.com/caldera-scheduler/caldera/hostplugins/resourcestrategyfit"
 	"github.com/caldera-scheduler/caldera/hostplugins/sla"
@@ -48,6 +49,7 @@ func Registry() framework.Registry {
 		predicates.Name:           predicates.New,
 		priority.Name:             priority.New,
 		proportion.Name:           proportion.New,
+		rescheduling.Name:         rescheduling.New,
 		resourcequota.Name:        resourcequota.New,
 		resourcestrategyfit.Name:  resourcestrategyfit.New,
 		sla.Name:                  sla.New,

@@ -159,8 +159,10 @@ type sessionLine struct {
 	Unschedulable map[string]string          `json:"unschedulable"`
 	Nominated     map[string]string          `json:"nominated"`
 	HyperNodes    map[string]string          `json:"hyperNodes"`
-	Session       int                        `json:"session"`
-	Plugins       map[string]string          `json:"plugins"`
+	// BindAnnotations is the session's annotations written at bind.
+	BindAnnotations map[string]map[string]string `json:"bindAnnotations"`
+	Session         int                          `json:"session"`
+	Plugins         map[string]string            `json:"plugins"`
 }
 
 // lines is an io.Writer the test can read while the command writes.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caldera-scheduler/caldera/hostplugins/deviceshare"
 	schedconf "github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator"
 	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
@@ -155,9 +157,25 @@ func check(t *testing.T, scenario, cluster string, conf []byte, what string, wan
 		t.Fatal(err)
 	}
 	got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", pluginDir)
-	if !reflect.DeepEqual(want, got) {
+	if !reflect.DeepEqual(withoutTimes(want), withoutTimes(got)) {
 		t.Errorf("%s with %s decided differently:\nnative %+v\nport   %+v", scenario, what, want, got)
 	}
+}
+
+// withoutTimes returns the result with the time stamps written at bind
+// (deviceshare's volcano.sh/predicate-time) blanked: the clock, not the
+// decision, sets them.
+func withoutTimes(res *simulator.Result) *simulator.Result {
+	c := *res
+	c.BindAnnotations = map[string]map[string]string{}
+	for pod, anns := range res.BindAnnotations {
+		blank := maps.Clone(anns)
+		if _, ok := blank[deviceshare.PredicateTimeAnnotation]; ok {
+			blank[deviceshare.PredicateTimeAnnotation] = "<time>"
+		}
+		c.BindAnnotations[pod] = blank
+	}
+	return &c
 }
 
 // wasmPolicies are the example policies no native plugin offers, and the

@@ -118,7 +118,7 @@ bench:
 e2e-tools:
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE)
 
-# Regenerate Volcano's PodGroup, Queue and HyperNode CRDs (deploy/crds) from the volcano.sh/apis types.
+# Regenerate Volcano's PodGroup, Queue, HyperNode and Numatopology CRDs (deploy/crds) from the volcano.sh/apis types.
 crds:
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE) crds
 

@@ -14,6 +14,7 @@ import (
 	"github.com/caldera-scheduler/caldera/hostplugins/networktopologyaware"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodegroup"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
+	"github.com/caldera-scheduler/caldera/hostplugins/numaaware"
 	"github.com/caldera-scheduler/caldera/hostplugins/overcommit"
 	"github.com/caldera-scheduler/caldera/hostplugins/pdb"
 	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
@@ -44,6 +45,7 @@ func Registry() framework.Registry {
 		networktopologyaware.Name: networktopologyaware.New,
 		nodegroup.Name:            nodegroup.New,
 		nodeorder.Name:            nodeorder.New,
+		numaaware.Name:            numaaware.New,
 		overcommit.Name:           overcommit.New,
 		pdb.Name:                  pdb.New,
 		predicates.Name:           predicates.New,

@@ -100,10 +100,10 @@ func TestReadmeListsWhatTheRegistriesHold(t *testing.T) {
 // lacks is refused with the name and where the README says so.
 func TestVolcanoNamesNotImplementedAreRefusedByName(t *testing.T) {
 	v := framework.Validator{Plugins: hostplugins.Registry(), Actions: actions.Registry()}
-	// Every Volcano action is implemented; a registry without one shows the
-	// refusal an action would get.
-	without := framework.Validator{Plugins: hostplugins.Registry(), Actions: framework.ActionRegistry{}}
-	for _, err := range []error{v.ValidatePlugin("numa-aware", nil), without.ValidateAction("gangpreempt", nil)} {
+	// Every Volcano plugin and action is implemented; registries without
+	// them show the refusal a name would get.
+	without := framework.Validator{Plugins: framework.NewRegistry(), Actions: framework.ActionRegistry{}}
+	for _, err := range []error{without.ValidatePlugin("numa-aware", nil), without.ValidateAction("gangpreempt", nil)} {
 		if err == nil || !strings.Contains(err.Error(), "is not implemented in Caldera") {
 			t.Errorf("error = %v, want it to say the name is not implemented", err)
 		}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	nodeinfov1alpha1 "volcano.sh/apis/pkg/apis/nodeinfo/v1alpha1"
 	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
 	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
@@ -136,9 +137,10 @@ func runScheduler(parent context.Context, v *viper.Viper, vo volcanoOptions) err
 		return err
 	}
 	defer handlers.close()
-	hyperNodes := servesHyperNodes(vc)
+	hyperNodes, numatopologies := servesHyperNodes(vc), servesNumatopologies(vc)
 	schedCache, err := cache.New(cache.Options{
 		WithoutHyperNodes:     !hyperNodes,
+		WithoutNumatopologies: !numatopologies,
 		Client:                kube,
 		VCClient:              vc,
 		SchedulerNames:        schedulerNames(v),
@@ -255,14 +257,37 @@ func utilRuntimeMust(err error) {
 // as in Volcano with no HyperNodes.
 func servesHyperNodes(vc vcclient.Interface) bool {
 	gv := topologyv1alpha1.SchemeGroupVersion.String()
+	ok, err := serves(vc, gv, "hypernodes")
+	if !ok {
+		klog.InfoS("The API server serves no HyperNodes, so the network topology has only the cluster top; install Volcano's HyperNode CRD to use network topologies", "groupVersion", gv, "err", err)
+	}
+	return ok
+}
+
+// servesNumatopologies asks the API server whether it serves Volcano's
+// Numatopology CRD, and says so when it does not: no node then has NUMA
+// information, and the numa-aware plugin keeps pods that ask for a
+// topology policy pending.
+func servesNumatopologies(vc vcclient.Interface) bool {
+	gv := nodeinfov1alpha1.SchemeGroupVersion.String()
+	ok, err := serves(vc, gv, "numatopologies")
+	if !ok {
+		klog.InfoS("The API server serves no Numatopologies, so no node has NUMA information; install Volcano's Numatopology CRD and its resource exporter to use the numa-aware plugin", "groupVersion", gv, "err", err)
+	}
+	return ok
+}
+
+// serves reports whether the API server serves the resource in the group
+// version.
+func serves(vc vcclient.Interface, gv, resource string) (bool, error) {
 	list, err := vc.Discovery().ServerResourcesForGroupVersion(gv)
-	if err == nil {
-		for _, r := range list.APIResources {
-			if r.Name == "hypernodes" {
-				return true
-			}
+	if err != nil {
+		return false, err
+	}
+	for _, r := range list.APIResources {
+		if r.Name == resource {
+			return true, nil
 		}
 	}
-	klog.InfoS("The API server serves no HyperNodes, so the network topology has only the cluster top; install Volcano's HyperNode CRD to use network topologies", "groupVersion", gv, "err", err)
-	return false
+	return false, nil
 }

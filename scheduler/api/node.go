@@ -51,6 +51,13 @@ type NodeInfo struct {
 	// the same non-zero Generation are one state of one node (a clone
 	// keeps it): a memo may key on it alone, across caches and sessions.
 	Generation uint64
+
+	// Numa is the node's NUMA topology and the CPUs free for exclusive
+	// use, as the scheduler counts them (the cache keeps what sessions
+	// assigned until the node's agent reports again); nil when no
+	// Numatopology names the node. Shared, never changed: SetNuma
+	// replaces it.
+	Numa *NumaInfo
 }
 
 // generations numbers node states across the process.
@@ -101,6 +108,15 @@ func (n *NodeInfo) SetExternal(r *Resource) {
 	if n.Node != nil {
 		n.SetNode(n.Node)
 	} else {
+		n.changed()
+	}
+}
+
+// SetNuma replaces the node's NUMA information (nil: none); the node
+// changes only if it is another one.
+func (n *NodeInfo) SetNuma(info *NumaInfo) {
+	if n.Numa != info {
+		n.Numa = info
 		n.changed()
 	}
 }
@@ -201,6 +217,7 @@ func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 		Ready:       n.Ready,
 		Index:       n.Index,
 		Generation:  n.Generation,
+		Numa:        n.Numa,
 	}
 	for id, t := range n.Tasks {
 		c.Tasks[id] = task(t)

@@ -79,6 +79,10 @@ type Options struct {
 	// does not serve Volcano's HyperNode CRD (topology.volcano.sh): the
 	// network topology then has only the cluster top.
 	WithoutHyperNodes bool
+	// WithoutNumatopologies leaves Numatopologies unwatched, for an API
+	// server that does not serve Volcano's Numatopology CRD
+	// (nodeinfo.volcano.sh): no node then has NUMA information.
+	WithoutNumatopologies bool
 }
 
 // Cache is the scheduler's picture of the cluster, fed by informers.
@@ -114,6 +118,8 @@ type Cache struct {
 	// default handler recorded (onPod): where they differ, the event
 	// handler dropped it.
 	podsSeen, podsRecorded map[types.UID]string
+	// numa holds the nodes' NUMA information by node name (numa.go).
+	numa map[string]*numaState
 
 	handler EventHandler
 	custom  []CustomInformer
@@ -174,6 +180,7 @@ func New(opts Options) (*Cache, error) {
 		reservationsOn:  map[string]map[string]*api.ExternalReservation{},
 		podsSeen:        map[types.UID]string{},
 		podsRecorded:    map[types.UID]string{},
+		numa:            map[string]*numaState{},
 		informers:       informers.NewSharedInformerFactory(opts.Client, 0),
 		vcInformers:     vcinformers.NewSharedInformerFactory(opts.VCClient, 0),
 		work:            make(chan func(context.Context), 4096),
@@ -249,6 +256,11 @@ func (c *Cache) registerHandlers() error {
 	// session's network topology from them.
 	if !c.opts.WithoutHyperNodes {
 		c.synced = append(c.synced, c.vcInformers.Topology().V1alpha1().HyperNodes().Informer().HasSynced)
+	}
+	// Numatopologies are recorded as they come: what a session assigned
+	// is kept until the node's agent reports again (numa.go).
+	if !c.opts.WithoutNumatopologies {
+		add(c.vcInformers.Nodeinfo().V1alpha1().Numatopologies().Informer(), c.numaEvents())
 	}
 	// A handler that works through a queue (a Wasm handler sends events in
 	// batches) has synced once its queue is empty. It is checked after the

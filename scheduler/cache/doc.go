@@ -1,6 +1,7 @@
 // Package cache keeps the scheduler's picture of the cluster current from
 // client-go shared informers (pods, nodes, namespaces, priority classes, and
-// Volcano's PodGroups and Queues), hands each session a Snapshot, and applies
+// Volcano's PodGroups and Queues, and its HyperNodes and Numatopologies where
+// the API server serves them), hands each session a Snapshot, and applies
 // the session's decisions through the Binder, Evictor and StatusUpdater
 // interfaces. A failed bind or eviction puts the pod on a rate-limited resync
 // queue and is retried from fresh API state.

@@ -8,14 +8,17 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
-// Snapshot returns the session's own copy of the cluster: Ready nodes, the
-// queues, and the jobs that have a PodGroup in a known queue, with priorities
+// Snapshot returns the session's own copy of the cluster: Ready nodes (their
+// NUMA information brought up to the agents' reports first), the queues,
+// and the jobs that have a PodGroup in a known queue, with priorities
 // resolved from PriorityClasses. A task that is both in a job and on a node is
 // one object in the snapshot, so a decision made through either is seen
-// through both. Pods, node objects and queue objects are shared, not copied.
+// through both. Pods, node objects, NUMA information and queue objects are
+// shared, not copied.
 func (c *Cache) Snapshot() *api.ClusterInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.refreshNuma()
 	snap := api.NewClusterInfo()
 	for id, q := range c.queues {
 		cp := *q

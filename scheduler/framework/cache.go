@@ -29,6 +29,23 @@ type QueueStatusWriter interface {
 	UpdateQueueStatus(queue *v1beta1.Queue)
 }
 
+// NumaSetsWriter is implemented by caches that keep nodes' NUMA
+// information. At close, the numa-aware plugin hands over, by node name,
+// the CPU sets the session assigned to the tasks it placed; the cache
+// keeps them out of the nodes' allocatable sets until each node's agent
+// reports again (Volcano's UpdateSchedulerNumaInfo).
+type NumaSetsWriter interface {
+	UpdateNumaSets(assigned map[string]api.NumaSets)
+}
+
+// UpdateNumaSets hands the session's CPU assignments to the cache, if it
+// keeps NUMA information.
+func (ssn *Session) UpdateNumaSets(assigned map[string]api.NumaSets) {
+	if w, ok := ssn.cache.(NumaSetsWriter); ok && len(assigned) > 0 {
+		w.UpdateNumaSets(assigned)
+	}
+}
+
 // PodGroupEventRecorder is implemented by caches that publish Events. A
 // plugin explains through it, as Volcano's do, a decision the PodGroup's
 // status does not show, such as a refusal to enqueue.

@@ -18,7 +18,8 @@ import (
 )
 
 // embedded is the in-memory API server: client-go's fake clientset for core
-// objects, volcano.sh/apis's for PodGroups and Queues.
+// objects, volcano.sh/apis's for PodGroups, Queues, HyperNodes and
+// Numatopologies.
 type embedded struct {
 	kube *k8sfake.Clientset
 	vc   *vcfake.Clientset
@@ -46,6 +47,9 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 		vcObjs = append(vcObjs, o)
 	}
 	for _, o := range c.HyperNodes {
+		vcObjs = append(vcObjs, o)
+	}
+	for _, o := range c.Numatopologies {
 		vcObjs = append(vcObjs, o)
 	}
 	// NewSimpleClientset, not NewClientset: the latter's field-managed

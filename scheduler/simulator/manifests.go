@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+	nodeinfov1alpha1 "volcano.sh/apis/pkg/apis/nodeinfo/v1alpha1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 	vcscheme "volcano.sh/apis/pkg/client/clientset/versioned/scheme"
@@ -39,6 +40,7 @@ type Cluster struct {
 	PodGroups       []*v1beta1.PodGroup
 	Queues          []*v1beta1.Queue
 	HyperNodes      []*topologyv1alpha1.HyperNode
+	Numatopologies  []*nodeinfov1alpha1.Numatopology
 	// Workloads are the Services, ReplicationControllers, ReplicaSets and
 	// StatefulSets, read only for the selectors that give pods without
 	// spread constraints kube-scheduler's default ones, and the
@@ -85,8 +87,9 @@ var manifestDecoder = sync.OnceValues(func() (runtime.Decoder, error) {
 // Namespace, Service, ReplicationController, ResourceQuota; apps/v1
 // ReplicaSet and StatefulSet; policy/v1 PodDisruptionBudget;
 // scheduling.k8s.io/v1 PriorityClass; scheduling.volcano.sh/v1beta1
-// PodGroup and Queue; topology.volcano.sh/v1alpha1 HyperNode. Any other kind, a malformed document or an invalid
-// object is an error naming the document.
+// PodGroup and Queue; topology.volcano.sh/v1alpha1 HyperNode;
+// nodeinfo.volcano.sh/v1alpha1 Numatopology. Any other kind, a malformed
+// document or an invalid object is an error naming the document.
 func ParseCluster(data []byte, source string) (*Cluster, error) {
 	decoder, err := manifestDecoder()
 	if err != nil {
@@ -240,8 +243,14 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 			return err
 		}
 		c.HyperNodes = append(c.HyperNodes, o)
+	case *nodeinfov1alpha1.Numatopology:
+		// What the cache would read past with a log line is refused here.
+		if _, faults := api.NewNumaInfo(o); len(faults) > 0 {
+			return faults[0]
+		}
+		c.Numatopologies = append(c.Numatopologies, o)
 	default:
-		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController or ResourceQuota, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, or topology.volcano.sh/v1alpha1 HyperNode")
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController or ResourceQuota, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, topology.volcano.sh/v1alpha1 HyperNode, or nodeinfo.volcano.sh/v1alpha1 Numatopology")
 	}
 	return nil
 }

@@ -151,6 +151,11 @@ func TestRunBindsAdmitsAndRunsUntilQuiet(t *testing.T) {
 	}
 }
 
+// numatopo is Numatopology n1 with the given spec fields.
+func numatopo(spec string) string {
+	return "apiVersion: nodeinfo.volcano.sh/v1alpha1\nkind: Numatopology\nmetadata: {name: n1}\nspec: {" + spec + "}\n"
+}
+
 func pod(name, namespace string) string {
 	return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: \"" + namespace + "\"}\nspec: {containers: [{name: c}]}\n"
 }
@@ -174,6 +179,16 @@ func TestParseClusterNamesBadDocument(t *testing.T) {
 			"spec.containers[0].resources.limits.nvidia.com/gpu: 10e15 is more than"},
 		"memory beyond int64": {"apiVersion: v1\nkind: Node\nmetadata: {name: big}\nstatus: {allocatable: {memory: \"1e30\"}}\n",
 			"status.allocatable.memory: 1e30 is more than the scheduler can count (at most 9223372036854775807)"},
+		"numatopology allocatable not a CPU list": {numatopo("numares: {cpu: {allocatable: \"0-x\"}}"),
+			"document 1 (Numatopology n1): spec.numares.cpu.allocatable: \"0-x\" is not a CPU list"},
+		"numatopology cpuDetail key": {numatopo("cpuDetail: {\"0\": {numa: 0}, first: {numa: 0}}"),
+			"document 1 (Numatopology n1): spec.cpuDetail.first: the key is not a CPU ID"},
+		"numatopology NUMA node 64": {numatopo("cpuDetail: {\"0\": {numa: 64}}"),
+			"document 1 (Numatopology n1): spec.cpuDetail.0: numa 64, socket 0, core 0: a NUMA node is 0 to 63"},
+		"numatopology policy": {numatopo("policies: {TopologyManagerPolicy: single-numa}"),
+			"document 1 (Numatopology n1): spec.policies.TopologyManagerPolicy: \"single-numa\" is not a topology manager policy"},
+		"numatopology reservation":   {numatopo("resReserved: {cpu: lots}"), "document 1 (Numatopology n1): spec.resReserved: cpu:"},
+		"numatopology unknown field": {numatopo("cpuDetails: {}"), "unknown field \"spec.cpuDetails\""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseCluster([]byte(tc.doc), "c.yaml")

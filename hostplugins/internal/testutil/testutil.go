@@ -145,11 +145,15 @@ type Cache struct {
 	// Events lists the plugins' PodGroup Events as
 	// "ns/podgroup type reason message".
 	Events []string
+	// NumaSets holds the CPU sets handed over at close, by node, added up
+	// over sessions.
+	NumaSets map[string]api.NumaSets
 }
 
 var (
 	_ framework.Cache                 = &Cache{}
 	_ framework.PodGroupEventRecorder = &Cache{}
+	_ framework.NumaSetsWriter        = &Cache{}
 )
 
 // Snapshot returns the cluster as built; each session gets the same objects.
@@ -178,6 +182,21 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, _ bool) {
 // RecordPodGroupEvent records a plugin's Event.
 func (c *Cache) RecordPodGroupEvent(pg *v1beta1.PodGroup, eventType, reason, message string) {
 	c.Events = append(c.Events, pg.Namespace+"/"+pg.Name+" "+eventType+" "+reason+" "+message)
+}
+
+// UpdateNumaSets records the CPU sets a session assigned.
+func (c *Cache) UpdateNumaSets(assigned map[string]api.NumaSets) {
+	if c.NumaSets == nil {
+		c.NumaSets = map[string]api.NumaSets{}
+	}
+	for node, sets := range assigned {
+		if c.NumaSets[node] == nil {
+			c.NumaSets[node] = api.NumaSets{}
+		}
+		for res, set := range sets {
+			c.NumaSets[node][res] = c.NumaSets[node][res].Union(set)
+		}
+	}
 }
 
 // Tier is the YAML for a one-tier configuration that enables every hook of

@@ -27,9 +27,12 @@ import "fmt"
 // 1.6: session_close's fitErrors.
 // 1.7: queues' parent, deserved and reclaimable.
 // 1.8: evictable, the victim filter of gangpreempt and gangreclaim.
+// 1.9: the view's hypernodes and jobs' network topology;
+// hyper_node_order and hyper_node_gradient; node_order_batch's
+// jobHyperNode.
 const (
 	Major = 1
-	Minor = 8
+	Minor = 9
 )
 
 // Version is a module's declared ABI version.
@@ -85,6 +88,9 @@ const (
 	HookTargetJob            Hook = 24
 	// Added in 1.8; 25 is cache_event (event.go).
 	HookEvictable Hook = 26
+	// Added in 1.9.
+	HookHyperNodeOrder    Hook = 27
+	HookHyperNodeGradient Hook = 28
 )
 
 var hookNames = map[Hook]string{
@@ -100,6 +106,7 @@ var hookNames = map[Hook]string{
 	HookJobStarving: "job_starving", HookVictimTasks: "victim_tasks", HookPreemptive: "preemptive",
 	HookVictimQueueOrderKeys: "victim_queue_order_keys", HookTargetJob: "target_job",
 	HookCacheEvent: "cache_event", HookEvictable: "evictable",
+	HookHyperNodeOrder: "hyper_node_order", HookHyperNodeGradient: "hyper_node_gradient",
 }
 
 // String returns the hook's name as modules declare it.

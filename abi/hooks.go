@@ -61,6 +61,38 @@ const (
 	EvictGangReclaim int32 = 2
 )
 
+// HyperNodeOrderArgs is hyper_node_order's request (1.9): the job and the
+// candidate hypernodes, by hypernode handle (an index in View.HyperNodes),
+// and the job's allocated hypernode as of the call (-1 for none): the
+// view's Job.AllocatedHyperNode is as the session opened, and allocate
+// moves it when it commits a job's placement.
+type HyperNodeOrderArgs struct {
+	Job        int32   `msgpack:"job"`
+	Allocated  int32   `msgpack:"allocatedHyperNode"`
+	HyperNodes []int32 `msgpack:"hyperNodes"`
+}
+
+// HyperNodeGradientArgs is hyper_node_gradient's request (1.9): the job,
+// the hypernode searched within (-1 for none: the whole cluster), which
+// search asks (GradientScopeJob or GradientScopeTasks) and why
+// (PurposeAllocate or PurposeEvict), and the job's allocated hypernode as
+// of the call (-1 for none).
+type HyperNodeGradientArgs struct {
+	Job       int32 `msgpack:"job"`
+	Within    int32 `msgpack:"within"`
+	Scope     int32 `msgpack:"scope"`
+	Purpose   int32 `msgpack:"purpose"`
+	Allocated int32 `msgpack:"allocatedHyperNode"`
+}
+
+// The scopes and purposes of HyperNodeGradientArgs.
+const (
+	GradientScopeJob   int32 = 0
+	GradientScopeTasks int32 = 1
+	PurposeAllocate    int32 = 0
+	PurposeEvict       int32 = 1
+)
+
 // TasksArgs lists tasks: task_order_keys, victim_tasks.
 type TasksArgs struct {
 	Tasks []int32 `msgpack:"tasks"`

@@ -208,6 +208,35 @@ type Job struct {
 	CreationTime int64             `msgpack:"creationTime"`
 	// MinTaskMember is the PodGroup's spec.minTaskMember.
 	MinTaskMember RoleCounts `msgpack:"minTaskMember,omitempty"`
+	// NetworkTopology (1.9) is the PodGroup's spec.networkTopology as the
+	// session resolved it; nil when it has none.
+	NetworkTopology *NetworkTopology `msgpack:"networkTopology,omitempty"`
+	// AllocatedHyperNode (1.9) is the hypernode handle of the lowest
+	// hypernode holding what the job placed, as the session opened; nil
+	// for none.
+	AllocatedHyperNode *int32 `msgpack:"allocatedHyperNode,omitempty"`
+}
+
+// NetworkTopology is a job's network topology (1.9) as the session
+// resolved it: a highestTierName becomes its tier, and soft mode becomes
+// hard up to the cluster top's tier, as Volcano v1.15 does at session
+// open. HighestTier is nil when the job names a tier that no hypernode
+// has.
+type NetworkTopology struct {
+	Mode        string `msgpack:"mode"`
+	HighestTier *int32 `msgpack:"highestTier,omitempty"`
+}
+
+// HyperNode is one hypernode of the session (1.9): its name, tier, parent
+// (a hypernode handle, -1 for the cluster top) and the nodes directly
+// under it, by node handle in handle order: the nodes it holds that none
+// of its child hypernodes holds. Its nodes at every depth are these and
+// those of its descendants.
+type HyperNode struct {
+	Name   string  `msgpack:"name"`
+	Tier   int32   `msgpack:"tier"`
+	Parent int32   `msgpack:"parent"`
+	Nodes  []int32 `msgpack:"nodes,omitempty"`
 }
 
 // Task is one pod.
@@ -278,6 +307,10 @@ type View struct {
 	// whole with every session_open, like Plugins.
 	DisruptionBudgets []DisruptionBudget `msgpack:"disruptionBudgets,omitempty"`
 	ResourceQuotas    []ResourceQuota    `msgpack:"resourceQuotas,omitempty"`
+	// HyperNodes (1.9) are the session's hypernodes, the cluster top
+	// included, in name order; a hypernode handle is an index in it. Sent
+	// whole with every session_open, like Plugins.
+	HyperNodes []HyperNode `msgpack:"hyperNodes,omitempty"`
 }
 
 // DisruptionBudget is a PodDisruptionBudget (policy/v1) as the pdb plugin
@@ -320,6 +353,11 @@ type BatchArgs struct {
 	// them to a plugin's PreFilter state only in that case (its tier entry
 	// enables preemptable or allocatable).
 	Trial bool `msgpack:"trial,omitempty"`
+	// JobHyperNode (1.9), in node_order_batch, is the hypernode handle of
+	// the lowest hypernode holding what the task's job has placed so far,
+	// while allocate places a job with a network topology that has placed
+	// some (the native TaskInfo.JobAllocatedHyperNode); nil otherwise.
+	JobHyperNode *int32 `msgpack:"jobHyperNode,omitempty"`
 }
 
 // Verdict is one node's answer in a predicate_batch reply: [code, reason].

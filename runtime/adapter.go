@@ -208,6 +208,8 @@ var offered = map[framework.Hook]abi.Hook{
 	framework.HookVictimTasks:      abi.HookVictimTasks,
 	framework.HookTargetJob:        abi.HookTargetJob,
 	framework.HookEvictable:        abi.HookEvictable,
+	framework.HookHyperNodeOrder:   abi.HookHyperNodeOrder,
+	framework.HookHyperNodeGrad:    abi.HookHyperNodeGradient,
 }
 
 // Offers registers only the hooks the module declared. Placement events
@@ -510,7 +512,11 @@ func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, tota
 	}
 	a.scores = a.scores[:0]
 	if len(a.nodes) > 0 {
-		if err := a.call(abi.HookNodeOrderBatch, abi.BatchArgs{Task: t, Nodes: a.nodes}, &a.scores); err != nil {
+		args := abi.BatchArgs{Task: t, Nodes: a.nodes}
+		if task.JobAllocatedHyperNode != "" && a.mod.version.Minor >= 9 {
+			args.JobHyperNode = a.handles.hyperNodeHandle(task.JobAllocatedHyperNode)
+		}
+		if err := a.call(abi.HookNodeOrderBatch, args, &a.scores); err != nil {
 			return a.scoringFailed(err)
 		}
 		if len(a.scores) != len(a.nodes) {

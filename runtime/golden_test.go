@@ -27,6 +27,10 @@ const goldenDir = "../testdata/abi"
 // notReclaimable is the golden view's second queue's spec.reclaimable.
 var notReclaimable = false
 
+// goldenTier and goldenLeaf are the golden job's highest tier and
+// allocated hypernode (leaf-a's handle).
+var goldenTier, goldenLeaf int32 = 1, 1
+
 // goldenView is the view of request_session_open: one of every object,
 // with the fields that need care on the wire (maps, scalars, negatives).
 func goldenView() abi.View {
@@ -49,7 +53,8 @@ func goldenView() abi.View {
 			{Name: "team", Weight: 2, State: "Open", Parent: "org", Deserved: &abi.Resource{MilliCPU: 4000, Memory: 8 << 30, Scalars: map[string]int64{"nvidia.com/gpu": 2000}},
 				Reclaimable: &notReclaimable}},
 		Jobs: []abi.Job{{Namespace: "ns", Name: "pg", Queue: 0, Priority: -5, MinAvailable: 2, Phase: "Inqueue",
-			CreationTime: 1735689600000, MinTaskMember: map[string]int32{"worker": 2}}},
+			CreationTime: 1735689600000, MinTaskMember: map[string]int32{"worker": 2},
+			NetworkTopology: &abi.NetworkTopology{Mode: "hard", HighestTier: &goldenTier}, AllocatedHyperNode: &goldenLeaf}},
 		Tasks: []abi.Task{
 			{Namespace: "ns", Name: "pg-0", Job: 0, Status: "Running", Node: 0, Priority: -5,
 				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
@@ -79,6 +84,11 @@ func goldenView() abi.View {
 		ResourceQuotas: []abi.ResourceQuota{{Namespace: "ns", Name: "compute",
 			Hard: map[string]int64{"requests.cpu": 8000, "requests.memory": 16 << 30 * 1000, "pods": 10000},
 			Used: map[string]int64{"requests.cpu": 2000, "pods": 1000}}},
+		// 1.9: the cluster top above one leaf that holds the node.
+		HyperNodes: []abi.HyperNode{
+			{Name: "<cluster-top-hypernode>", Tier: 2, Parent: -1},
+			{Name: "leaf-a", Tier: 1, Parent: 0, Nodes: []int32{0}},
+		},
 	}
 }
 
@@ -123,6 +133,8 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},
 		"request_evictable":          {Args: abi.EvictableArgs{Kind: abi.EvictGangReclaim, Job: 0, HyperNode: "leaf-a", Tasks: []int32{1, 0}}},
+		"request_hypernode_order":    {Args: abi.HyperNodeOrderArgs{Job: 0, Allocated: 1, HyperNodes: []int32{1, 0}}},
+		"request_hypernode_gradient": {Args: abi.HyperNodeGradientArgs{Job: 0, Within: 0, Scope: abi.GradientScopeTasks, Purpose: abi.PurposeEvict, Allocated: 1}},
 		"request_session_close_fit_errors": {Args: abi.CloseArgs{FitErrors: []abi.TaskFitError{
 			{Task: 1, Message: "0/1 nodes are unavailable: 1 Insufficient cpu."},
 		}}},
@@ -167,6 +179,8 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_job_order_keys", &[]abi.Key{}, &[]abi.Key{{-5}, {1, 0.25}}},
 		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
 		{"reply_evictable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{1}}},
+		{"reply_hypernode_order", &[]float64{}, &[]float64{87.5, 12.5}},
+		{"reply_hypernode_gradient", &[][]int32{}, &[][]int32{{1}, {0}}},
 		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
 		{"reply_victim_tasks", &[]int32{}, &[]int32{0, 127, 128, 255, 256, 32767, 32768}},
 		{"reply_cache_event", &[]abi.CacheEventResult{}, &[]abi.CacheEventResult{

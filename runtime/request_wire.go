@@ -62,15 +62,28 @@ func appendHandleArgs(b []byte, args any) ([]byte, bool) {
 		b = appendInt32Field(appendMapLen(b, 2), "queue", a.Queue)
 		return appendHandlesField(b, "queues", a.Queues), true
 	case abi.BatchArgs:
-		// Nodes and Trial are omitempty.
-		b = appendInt32Field(appendMapLen(b, 1+countTrue(len(a.Nodes) > 0, a.Trial)), "task", a.Task)
+		// Nodes, Trial and JobHyperNode are omitempty.
+		b = appendInt32Field(appendMapLen(b, 1+countTrue(len(a.Nodes) > 0, a.Trial, a.JobHyperNode != nil)), "task", a.Task)
 		if len(a.Nodes) > 0 {
 			b = appendHandlesField(b, "nodes", a.Nodes)
 		}
 		if a.Trial {
 			b = appendBool(appendStr(b, "trial"), true)
 		}
+		if a.JobHyperNode != nil {
+			b = appendInt32Field(b, "jobHyperNode", *a.JobHyperNode)
+		}
 		return b, true
+	case abi.HyperNodeOrderArgs:
+		b = appendInt32Field(appendMapLen(b, 3), "job", a.Job)
+		b = appendInt32Field(b, "allocatedHyperNode", a.Allocated)
+		return appendHandlesField(b, "hyperNodes", a.HyperNodes), true
+	case abi.HyperNodeGradientArgs:
+		b = appendInt32Field(appendMapLen(b, 5), "job", a.Job)
+		b = appendInt32Field(b, "within", a.Within)
+		b = appendInt32Field(b, "scope", a.Scope)
+		b = appendInt32Field(b, "purpose", a.Purpose)
+		return appendInt32Field(b, "allocatedHyperNode", a.Allocated), true
 	case abi.BestNodeArgs:
 		b = appendInt32Field(appendMapLen(b, 3), "task", a.Task)
 		b = appendHandlesField(b, "nodes", a.Nodes)

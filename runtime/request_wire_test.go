@@ -102,7 +102,7 @@ func randScores(rng *rand.Rand, n int) []float64 {
 // by handle.
 func randHandleArgs(rng *rand.Rand, i int) any {
 	h, hs := randHandle(rng), randHandles(rng)
-	switch i % 13 {
+	switch i % 16 {
 	case 0:
 		return nil
 	case 1:
@@ -125,6 +125,13 @@ func randHandleArgs(rng *rand.Rand, i int) any {
 		return abi.QueuesArgs{Queue: h, Queues: hs}
 	case 10:
 		return abi.BatchArgs{Task: h, Nodes: hs, Trial: rng.IntN(2) == 0}
+	case 13:
+		hn := randHandle(rng)
+		return abi.BatchArgs{Task: h, Nodes: hs, JobHyperNode: &hn}
+	case 14:
+		return abi.HyperNodeOrderArgs{Job: h, Allocated: randHandle(rng), HyperNodes: hs}
+	case 15:
+		return abi.HyperNodeGradientArgs{Job: h, Within: randHandle(rng), Scope: rng.Int32N(2), Purpose: rng.Int32N(2), Allocated: randHandle(rng)}
 	case 11:
 		return abi.BestNodeArgs{Task: h, Nodes: hs, Scores: randScores(rng, len(hs))}
 	default:

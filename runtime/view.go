@@ -39,6 +39,10 @@ type handles struct {
 	// allNodes, allJobs and allQueues are every handle of their list, the
 	// requests of predicate_batch and the order-key hooks.
 	allNodes, allJobs, allQueues []int32
+	// hyperNodes and hyperNodeList map the session's hypernodes to their
+	// handles and back (1.9).
+	hyperNodes    map[string]int32
+	hyperNodeList []*api.HyperNodeInfo
 }
 
 // wireTaints is a node's taints on the wire (nil for none).
@@ -112,6 +116,7 @@ func newHandles(ssn *framework.Session) handles {
 		h.jobTasks = append(h.jobTasks, mine)
 	}
 	h.allNodes, h.allJobs, h.allQueues = sequence(len(ssn.NodeList)), sequence(len(ssn.JobList)), sequence(len(h.queueList))
+	h.hyperNodeList, h.hyperNodes = hyperNodeHandles(ssn.HyperNodes)
 	return h
 }
 
@@ -156,9 +161,10 @@ func wireQueue(q *api.QueueInfo) abi.Queue {
 	return wq
 }
 
-func wireJob(j *api.JobInfo, queue int32) abi.Job {
+func wireJob(j *api.JobInfo, queue int32, h *handles) abi.Job {
 	wj := abi.Job{Namespace: j.Namespace, Name: j.Name, Queue: queue, Priority: j.Priority,
-		MinAvailable: j.MinAvailable, CreationTime: j.CreationTimestamp.UnixMilli()}
+		MinAvailable: j.MinAvailable, CreationTime: j.CreationTimestamp.UnixMilli(),
+		NetworkTopology: wireNetworkTopology(j), AllocatedHyperNode: h.hyperNodeHandle(j.AllocatedHyperNode)}
 	if pg := j.PodGroup; pg != nil {
 		wj.Phase, wj.Labels, wj.Annotations = string(pg.Status.Phase), pg.Labels, pg.Annotations
 		wj.MinTaskMember = pg.Spec.MinTaskMember

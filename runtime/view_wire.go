@@ -54,7 +54,8 @@ func appendQueue(b []byte, q *abi.Queue) []byte {
 }
 
 func appendJob(b []byte, j *abi.Job) []byte {
-	b = appendMapLen(b, 8+countTrue(len(j.Labels) > 0, len(j.Annotations) > 0, len(j.MinTaskMember) > 0))
+	b = appendMapLen(b, 8+countTrue(len(j.Labels) > 0, len(j.Annotations) > 0, len(j.MinTaskMember) > 0,
+		j.NetworkTopology != nil, j.AllocatedHyperNode != nil))
 	b = appendStr(appendStr(b, "namespace"), j.Namespace)
 	b = appendStr(appendStr(b, "name"), j.Name)
 	b = appendInt32Field(b, "queue", j.Queue)
@@ -73,7 +74,7 @@ func appendJob(b []byte, j *abi.Job) []byte {
 			b = appendInt32(appendStr(b, k), j.MinTaskMember[k])
 		}
 	}
-	return b
+	return appendJobTopology(b, j)
 }
 
 func appendTask(b []byte, t *abi.Task) []byte {

@@ -124,6 +124,19 @@ func randJob(rng *rand.Rand) *abi.Job {
 			j.MinTaskMember[fmt.Sprintf("role%d", rng.IntN(30))] = randInt32(rng)
 		}
 	}
+	// 1.9: a network topology with or without its tier, and an allocated
+	// hypernode, each sometimes absent.
+	if rng.IntN(2) == 0 {
+		j.NetworkTopology = &abi.NetworkTopology{Mode: randString(rng)}
+		if rng.IntN(2) == 0 {
+			tier := randInt32(rng)
+			j.NetworkTopology.HighestTier = &tier
+		}
+	}
+	if rng.IntN(2) == 0 {
+		hn := randInt32(rng)
+		j.AllocatedHyperNode = &hn
+	}
 	return j
 }
 
@@ -236,7 +249,7 @@ func randPodAffinity(rng *rand.Rand) *abi.PodAffinity {
 // session view's encoders: the golden vectors and BenchmarkEncodeView.
 func encodeWire(view abi.View, h handles) *encodedView {
 	ev := &encodedView{handles: h, plugins: view.Plugins, namespaces: encodeNamespaces(view.Namespaces),
-		budgets: encodeBudgets(view.DisruptionBudgets), quotas: encodeQuotas(view.ResourceQuotas)}
+		budgets: encodeBudgets(view.DisruptionBudgets), quotas: encodeQuotas(view.ResourceQuotas), hyperNodes: encodeHyperNodes(view.HyperNodes)}
 	var e viewEncoder
 	for i := range view.Nodes {
 		n := &view.Nodes[i]

@@ -29,10 +29,12 @@ type encodedView struct {
 	plugins         []string
 	namespaces      msgpack.RawMessage
 	budgets, quotas msgpack.RawMessage
-	keys            [numLists][]string
-	objs            [numLists][]msgpack.RawMessage
-	sums            [numLists][]uint64
-	handles         handles
+	// hyperNodes is View.hyperNodes (1.9), sent whole with every open.
+	hyperNodes msgpack.RawMessage
+	keys       [numLists][]string
+	objs       [numLists][]msgpack.RawMessage
+	sums       [numLists][]uint64
+	handles    handles
 }
 
 // encodeView encodes the session's view, object by object, taking nodes
@@ -40,7 +42,8 @@ type encodedView struct {
 func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 	h := newHandles(ssn)
 	ev := &encodedView{handles: h, namespaces: encodeNamespaces(ssn.NamespaceLabels),
-		budgets: encodeBudgets(wireBudgets(ssn.DisruptionBudgets)), quotas: encodeQuotas(wireQuotas(ssn.QuotaStatus))}
+		budgets: encodeBudgets(wireBudgets(ssn.DisruptionBudgets)), quotas: encodeQuotas(wireQuotas(ssn.QuotaStatus)),
+		hyperNodes: encodeHyperNodes(wireHyperNodes(h.hyperNodeList, h.hyperNodes, h.nodes))}
 	for _, p := range ssn.Plugins() {
 		ev.plugins = append(ev.plugins, policyName(p))
 	}
@@ -56,7 +59,7 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 		ev.add(listQueues, e.encodeQueue(&wq))
 	}
 	for ji, j := range ssn.JobList {
-		wj := wireJob(j, h.jobQueue[ji])
+		wj := wireJob(j, h.jobQueue[ji], &h)
 		ev.add(listJobs, e.encodeJob(&wj))
 	}
 	shapes := make([]uint64, 0, len(h.taskList))
@@ -169,6 +172,8 @@ type (
 		// session by encodeBudgets and encodeQuotas.
 		DisruptionBudgets msgpack.RawMessage `msgpack:"disruptionBudgets,omitempty"`
 		ResourceQuotas    msgpack.RawMessage `msgpack:"resourceQuotas,omitempty"`
+		// HyperNodes is 1.9, encoded once per session by encodeHyperNodes.
+		HyperNodes msgpack.RawMessage `msgpack:"hyperNodes,omitempty"`
 	}
 	viewDelta struct {
 		Nodes   listDelta `msgpack:"nodes"`
@@ -181,6 +186,7 @@ type (
 		Namespaces        msgpack.RawMessage `msgpack:"namespaces,omitempty"`
 		DisruptionBudgets msgpack.RawMessage `msgpack:"disruptionBudgets,omitempty"`
 		ResourceQuotas    msgpack.RawMessage `msgpack:"resourceQuotas,omitempty"`
+		HyperNodes        msgpack.RawMessage `msgpack:"hyperNodes,omitempty"`
 	}
 	listDelta struct {
 		Len  int32          `msgpack:"len"`
@@ -211,13 +217,13 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 	}
 	if held == nil {
 		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins, Namespaces: ev.namespaces,
-			DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas}
+			DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas, HyperNodes: ev.hyperNodes}
 		for l := range ev.objs {
 			full += len(ev.objs[l])
 		}
 		return openRequest{View: v, Arguments: args, ABI: hostABI}, next, full, 0, 0
 	}
-	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces, DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas}
+	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces, DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas, HyperNodes: ev.hyperNodes}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
 		out.Len = int32(len(ev.keys[l]))
 		same := slices.Equal(held.keys[l], ev.keys[l])

@@ -54,6 +54,18 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 			a.Kind, b, err = wire.ReadInt32Bytes(b)
 		case "hyperNode":
 			a.HyperNode, b, err = wire.ReadStringBytes(b)
+		case "jobHyperNode":
+			a.JobHyperNode, b, err = wire.ReadInt32Bytes(b)
+		case "hyperNodes":
+			a.HyperNodes, b, err = readHandles(a.HyperNodes, b)
+		case "allocatedHyperNode":
+			a.Allocated, b, err = wire.ReadInt32Bytes(b)
+		case "within":
+			a.Within, b, err = wire.ReadInt32Bytes(b)
+		case "scope":
+			a.Scope, b, err = wire.ReadInt32Bytes(b)
+		case "purpose":
+			a.Purpose, b, err = wire.ReadInt32Bytes(b)
 		default:
 			b, err = wire.Skip(b)
 		}

@@ -61,9 +61,9 @@ func (v *View) applyDelta(b []byte) error {
 	if err != nil {
 		return err
 	}
-	// The plugin list, namespaces, budgets and quotas come whole with every
-	// open; absent means none.
-	v.Plugins, v.Namespaces, v.DisruptionBudgets, v.ResourceQuotas = v.Plugins[:0], nil, nil, nil
+	// The plugin list, namespaces, budgets, quotas and hypernodes come
+	// whole with every open; absent means none.
+	v.Plugins, v.Namespaces, v.DisruptionBudgets, v.ResourceQuotas, v.HyperNodes = v.Plugins[:0], nil, nil, nil, nil
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
@@ -95,6 +95,8 @@ func (v *View) applyDelta(b []byte) error {
 			b, err = v.DisruptionBudgets.UnmarshalMsg(b)
 		case "resourceQuotas":
 			b, err = v.ResourceQuotas.UnmarshalMsg(b)
+		case "hyperNodes":
+			b, err = v.HyperNodes.UnmarshalMsg(b)
 		default:
 			b, err = wire.Skip(b)
 		}

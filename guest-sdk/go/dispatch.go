@@ -40,6 +40,8 @@ const (
 	hookTargetJob            = 24
 	hookCacheEvent           = 25
 	hookEvictable            = 26
+	hookHyperNodeOrder       = 27
+	hookHyperNodeGradient    = 28
 )
 
 // Reply codes that are not hook statuses.
@@ -58,14 +60,16 @@ type host struct {
 	lists taskLists
 	reply []byte
 	// out holds a hook's encoded result before it is copied into reply.
-	out     []byte
-	args    Args
-	nodes   []*Node
-	tasks   []*Task
-	jobs    []*Job
-	queues  []*Queue
-	scores  []float64
-	verdict []Verdict
+	out    []byte
+	args   Args
+	nodes  []*Node
+	tasks  []*Task
+	jobs   []*Job
+	queues []*Queue
+	// hyperNodes holds a hypernode hook's candidates (ABI 1.9).
+	hyperNodes []*HyperNode
+	scores     []float64
+	verdict    []Verdict
 	// classes holds session_open's node-local classes (NodeLocalClasser),
 	// empty when it sent none.
 	classes []int32

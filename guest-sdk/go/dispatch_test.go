@@ -40,6 +40,17 @@ func request(t *testing.T, events [][3]int32, args msgp.Marshaler) []byte {
 	if args == nil {
 		return msgp.AppendNil(b)
 	}
+	if a, ok := args.(*Args); ok {
+		// The hypernode handles of ABI 1.9 that a test leaves at zero mean
+		// none, as the scheduler says by -1 (or leaves out).
+		c := *a
+		for _, h := range []*int32{&c.JobHyperNode, &c.Allocated, &c.Within} {
+			if *h == 0 {
+				*h = -1
+			}
+		}
+		args = &c
+	}
 	b, err := args.MarshalMsg(b)
 	if err != nil {
 		t.Fatal(err)

@@ -76,6 +76,30 @@ func (*goldenPlugin) Evictable(s *Session, ctx EvictionContext, c []*Task) ([]*T
 	return c[:1], true
 }
 
+// HyperNodeOrder scores leaf-a 87.5 and the cluster top 12.5 when the
+// request says what request_hypernode_order says: job 0, allocated in
+// leaf-a, candidates leaf-a and the top.
+func (*goldenPlugin) HyperNodeOrder(s *Session, search HyperNodeSearch, hns []*HyperNode, scores []float64) error {
+	v := &s.View
+	if search.Job != &v.Jobs[0] || search.Allocated != &v.HyperNodes[1] || len(hns) != 2 || hns[0].Name != "leaf-a" || hns[1] != &v.HyperNodes[0] {
+		return nil
+	}
+	scores[0], scores[1] = 87.5, 12.5
+	return nil
+}
+
+// HyperNodeGradient offers leaf-a, then the cluster top, when the request
+// says what request_hypernode_gradient says: job 0's tasks, for eviction,
+// within the top, allocated in leaf-a.
+func (*goldenPlugin) HyperNodeGradient(s *Session, search HyperNodeSearch) [][]*HyperNode {
+	v := &s.View
+	if search.Job != &v.Jobs[0] || search.Within != &v.HyperNodes[0] || search.Scope != ScopeTasks || search.Purpose != PurposeEvict ||
+		search.Allocated != &v.HyperNodes[1] {
+		return nil
+	}
+	return [][]*HyperNode{{&v.HyperNodes[1]}, {&v.HyperNodes[0]}}
+}
+
 func (*goldenPlugin) VictimTasks(_ *Session, tasks []*Task) []*Task { return tasks }
 
 func (*goldenPlugin) JobValid(*Session, *Job) *ValidateResult {
@@ -114,6 +138,12 @@ func TestGoldenVectors(t *testing.T) {
 		len(v.ResourceQuotas) != 1 || v.ResourceQuotas[0].Hard["requests.cpu"] != 8000 || v.ResourceQuotas[0].Used["pods"] != 1000 {
 		t.Errorf("request_session_open's budgets and quotas decoded to %+v and %+v", v.DisruptionBudgets, v.ResourceQuotas)
 	}
+	// The hypernodes and the job's network topology (ABI 1.9).
+	if hn := v.HyperNodes; len(hn) != 2 || hn[0].Name != "<cluster-top-hypernode>" || hn[0].Tier != 2 || hn[0].Parent != -1 || len(hn[0].Nodes) != 0 ||
+		hn[1].Name != "leaf-a" || hn[1].Tier != 1 || hn[1].Parent != 0 || len(hn[1].Nodes) != 1 || hn[1].Nodes[0] != 0 || hn[1].Handle != 1 ||
+		j.NetworkTopology == nil || j.NetworkTopology.Mode != TopologyHard || *j.NetworkTopology.HighestTier != 1 || *j.AllocatedHyperNode != 1 {
+		t.Errorf("request_session_open's hypernodes decoded to %+v, the job's topology to %+v, %v", v.HyperNodes, j.NetworkTopology, j.AllocatedHyperNode)
+	}
 	// The pod rules' fields (ABI 1.4).
 	other, spread := n.Others[0], t1.SpreadConstraints[0]
 	pref := t1.PodAntiAffinity.Preferred[0]
@@ -144,7 +174,7 @@ func TestGoldenVectors(t *testing.T) {
 		t.Fatalf("request_session_open_delta: %d %s", code, msg)
 	}
 	if st := g.open.View.Tasks[1].Status; st != Pending || g.open.View.Nodes[0].Name != "n0" || g.open.View.Namespaces["ns"]["team"] != "a" ||
-		len(g.open.View.DisruptionBudgets) != 2 || len(g.open.View.ResourceQuotas) != 1 {
+		len(g.open.View.DisruptionBudgets) != 2 || len(g.open.View.ResourceQuotas) != 1 || len(g.open.View.HyperNodes) != 2 {
 		t.Errorf("after the delta task 1 is %s, node 0 %q", st, g.open.View.Nodes[0].Name)
 	}
 
@@ -167,6 +197,8 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_job_order_keys", hookJobOrderKeys, request(t, nil, &Args{Task: -1, Job: -1, Queue: -1, Jobs: []int32{0, 0}})},
 		{"reply_preemptable", hookPreemptable, golden(t, "request_preemptable")},
 		{"reply_evictable", hookEvictable, golden(t, "request_evictable")},
+		{"reply_hypernode_order", hookHyperNodeOrder, golden(t, "request_hypernode_order")},
+		{"reply_hypernode_gradient", hookHyperNodeGradient, golden(t, "request_hypernode_gradient")},
 		{"reply_node_order_batch", hookNodeOrderBatch, request(t, nil, &Args{Task: 0, Job: -1, Queue: -1, Nodes: []int32{0, 0, 0}})},
 		{"reply_job_valid", hookJobValid, request(t, nil, &Args{Task: -1, Job: 0, Queue: -1})},
 		{"reply_session_close", hookSessionClose, golden(t, "request_session_close")},
@@ -281,7 +313,7 @@ func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) boo
 	return true
 }
 
-// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.8) a
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.9) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -293,8 +325,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 8 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.8", m)
+	if m := h.session.HostABIMinor(); m != 9 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.9", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

@@ -4,7 +4,9 @@ package caldera
 func (h *host) resetArgs() {
 	a := &h.args
 	a.Task, a.Job, a.Queue, a.Trial, a.Kind, a.HyperNode = -1, -1, -1, false, 0, ""
+	a.JobHyperNode, a.Allocated, a.Within, a.Scope, a.Purpose = -1, -1, -1, 0, 0
 	a.Nodes, a.Tasks, a.Jobs, a.Queues, a.Scores = a.Nodes[:0], a.Tasks[:0], a.Jobs[:0], a.Queues[:0], a.Scores[:0]
+	a.HyperNodes = a.HyperNodes[:0]
 }
 
 func (h *host) task(i int32) (*Task, error) {
@@ -67,6 +69,49 @@ func (h *host) queueList(hs []int32) ([]*Queue, error) {
 		h.queues = append(h.queues, q)
 	}
 	return h.queues, nil
+}
+
+// hyperNode returns the hypernode of a handle; -1 is none (nil).
+func (h *host) hyperNode(i int32) (*HyperNode, error) {
+	v := &h.session.View
+	if i == -1 {
+		return nil, nil
+	}
+	if i < 0 || int(i) >= len(v.HyperNodes) {
+		return nil, handleError("hypernode", i, len(v.HyperNodes))
+	}
+	return &v.HyperNodes[i], nil
+}
+
+// hyperNodeList turns hypernode handles into pointers; the slice is
+// reused by the next call.
+func (h *host) hyperNodeList(hs []int32) ([]*HyperNode, error) {
+	h.hyperNodes = h.hyperNodes[:0]
+	for _, i := range hs {
+		if i < 0 || int(i) >= len(h.session.View.HyperNodes) {
+			return nil, handleError("hypernode", i, len(h.session.View.HyperNodes))
+		}
+		h.hyperNodes = append(h.hyperNodes, &h.session.View.HyperNodes[i])
+	}
+	return h.hyperNodes, nil
+}
+
+// search reads the hypernode hooks' job, allocated hypernode and, for a
+// gradient, the hypernode searched within and the search.
+func (h *host) search() (HyperNodeSearch, error) {
+	var s HyperNodeSearch
+	var err error
+	if s.Job, err = h.job(h.args.Job); err != nil {
+		return s, err
+	}
+	if s.Allocated, err = h.hyperNode(h.args.Allocated); err != nil {
+		return s, err
+	}
+	if s.Within, err = h.hyperNode(h.args.Within); err != nil {
+		return s, err
+	}
+	s.Scope, s.Purpose = GradientScope(h.args.Scope), SearchPurpose(h.args.Purpose)
+	return s, nil
 }
 
 // taskOnNodes reads the task and node handles of the batched task-on-nodes

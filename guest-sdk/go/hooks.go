@@ -258,6 +258,57 @@ type EvictionContext struct {
 	HyperNode string
 }
 
+// HyperNodeScorer scores hypernodes for a job with a network topology
+// (ABI 1.9): allocate asks it about the candidates of one of the job's
+// gradients, and places the job in the best scored one where it fits;
+// scores of every plugin add up. Fill scores, one per hypernode; an error
+// fails the call (allocate then ranks by the other plugins' scores).
+type HyperNodeScorer interface {
+	HyperNodeOrder(s *Session, search HyperNodeSearch, hyperNodes []*HyperNode, scores []float64) error
+}
+
+// HyperNodeGradienter lists, for a job with a network topology, the
+// hypernodes within search.Within in which the scheduler may try to place
+// it (or, for PurposeEvict, look for victims), in gradients tried in turn
+// (ABI 1.9); a hypernode the job cannot use is left out. The first plugin
+// of the first tier that offers it decides. Return nil to offer none.
+type HyperNodeGradienter interface {
+	HyperNodeGradient(s *Session, search HyperNodeSearch) [][]*HyperNode
+}
+
+// HyperNodeSearch is what a hypernode hook is asked about: the job, the
+// lowest hypernode holding what it placed before this call (nil for none;
+// Job.AllocatedHyperNode is as the session opened), and for
+// HyperNodeGradienter the hypernode searched within (the cluster top for
+// the whole cluster) and which search asks, for what.
+type HyperNodeSearch struct {
+	Job       *Job
+	Allocated *HyperNode
+	Within    *HyperNode
+	Scope     GradientScope
+	Purpose   SearchPurpose
+}
+
+// GradientScope says which search asks for a gradient: allocate first
+// searches for the job as a whole (room for its minResources), then
+// within each hypernode for its pending tasks (room for what they ask).
+type GradientScope int32
+
+const (
+	ScopeJob   GradientScope = 0
+	ScopeTasks GradientScope = 1
+)
+
+// SearchPurpose says why: to place tasks on free room (allocate), or to
+// find domains where evicting others could make room (gangpreempt and
+// gangreclaim, which ask widest first and judge by allocatable room).
+type SearchPurpose int32
+
+const (
+	PurposeAllocate SearchPurpose = 0
+	PurposeEvict    SearchPurpose = 1
+)
+
 // OverusedChecker says a queue uses more than its share; any plugin saying
 // so stops allocation to the queue.
 type OverusedChecker interface {
@@ -375,5 +426,7 @@ func hookNames(i implemented) []string {
 	add(i.targetJobPicker != nil, "target_job")
 	add(i.cacheEventHandler != nil, "cache_event")
 	add(i.evictableFilter != nil, "evictable")
+	add(i.hyperNodeScorer != nil, "hyper_node_order")
+	add(i.hyperNodeGradienter != nil, "hyper_node_gradient")
 	return out
 }

@@ -18,6 +18,8 @@ type implemented struct {
 	preemptableFilter     PreemptableFilter
 	reclaimableFilter     ReclaimableFilter
 	evictableFilter       EvictableFilter
+	hyperNodeScorer       HyperNodeScorer
+	hyperNodeGradienter   HyperNodeGradienter
 	victimTasksProvider   VictimTasksProvider
 	overusedChecker       OverusedChecker
 	allocatableChecker    AllocatableChecker
@@ -57,6 +59,8 @@ func implementationOf(p Plugin) implemented {
 	i.preemptableFilter, _ = p.(PreemptableFilter)
 	i.reclaimableFilter, _ = p.(ReclaimableFilter)
 	i.evictableFilter, _ = p.(EvictableFilter)
+	i.hyperNodeScorer, _ = p.(HyperNodeScorer)
+	i.hyperNodeGradienter, _ = p.(HyperNodeGradienter)
 	i.victimTasksProvider, _ = p.(VictimTasksProvider)
 	i.overusedChecker, _ = p.(OverusedChecker)
 	i.allocatableChecker, _ = p.(AllocatableChecker)

@@ -17,7 +17,7 @@ type handler func(h *host) (int32, string, []byte)
 // consulted on every call). A hook the plugin does not
 // implement answers EUNKNOWN_HOOK (the scheduler never calls one it did not
 // declare, so this only happens to a confused host).
-var served = [hookEvictable + 1]handler{
+var served = [hookHyperNodeGradient + 1]handler{
 	hookJobOrderKeys: func(h *host) (int32, string, []byte) {
 		p := impl.jobOrderKeyer
 		if p == nil {
@@ -146,6 +146,44 @@ var served = [hookEvictable + 1]handler{
 		}
 		ctx := EvictionContext{Kind: EvictionKind(h.args.Kind), Job: j, HyperNode: h.args.HyperNode}
 		return h.okVictims(p.Evictable(h.session, ctx, candidates))
+	},
+	hookHyperNodeOrder: func(h *host) (int32, string, []byte) {
+		p := impl.hyperNodeScorer
+		if p == nil {
+			return unknown("hyper_node_order")
+		}
+		search, err := h.search()
+		if err != nil {
+			return codeDecodeFailed, "hyper_node_order: " + err.Error(), nil
+		}
+		hns, err := h.hyperNodeList(h.args.HyperNodes)
+		if err != nil {
+			return codeDecodeFailed, "hyper_node_order: " + err.Error(), nil
+		}
+		h.scores = resize(h.scores, len(hns))
+		if err := p.HyperNodeOrder(h.session, search, hns, h.scores); err != nil {
+			return int32(Error), err.Error(), nil
+		}
+		return h.ok(appendFloats(h.result(), h.scores))
+	},
+	hookHyperNodeGradient: func(h *host) (int32, string, []byte) {
+		p := impl.hyperNodeGradienter
+		if p == nil {
+			return unknown("hyper_node_gradient")
+		}
+		search, err := h.search()
+		if err != nil {
+			return codeDecodeFailed, "hyper_node_gradient: " + err.Error(), nil
+		}
+		gradients := p.HyperNodeGradient(h.session, search)
+		b := wire.AppendArrayHeader(h.result(), uint32(len(gradients)))
+		for _, g := range gradients {
+			b = wire.AppendArrayHeader(b, uint32(len(g)))
+			for _, hn := range g {
+				b = wire.AppendInt32(b, hn.Handle)
+			}
+		}
+		return h.ok(b)
 	},
 	hookVictimTasks: func(h *host) (int32, string, []byte) {
 		p := impl.victimTasksProvider
@@ -386,7 +424,14 @@ func (h *host) nodeOrder() (int32, string, []byte) {
 		return codeDecodeFailed, "node_order_batch: " + err.Error(), nil
 	}
 	h.scores = resize(h.scores, len(nodes))
-	if err := p.NodeOrderBatch(h.session, task, nodes, h.scores); err != nil {
+	placed, err := h.hyperNode(h.args.JobHyperNode)
+	if err != nil {
+		return codeDecodeFailed, "node_order_batch: " + err.Error(), nil
+	}
+	h.session.jobHyperNode = placed
+	err = p.NodeOrderBatch(h.session, task, nodes, h.scores)
+	h.session.jobHyperNode = nil
+	if err != nil {
 		return int32(Error), err.Error(), nil
 	}
 	return h.ok(appendFloats(h.result(), h.scores))

@@ -18,6 +18,10 @@ type Session struct {
 	// trial is set while PredicateBatch serves a call made during a
 	// preemption dry run (InVictimTrial).
 	trial bool
+	// jobHyperNode is set while NodeOrderBatch serves a call that named
+	// the hypernode holding what the task's job placed so far
+	// (JobHyperNode).
+	jobHyperNode *HyperNode
 	// hostABI is the scheduler's version as session_open said it.
 	hostABI []int32
 	// fitErrors are the fit errors session_close brought, by task handle.
@@ -61,6 +65,22 @@ func (s *Session) SetFitErrors(byTask map[int32]string) { s.fitErrors = byTask }
 // room; Volcano's predicates plugin counts them in its inter-pod affinity
 // and spread state then, and only then, outside PrePredicate.
 func (s *Session) InVictimTrial() bool { return s.trial }
+
+// JobHyperNode reports, during NodeOrderBatch, the lowest hypernode holding
+// what the task's job has placed so far while allocate places a job with a
+// network topology (ABI 1.9), nil otherwise: Volcano's network-topology-aware
+// scores nodes by how close they are to it. A score that reads it is not
+// node-local (NodeLocalScorer).
+func (s *Session) JobHyperNode() *HyperNode { return s.jobHyperNode }
+
+// HyperNode returns the hypernode of a handle, nil for -1 or a handle
+// outside the view.
+func (s *Session) HyperNode(handle int32) *HyperNode {
+	if handle < 0 || int(handle) >= len(s.View.HyperNodes) {
+		return nil
+	}
+	return &s.View.HyperNodes[handle]
+}
 
 // NewSession returns a session over a view as the SDK prepares one when it
 // arrives from the scheduler: every object's Handle set and each job's
@@ -107,6 +127,9 @@ func (s *Session) index(l *taskLists) {
 	}
 	for i := range v.Queues {
 		v.Queues[i].Handle = int32(i)
+	}
+	for i := range v.HyperNodes {
+		v.HyperNodes[i].Handle = int32(i)
 	}
 	l.counts = resize(l.counts, len(v.Jobs))
 	for i := range v.Tasks {

@@ -12,13 +12,15 @@ package caldera
 // 1.5 session_open's scheduler version and pre_predicate's domain rules;
 // 1.6 session_close's fit errors; 1.7 queues' parent, deserved and
 // reclaimable; 1.8 evictable, the victim filter of gangpreempt and
-// gangreclaim.
+// gangreclaim; 1.9 the view's hypernodes and jobs' network topology,
+// hyper_node_order and hyper_node_gradient, node_order_batch's
+// jobHyperNode.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 8
+const abiMinor = 9
 
 func declared(hooks []string) []string { return hooks }
 

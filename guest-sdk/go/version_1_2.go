@@ -4,13 +4,16 @@ package caldera
 
 // Built as ABI 1.2: the descriptor does not say undoEvents, so the
 // scheduler resends every object the previous session's events changed;
-// hooks added later (evictable, 1.8) are not declared.
+// hooks added later (evictable, 1.8; hyper_node_order and
+// hyper_node_gradient, 1.9) are not declared.
 const abiMinor = 2
 
 func declared(hooks []string) []string {
 	var out []string
 	for _, h := range hooks {
-		if h != "evictable" {
+		switch h {
+		case "evictable", "hyper_node_order", "hyper_node_gradient":
+		default:
 			out = append(out, h)
 		}
 	}

@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.9: it declares a hook this scheduler does not
+// Built as the next minor, 1.10: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 9
+const abiMinor = 10
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_9") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_10") }
 
 const lastEvent = eventBind

@@ -162,6 +162,13 @@ type Job struct {
 	// MinTaskMember is the PodGroup's spec.minTaskMember: the least number
 	// of tasks of each role the job needs.
 	MinTaskMember map[string]int32 `msg:"minTaskMember"`
+	// NetworkTopology is the PodGroup's spec.networkTopology as the
+	// scheduler resolved it at session open, nil when it has none (ABI 1.9).
+	NetworkTopology *NetworkTopology `msg:"networkTopology"`
+	// AllocatedHyperNode is the handle of the lowest hypernode holding what
+	// the job placed, as the session opened; nil for none (ABI 1.9). The
+	// hypernode hooks bring the current one (HyperNodeSearch.Allocated).
+	AllocatedHyperNode *int32 `msg:"allocatedHyperNode"`
 
 	// Handle is the job's index in View.Jobs.
 	Handle int32 `msg:"-"`
@@ -265,7 +272,44 @@ type View struct {
 	// (ABI 1.8).
 	DisruptionBudgets DisruptionBudgets `msg:"disruptionBudgets"`
 	ResourceQuotas    ResourceQuotas    `msg:"resourceQuotas"`
+	// HyperNodes are the session's hypernodes, the cluster top included, in
+	// name order; a hypernode's handle is its index here (ABI 1.9).
+	HyperNodes HyperNodes `msg:"hyperNodes"`
 }
+
+// HyperNodes are the view's hypernodes.
+type HyperNodes []HyperNode
+
+// HyperNode is a hypernode of the session: a network switch's tier
+// grouping nodes and lower hypernodes (ABI 1.9). Nodes are the handles of
+// the nodes directly under it, those none of its child hypernodes holds,
+// in handle order; its nodes at every depth are these and its
+// descendants'.
+type HyperNode struct {
+	Name string `msg:"name"`
+	Tier int32  `msg:"tier"`
+	// Parent is the parent's handle, -1 for the cluster top.
+	Parent int32   `msg:"parent"`
+	Nodes  []int32 `msg:"nodes"`
+
+	// Handle is the hypernode's index in View.HyperNodes.
+	Handle int32 `msg:"-"`
+}
+
+// NetworkTopology is a job's network topology as the scheduler resolved
+// it: a highestTierName becomes its tier, and soft mode becomes hard up to
+// the cluster top's tier, as Volcano does at session open. HighestTier is
+// nil when the job names a tier no hypernode has.
+type NetworkTopology struct {
+	Mode        string `msg:"mode"`
+	HighestTier *int32 `msg:"highestTier"`
+}
+
+// Network topology modes, as Volcano names them.
+const (
+	TopologyHard = "hard"
+	TopologySoft = "soft"
+)
 
 // DisruptionBudgets are the view's PodDisruptionBudgets.
 type DisruptionBudgets []DisruptionBudget
@@ -388,6 +432,17 @@ type Args struct {
 	// hypernode its candidates run in.
 	Kind      int32  `msg:"kind"`
 	HyperNode string `msg:"hyperNode"`
+	// JobHyperNode (ABI 1.9): node_order_batch's hypernode holding what
+	// the task's job placed so far (Session.JobHyperNode); -1 for none.
+	JobHyperNode int32 `msg:"jobHyperNode"`
+	// HyperNodes, Allocated, Within, Scope and Purpose (ABI 1.9): the
+	// hypernode hooks' candidates, the job's allocated hypernode (-1 for
+	// none), the hypernode searched within (-1 for none), and the search.
+	HyperNodes []int32 `msg:"hyperNodes"`
+	Allocated  int32   `msg:"allocatedHyperNode"`
+	Within     int32   `msg:"within"`
+	Scope      int32   `msg:"scope"`
+	Purpose    int32   `msg:"purpose"`
 }
 
 // IsReclaimable reports whether other queues may reclaim what this one holds

@@ -9,9 +9,9 @@ import (
 // MarshalMsg implements wire.Marshaler
 func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 11
+	// map header, size 17
 	// string "task"
-	o = append(o, 0x8b, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = append(o, 0xde, 0x0, 0x11, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	o = wire.AppendInt32(o, z.Task)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
@@ -58,6 +58,27 @@ func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "hyperNode"
 	o = append(o, 0xa9, 0x68, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65)
 	o = wire.AppendString(o, z.HyperNode)
+	// string "jobHyperNode"
+	o = append(o, 0xac, 0x6a, 0x6f, 0x62, 0x48, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65)
+	o = wire.AppendInt32(o, z.JobHyperNode)
+	// string "hyperNodes"
+	o = append(o, 0xaa, 0x68, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.HyperNodes)))
+	for za0006 := range z.HyperNodes {
+		o = wire.AppendInt32(o, z.HyperNodes[za0006])
+	}
+	// string "allocatedHyperNode"
+	o = append(o, 0xb2, 0x61, 0x6c, 0x6c, 0x6f, 0x63, 0x61, 0x74, 0x65, 0x64, 0x48, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65)
+	o = wire.AppendInt32(o, z.Allocated)
+	// string "within"
+	o = append(o, 0xa6, 0x77, 0x69, 0x74, 0x68, 0x69, 0x6e)
+	o = wire.AppendInt32(o, z.Within)
+	// string "scope"
+	o = append(o, 0xa5, 0x73, 0x63, 0x6f, 0x70, 0x65)
+	o = wire.AppendInt32(o, z.Scope)
+	// string "purpose"
+	o = append(o, 0xa7, 0x70, 0x75, 0x72, 0x70, 0x6f, 0x73, 0x65)
+	o = wire.AppendInt32(o, z.Purpose)
 	return
 }
 
@@ -210,6 +231,55 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = wire.WrapError(err, "HyperNode")
 				return
 			}
+		case "jobHyperNode":
+			z.JobHyperNode, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "JobHyperNode")
+				return
+			}
+		case "hyperNodes":
+			var zb0007 uint32
+			zb0007, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "HyperNodes")
+				return
+			}
+			if cap(z.HyperNodes) >= int(zb0007) {
+				z.HyperNodes = (z.HyperNodes)[:zb0007]
+			} else {
+				z.HyperNodes = make([]int32, zb0007)
+			}
+			for za0006 := range z.HyperNodes {
+				z.HyperNodes[za0006], bts, err = wire.ReadInt32Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "HyperNodes", za0006)
+					return
+				}
+			}
+		case "allocatedHyperNode":
+			z.Allocated, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Allocated")
+				return
+			}
+		case "within":
+			z.Within, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Within")
+				return
+			}
+		case "scope":
+			z.Scope, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Scope")
+				return
+			}
+		case "purpose":
+			z.Purpose, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Purpose")
+				return
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -224,7 +294,7 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Args) Msgsize() (s int) {
-	s = 1 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize + 5 + wire.Int32Size + 10 + wire.StringPrefixSize + len(z.HyperNode)
+	s = 3 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize + 5 + wire.Int32Size + 10 + wire.StringPrefixSize + len(z.HyperNode) + 13 + wire.Int32Size + 11 + wire.ArrayHeaderSize + (len(z.HyperNodes) * (wire.Int32Size)) + 19 + wire.Int32Size + 7 + wire.Int32Size + 6 + wire.Int32Size + 8 + wire.Int32Size
 	return
 }
 
@@ -523,6 +593,148 @@ func (z HostPort) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *HyperNode) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 4
+	// string "name"
+	o = append(o, 0x84, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Name)
+	// string "tier"
+	o = append(o, 0xa4, 0x74, 0x69, 0x65, 0x72)
+	o = wire.AppendInt32(o, z.Tier)
+	// string "parent"
+	o = append(o, 0xa6, 0x70, 0x61, 0x72, 0x65, 0x6e, 0x74)
+	o = wire.AppendInt32(o, z.Parent)
+	// string "nodes"
+	o = append(o, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
+	for za0001 := range z.Nodes {
+		o = wire.AppendInt32(o, z.Nodes[za0001])
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *HyperNode) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "name":
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Name")
+				return
+			}
+		case "tier":
+			z.Tier, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Tier")
+				return
+			}
+		case "parent":
+			z.Parent, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Parent")
+				return
+			}
+		case "nodes":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Nodes")
+				return
+			}
+			if cap(z.Nodes) >= int(zb0002) {
+				z.Nodes = (z.Nodes)[:zb0002]
+			} else {
+				z.Nodes = make([]int32, zb0002)
+			}
+			for za0001 := range z.Nodes {
+				z.Nodes[za0001], bts, err = wire.ReadInt32Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Nodes", za0001)
+					return
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *HyperNode) Msgsize() (s int) {
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Name) + 5 + wire.Int32Size + 7 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size))
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z HyperNodes) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendArrayHeader(o, uint32(len(z)))
+	for za0001 := range z {
+		o, err = z[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *HyperNodes) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if cap((*z)) >= int(zb0002) {
+		(*z) = (*z)[:zb0002]
+	} else {
+		(*z) = make(HyperNodes, zb0002)
+	}
+	for zb0001 := range *z {
+		bts, err = (*z)[zb0001].UnmarshalMsg(bts)
+		if err != nil {
+			err = wire.WrapError(err, zb0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z HyperNodes) Msgsize() (s int) {
+	s = wire.ArrayHeaderSize
+	for zb0003 := range z {
+		s += z[zb0003].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *Image) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 2
@@ -606,9 +818,9 @@ func (z *Image) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 11
+	// map header, size 13
 	// string "namespace"
-	o = append(o, 0x8b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0x8d, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = wire.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -664,6 +876,30 @@ func (z *Job) MarshalMsg(b []byte) (o []byte, err error) {
 	for za0005, za0006 := range z.MinTaskMember {
 		o = wire.AppendString(o, za0005)
 		o = wire.AppendInt32(o, za0006)
+	}
+	// string "networkTopology"
+	o = append(o, 0xaf, 0x6e, 0x65, 0x74, 0x77, 0x6f, 0x72, 0x6b, 0x54, 0x6f, 0x70, 0x6f, 0x6c, 0x6f, 0x67, 0x79)
+	if z.NetworkTopology == nil {
+		o = wire.AppendNil(o)
+	} else {
+		// map header, size 2
+		// string "mode"
+		o = append(o, 0x82, 0xa4, 0x6d, 0x6f, 0x64, 0x65)
+		o = wire.AppendString(o, z.NetworkTopology.Mode)
+		// string "highestTier"
+		o = append(o, 0xab, 0x68, 0x69, 0x67, 0x68, 0x65, 0x73, 0x74, 0x54, 0x69, 0x65, 0x72)
+		if z.NetworkTopology.HighestTier == nil {
+			o = wire.AppendNil(o)
+		} else {
+			o = wire.AppendInt32(o, *z.NetworkTopology.HighestTier)
+		}
+	}
+	// string "allocatedHyperNode"
+	o = append(o, 0xb2, 0x61, 0x6c, 0x6c, 0x6f, 0x63, 0x61, 0x74, 0x65, 0x64, 0x48, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65)
+	if z.AllocatedHyperNode == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o = wire.AppendInt32(o, *z.AllocatedHyperNode)
 	}
 	return
 }
@@ -853,6 +1089,80 @@ func (z *Job) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				}
 				z.MinTaskMember[za0005] = za0006
 			}
+		case "networkTopology":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.NetworkTopology = nil
+			} else {
+				if z.NetworkTopology == nil {
+					z.NetworkTopology = new(NetworkTopology)
+				}
+				var zb0006 uint32
+				zb0006, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "NetworkTopology")
+					return
+				}
+				for zb0006 > 0 {
+					zb0006--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "NetworkTopology")
+						return
+					}
+					switch unsafeString(field) {
+					case "mode":
+						z.NetworkTopology.Mode, bts, err = readString(bts)
+						if err != nil {
+							err = wire.WrapError(err, "NetworkTopology", "Mode")
+							return
+						}
+					case "highestTier":
+						if wire.IsNil(bts) {
+							bts, err = wire.ReadNilBytes(bts)
+							if err != nil {
+								return
+							}
+							z.NetworkTopology.HighestTier = nil
+						} else {
+							if z.NetworkTopology.HighestTier == nil {
+								z.NetworkTopology.HighestTier = new(int32)
+							}
+							*z.NetworkTopology.HighestTier, bts, err = wire.ReadInt32Bytes(bts)
+							if err != nil {
+								err = wire.WrapError(err, "NetworkTopology", "HighestTier")
+								return
+							}
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "NetworkTopology")
+							return
+						}
+					}
+				}
+			}
+		case "allocatedHyperNode":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.AllocatedHyperNode = nil
+			} else {
+				if z.AllocatedHyperNode == nil {
+					z.AllocatedHyperNode = new(int32)
+				}
+				*z.AllocatedHyperNode, bts, err = wire.ReadInt32Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "AllocatedHyperNode")
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -887,6 +1197,23 @@ func (z *Job) Msgsize() (s int) {
 			_ = za0006
 			s += wire.StringPrefixSize + len(za0005) + wire.Int32Size
 		}
+	}
+	s += 16
+	if z.NetworkTopology == nil {
+		s += wire.NilSize
+	} else {
+		s += 1 + 5 + wire.StringPrefixSize + len(z.NetworkTopology.Mode) + 12
+		if z.NetworkTopology.HighestTier == nil {
+			s += wire.NilSize
+		} else {
+			s += wire.Int32Size
+		}
+	}
+	s += 19
+	if z.AllocatedHyperNode == nil {
+		s += wire.NilSize
+	} else {
+		s += wire.Int32Size
 	}
 	return
 }
@@ -1065,6 +1392,87 @@ func (z NamespaceLabels) Msgsize() (s int) {
 				}
 			}
 		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *NetworkTopology) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "mode"
+	o = append(o, 0x82, 0xa4, 0x6d, 0x6f, 0x64, 0x65)
+	o = wire.AppendString(o, z.Mode)
+	// string "highestTier"
+	o = append(o, 0xab, 0x68, 0x69, 0x67, 0x68, 0x65, 0x73, 0x74, 0x54, 0x69, 0x65, 0x72)
+	if z.HighestTier == nil {
+		o = wire.AppendNil(o)
+	} else {
+		o = wire.AppendInt32(o, *z.HighestTier)
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *NetworkTopology) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "mode":
+			z.Mode, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Mode")
+				return
+			}
+		case "highestTier":
+			if wire.IsNil(bts) {
+				bts, err = wire.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.HighestTier = nil
+			} else {
+				if z.HighestTier == nil {
+					z.HighestTier = new(int32)
+				}
+				*z.HighestTier, bts, err = wire.ReadInt32Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "HighestTier")
+					return
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NetworkTopology) Msgsize() (s int) {
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Mode) + 12
+	if z.HighestTier == nil {
+		s += wire.NilSize
+	} else {
+		s += wire.Int32Size
 	}
 	return
 }
@@ -4726,9 +5134,9 @@ func (z *Toleration) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 8
+	// map header, size 9
 	// string "nodes"
-	o = append(o, 0x88, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	o = append(o, 0x89, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o, err = z.Nodes[za0001].MarshalMsg(o)
@@ -4801,6 +5209,16 @@ func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 		o, err = z.ResourceQuotas[za0011].MarshalMsg(o)
 		if err != nil {
 			err = wire.WrapError(err, "ResourceQuotas", za0011)
+			return
+		}
+	}
+	// string "hyperNodes"
+	o = append(o, 0xaa, 0x68, 0x79, 0x70, 0x65, 0x72, 0x4e, 0x6f, 0x64, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.HyperNodes)))
+	for za0012 := range z.HyperNodes {
+		o, err = z.HyperNodes[za0012].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "HyperNodes", za0012)
 			return
 		}
 	}
@@ -5008,6 +5426,25 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "hyperNodes":
+			var zb0011 uint32
+			zb0011, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "HyperNodes")
+				return
+			}
+			if cap(z.HyperNodes) >= int(zb0011) {
+				z.HyperNodes = (z.HyperNodes)[:zb0011]
+			} else {
+				z.HyperNodes = make(HyperNodes, zb0011)
+			}
+			for za0012 := range z.HyperNodes {
+				bts, err = z.HyperNodes[za0012].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "HyperNodes", za0012)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -5062,6 +5499,10 @@ func (z *View) Msgsize() (s int) {
 	s += 15 + wire.ArrayHeaderSize
 	for za0011 := range z.ResourceQuotas {
 		s += z.ResourceQuotas[za0011].Msgsize()
+	}
+	s += 11 + wire.ArrayHeaderSize
+	for za0012 := range z.HyperNodes {
+		s += z.HyperNodes[za0012].Msgsize()
 	}
 	return
 }

@@ -21,6 +21,7 @@ pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
     view.namespaces.clear();
     view.disruption_budgets.clear();
     view.resource_quotas.clear();
+    view.hyper_nodes.clear();
     let n = r.map_len()?;
     for _ in 0..n {
         let key = r.str()?;
@@ -33,6 +34,7 @@ pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
             "namespaces" => namespaces(r, &mut view.namespaces),
             "disruptionBudgets" => whole(r, &mut view.disruption_budgets),
             "resourceQuotas" => whole(r, &mut view.resource_quotas),
+            "hyperNodes" => whole(r, &mut view.hyper_nodes),
             _ => r.skip(),
         };
         done.map_err(|e| DecodeError(format!("delta {}: {}", key, e)))?;

@@ -12,7 +12,7 @@ use crate::msgpack::{Reader, Writer};
 use crate::session::Session;
 use crate::arguments::Arguments;
 use crate::event::*;
-use crate::view::{phase, status, Job, Node, Resource, Taint, Task, View};
+use crate::view::{phase, status, HyperNode, Job, Node, Resource, Taint, Task, View};
 
 fn golden(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name));
@@ -127,6 +127,38 @@ impl Evictable for Golden {
     }
 }
 
+// Scores leaf-a 87.5 and the cluster top 12.5 when the request says what
+// request_hypernode_order says: job 0, allocated in leaf-a, candidates
+// leaf-a and the top.
+impl HyperNodeOrder for Golden {
+    fn hyper_node_order(&mut self, s: &Session, search: &HyperNodeSearch<'_>, hns: &[&HyperNode], scores: &mut [f64]) -> Result<(), Error> {
+        let v = s.view();
+        let leaf = &v.hyper_nodes[1];
+        if !std::ptr::eq(search.job, &v.jobs[0]) || !search.allocated.map_or(false, |a| std::ptr::eq(a, leaf)) || hns.len() != 2 || hns[0].name != "leaf-a" || !std::ptr::eq(hns[1], &v.hyper_nodes[0]) {
+            return Ok(());
+        }
+        scores[0] = 87.5;
+        scores[1] = 12.5;
+        Ok(())
+    }
+}
+
+// Offers leaf-a, then the cluster top, when the request says what
+// request_hypernode_gradient says: job 0's tasks, for eviction, within the
+// top, allocated in leaf-a.
+impl HyperNodeGradient for Golden {
+    fn hyper_node_gradient<'s>(&mut self, s: &'s Session, search: &HyperNodeSearch<'s>) -> Vec<Vec<&'s HyperNode>> {
+        let v = s.view();
+        let (top, leaf) = (&v.hyper_nodes[0], &v.hyper_nodes[1]);
+        if !std::ptr::eq(search.job, &v.jobs[0]) || !search.within.map_or(false, |w| std::ptr::eq(w, top)) || search.scope != GradientScope::Tasks
+            || search.purpose != SearchPurpose::Evict || !search.allocated.map_or(false, |a| std::ptr::eq(a, leaf))
+        {
+            return Vec::new();
+        }
+        vec![vec![leaf], vec![top]]
+    }
+}
+
 impl VictimTasks for Golden {
     fn victim_tasks<'s>(&mut self, _: &'s Session, tasks: &[&'s Task]) -> Vec<&'s Task> {
         tasks.to_vec()
@@ -215,6 +247,12 @@ fn golden_vectors() {
         assert_eq!(b[0].selector.as_ref().unwrap().requirements[0].values, vec!["pg".to_string()]);
         assert!(b[1].selector.is_none() && b[1].name == "unselective");
         assert_eq!((q.len(), q[0].hard["requests.cpu"], q[0].used["pods"]), (1, 8000, 1000));
+        // The hypernodes and the job's network topology (ABI 1.9).
+        let hn = &v.hyper_nodes;
+        assert_eq!((hn.len(), hn[0].name.as_str(), hn[0].tier, hn[0].parent, hn[0].nodes.len()), (2, "<cluster-top-hypernode>", 2, -1, 0));
+        assert_eq!((hn[1].name.as_str(), hn[1].tier, hn[1].parent, hn[1].nodes.clone(), hn[1].handle), ("leaf-a", 1, 0, vec![0], 1));
+        let nt = j.network_topology.as_ref().unwrap();
+        assert_eq!((nt.mode.as_str(), nt.highest_tier, j.allocated_hyper_node), ("hard", Some(1), Some(1)));
         assert_eq!(s.tasks_of(j).count(), 2);
         assert_eq!(s.arguments().str("binpack.resources"), Some("nvidia.com/gpu"));
         assert_eq!(s.arguments().int("binpack.weight", 0).unwrap(), 10);
@@ -234,6 +272,7 @@ fn golden_vectors() {
         assert_eq!(v.nodes[0].name, "n0");
         assert_eq!(v.namespaces["ns"]["team"], "a", "namespaces come with every delta");
         assert_eq!((v.disruption_budgets.len(), v.resource_quotas.len()), (2, 1), "budgets and quotas come with every delta");
+        assert_eq!(v.hyper_nodes.len(), 2, "hypernodes come with every delta");
     }
 
     // Events ride on a request: task 1 placed on node 0, job 0 admitted.
@@ -253,6 +292,8 @@ fn golden_vectors() {
         ("reply_job_order_keys", HOOK_JOB_ORDER_KEYS, request(&[], args(&[("jobs", &[0, 0])], &[]))),
         ("reply_preemptable", HOOK_PREEMPTABLE, golden("request_preemptable")),
         ("reply_evictable", HOOK_EVICTABLE, golden("request_evictable")),
+        ("reply_hypernode_order", HOOK_HYPER_NODE_ORDER, golden("request_hypernode_order")),
+        ("reply_hypernode_gradient", HOOK_HYPER_NODE_GRADIENT, golden("request_hypernode_gradient")),
         ("reply_node_order_batch", HOOK_NODE_ORDER_BATCH, request(&[], args(&[("nodes", &[0, 0, 0])], &[("task", 0)]))),
         ("reply_job_valid", HOOK_JOB_VALID, request(&[], args(&[], &[("job", 0)]))),
         ("reply_session_close", HOOK_SESSION_CLOSE, golden("request_session_close")),
@@ -401,7 +442,7 @@ fn golden_domain_rules() {
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 8, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 9, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));

@@ -8,7 +8,7 @@
 
 use crate::arguments::Argument;
 use crate::session::Session;
-use crate::view::{Job, Node, Queue, Task};
+use crate::view::{HyperNode, Job, Node, Queue, Task};
 
 /// The error a hook may fail with; any `std::error::Error`, or a message
 /// (`Err("no GPUs".into())`).
@@ -221,6 +221,52 @@ pub struct Eviction<'a> {
     pub kind: EvictionKind,
     pub job: &'a Job,
     pub hyper_node: &'a str,
+}
+
+/// Scores hypernodes for a job with a network topology (ABI 1.9): allocate
+/// asks about the candidates of one of the job's gradients and places the
+/// job in the best scored one where it fits; scores of every plugin add up.
+/// Fill `scores`, one per hypernode; an error fails the call.
+pub trait HyperNodeOrder: Plugin {
+    fn hyper_node_order(&mut self, s: &Session, search: &HyperNodeSearch<'_>, hyper_nodes: &[&HyperNode], scores: &mut [f64]) -> Result<(), Error>;
+}
+
+/// Lists, for a job with a network topology, the hypernodes within
+/// `search.within` in which the scheduler may place it (or, for
+/// `SearchPurpose::Evict`, look for victims), in gradients tried in turn
+/// (ABI 1.9). The first plugin of the first tier that offers it decides; an
+/// empty list offers none.
+pub trait HyperNodeGradient: Plugin {
+    fn hyper_node_gradient<'s>(&mut self, s: &'s Session, search: &HyperNodeSearch<'s>) -> Vec<Vec<&'s HyperNode>>;
+}
+
+/// Which search asks for a gradient: allocate first searches for the job
+/// as a whole, then within each hypernode for its pending tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradientScope {
+    Job,
+    Tasks,
+}
+
+/// Why a gradient is asked for: to place tasks on free room, or to find
+/// domains where evicting others could make room (gangpreempt, gangreclaim).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchPurpose {
+    Allocate,
+    Evict,
+}
+
+/// What a hypernode hook is asked about: the job, the lowest hypernode
+/// holding what it placed before this call (`Job::allocated_hyper_node` is
+/// as the session opened), and for [`HyperNodeGradient`] the hypernode
+/// searched within and the search.
+#[derive(Clone, Copy, Debug)]
+pub struct HyperNodeSearch<'a> {
+    pub job: &'a Job,
+    pub allocated: Option<&'a HyperNode>,
+    pub within: Option<&'a HyperNode>,
+    pub scope: GradientScope,
+    pub purpose: SearchPurpose,
 }
 
 /// Says a queue uses more than its share; any plugin saying so stops

@@ -73,9 +73,9 @@ mod view;
 pub use arguments::{Argument, ArgumentError, Arguments, Value};
 pub use event::{kind, Adjustment, CacheEvent, CacheEventHandler, EventType, EventVerdict, Object};
 pub use hooks::{
-    Allocatable, BestNode, Code, DomainRule, DomainRules, Error, Evictable, Eviction, EvictionKind, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
+    Allocatable, BestNode, Code, DomainRule, DomainRules, Error, Evictable, Eviction, EvictionKind, GradientScope, HyperNodeGradient, HyperNodeOrder, HyperNodeSearch, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
     Overused, Plugin, PrePredicate, Predicate, Preemptable, Preemptive, QueueOrder, Reclaimable, TargetJob, TaskOrder, Verdict,
-    VictimQueueOrder, VictimTasks, Vote,
+    SearchPurpose, VictimQueueOrder, VictimTasks, Vote,
 };
 pub use log::{log, Level};
 pub use matching::{tolerates_any, NODE_NAME_FIELD};
@@ -83,7 +83,7 @@ pub use module::SDK_VERSION;
 pub use session::Session;
 pub use view::{
     phase, status, Handle, HostPort, Job, KubeRequest, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    DisruptionBudget, PreferredTerm, Queue, Resource, ResourceQuota, Taint, Task, Toleration, View,
+    DisruptionBudget, HyperNode, NetworkTopology, PreferredTerm, Queue, Resource, ResourceQuota, Taint, Task, Toleration, View,
 };
 
 /// What [`export!`] expands to; not part of the API.

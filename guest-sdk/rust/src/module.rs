@@ -7,14 +7,14 @@
 use crate::arguments::Arguments;
 use crate::delta;
 use crate::event::{encode_verdicts, Batch, CacheEvent, EventVerdict};
-use crate::hooks::{Code, DomainRules, Error, Eviction, EvictionKind, Invalid, Plugin, Verdict, Vote};
+use crate::hooks::{Code, DomainRules, Error, Eviction, EvictionKind, GradientScope, HyperNodeSearch, Invalid, Plugin, SearchPurpose, Verdict, Vote};
 use crate::msgpack::{DecodeError, Reader, Writer};
 use crate::session::{Condition, Session, EVENT_ALLOCATE, EVENT_BIND, EVENT_DEALLOCATE, EVENT_ENQUEUE, EVENT_EVICT, EVENT_PIPELINE, EVENT_UNEVICT};
-use crate::view::{Handle, Job, Node, Queue, Task, View};
+use crate::view::{Handle, HyperNode, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 8;
+pub(crate) const ABI_MINOR: u32 = 9;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -47,6 +47,8 @@ pub(crate) const HOOK_VICTIM_QUEUE_ORDER_KEYS: u32 = 23;
 pub(crate) const HOOK_TARGET_JOB: u32 = 24;
 pub(crate) const HOOK_CACHE_EVENT: u32 = 25;
 pub(crate) const HOOK_EVICTABLE: u32 = 26;
+pub(crate) const HOOK_HYPER_NODE_ORDER: u32 = 27;
+pub(crate) const HOOK_HYPER_NODE_GRADIENT: u32 = 28;
 
 // Reply codes that are not hook statuses.
 const CODE_UNKNOWN_HOOK: i32 = 64;
@@ -67,6 +69,10 @@ pub type PreemptiveFn<P> = fn(&mut P, &Session, &Queue, &[&Task]) -> bool;
 pub type VictimTasksFn<P> = fn(&mut P, &Session, &[&Task], &mut Vec<Handle>);
 pub type TargetJobFn<P> = fn(&mut P, &Session, &[&Job]) -> Handle;
 pub type CacheEventFn<P> = fn(&mut P, &CacheEvent) -> EventVerdict;
+pub type HyperNodeOrderFn<P> = fn(&mut P, &Session, &HyperNodeSearch<'_>, &[&HyperNode], &mut [f64]) -> Result<(), Error>;
+/// Appends each gradient's hypernode handles to the first list and the end
+/// of each gradient in it to the second.
+pub type HyperNodeGradientFn<P> = fn(&mut P, &Session, &HyperNodeSearch<'_>, &mut Vec<Handle>, &mut Vec<usize>);
 
 /// The hooks a plugin type implements, found by [`export!`](crate::export).
 #[doc(hidden)]
@@ -82,6 +88,8 @@ pub struct Hooks<P> {
     pub preemptable: Option<VictimFn<P>>,
     pub reclaimable: Option<VictimFn<P>>,
     pub evictable: Option<EvictableFn<P>>,
+    pub hyper_node_order: Option<HyperNodeOrderFn<P>>,
+    pub hyper_node_gradient: Option<HyperNodeGradientFn<P>>,
     pub overused: Option<QueueFn<P>>,
     pub allocatable: Option<AllocatableFn<P>>,
     pub preemptive: Option<PreemptiveFn<P>>,
@@ -124,6 +132,8 @@ impl<P> Hooks<P> {
             (self.target_job.is_some(), "target_job"),
             (self.cache_event.is_some(), "cache_event"),
             (self.evictable.is_some(), "evictable"),
+            (self.hyper_node_order.is_some(), "hyper_node_order"),
+            (self.hyper_node_gradient.is_some(), "hyper_node_gradient"),
         ] {
             if has {
                 out.push(name);
@@ -187,6 +197,15 @@ struct Args {
     /// evictable's `kind` and `hyperNode` (ABI 1.8).
     kind: i32,
     hyper_node: String,
+    /// node_order_batch's `jobHyperNode` and the hypernode hooks'
+    /// `hyperNodes`, `allocatedHyperNode`, `within`, `scope` and `purpose`
+    /// (ABI 1.9); -1 is none.
+    job_hyper_node: Handle,
+    hyper_nodes: Vec<Handle>,
+    allocated: Handle,
+    within: Handle,
+    scope: i32,
+    purpose: i32,
 }
 
 /// A failed call: a code other than OK and its message.
@@ -216,6 +235,8 @@ enum Answer {
     RuledVerdict(Verdict),
     Victims(bool),
     Handles,
+    /// hyper_node_gradient's groups: module.handles cut at module.key_ends.
+    Gradients,
     Valid(Result<(), Invalid>),
     Conditions(Vec<Condition>),
     EventVerdicts,
@@ -388,6 +409,12 @@ impl<P: Plugin> Module<P> {
         a.trial = false;
         a.kind = 0;
         a.hyper_node.clear();
+        a.job_hyper_node = -1;
+        a.hyper_nodes.clear();
+        a.allocated = -1;
+        a.within = -1;
+        a.scope = 0;
+        a.purpose = 0;
         let raw = match raw {
             Some(raw) => raw,
             None => return Ok(()),
@@ -417,6 +444,12 @@ impl<P: Plugin> Module<P> {
                     let hn = r.str()?;
                     a.hyper_node.push_str(hn);
                 }
+                "jobHyperNode" => a.job_hyper_node = r.i32()?,
+                "hyperNodes" => handles(&mut r, &mut a.hyper_nodes)?,
+                "allocatedHyperNode" => a.allocated = r.i32()?,
+                "within" => a.within = r.i32()?,
+                "scope" => a.scope = r.i32()?,
+                "purpose" => a.purpose = r.i32()?,
                 _ => r.skip()?,
             }
         }
@@ -500,8 +533,29 @@ impl<P: Plugin> Module<P> {
                 let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("node_order_batch: {}", e.0)))?;
                 scores.clear();
                 scores.resize(nodes.len(), 0.0);
-                f(plugin, s, t, &nodes, scores).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
+                if args.job_hyper_node != -1 {
+                    one(s.hyper_nodes(), args.job_hyper_node, "hypernode").map_err(|e| decode_failure(format!("node_order_batch: {}", e.0)))?;
+                }
+                s.set_job_hyper_node(args.job_hyper_node);
+                let done = f(plugin, s, t, &nodes, scores);
+                s.set_job_hyper_node(-1);
+                done.map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
                 Ok(Answer::Scores)
+            }
+            HOOK_HYPER_NODE_ORDER => {
+                let f = need(hooks.hyper_node_order, "hyper_node_order")?;
+                let search = hyper_node_search(s, args).map_err(|e| decode_failure(format!("hyper_node_order: {}", e.0)))?;
+                let candidates = list(s.hyper_nodes(), &args.hyper_nodes, "hypernode").map_err(|e| decode_failure(format!("hyper_node_order: {}", e.0)))?;
+                scores.clear();
+                scores.resize(candidates.len(), 0.0);
+                f(plugin, s, &search, &candidates, scores).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
+                Ok(Answer::Scores)
+            }
+            HOOK_HYPER_NODE_GRADIENT => {
+                let f = need(hooks.hyper_node_gradient, "hyper_node_gradient")?;
+                let search = hyper_node_search(s, args).map_err(|e| decode_failure(format!("hyper_node_gradient: {}", e.0)))?;
+                f(plugin, s, &search, handles, key_ends);
+                Ok(Answer::Gradients)
             }
             HOOK_BEST_NODE => {
                 let f = need(hooks.best_node, "best_node")?;
@@ -612,6 +666,17 @@ impl<P: Plugin> Module<P> {
                 w.array(self.handles.len());
                 for &h in &self.handles {
                     w.int(i64::from(h));
+                }
+            }
+            Answer::Gradients => {
+                w.array(self.key_ends.len());
+                let mut start = 0;
+                for &end in &self.key_ends {
+                    w.array(end - start);
+                    for &h in &self.handles[start..end] {
+                        w.int(i64::from(h));
+                    }
+                    start = end;
                 }
             }
             Answer::Valid(v) => {
@@ -812,6 +877,25 @@ fn one<'s, T>(all: &'s [T], h: Handle, kind: &str) -> Result<&'s T, Failure> {
 
 fn list<'s, T>(all: &'s [T], hs: &[Handle], kind: &str) -> Result<Vec<&'s T>, Failure> {
     hs.iter().map(|&h| one(all, h, kind)).collect()
+}
+
+/// The hypernode hooks' job, allocated hypernode, hypernode searched within
+/// and search; -1 is no hypernode.
+fn hyper_node_search<'s>(s: &'s Session, args: &Args) -> Result<HyperNodeSearch<'s>, Failure> {
+    let maybe = |h: Handle| -> Result<Option<&'s HyperNode>, Failure> {
+        if h == -1 {
+            Ok(None)
+        } else {
+            one(s.hyper_nodes(), h, "hypernode").map(Some)
+        }
+    };
+    Ok(HyperNodeSearch {
+        job: one(s.jobs(), args.job, "job")?,
+        allocated: maybe(args.allocated)?,
+        within: maybe(args.within)?,
+        scope: if args.scope == 1 { GradientScope::Tasks } else { GradientScope::Job },
+        purpose: if args.purpose == 1 { SearchPurpose::Evict } else { SearchPurpose::Allocate },
+    })
 }
 
 fn task_on_nodes<'s>(s: &'s Session, args: &Args) -> Result<(&'s Task, Vec<&'s Node>), Failure> {

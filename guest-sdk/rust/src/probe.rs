@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use crate::event::CacheEventHandler;
 use crate::hooks::*;
 use crate::module::{
-    AllocatableFn, BestNodeFn, CacheEventFn, EvictableFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
+    AllocatableFn, BestNodeFn, CacheEventFn, EvictableFn, HyperNodeGradientFn, HyperNodeOrderFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
     VictimQueueKeyFn, VictimTasksFn,
 };
 use crate::view::{Handle, Job, Queue, Task};
@@ -70,6 +70,15 @@ probe!(ViaReclaimable, NoReclaimable, Reclaimable, reclaimable: VictimFn<P> =
     |p, s, t, candidates, out| victims(p.reclaimable(s, t, candidates), out));
 probe!(ViaEvictable, NoEvictable, Evictable, evictable: EvictableFn<P> =
     |p, s, ctx, candidates, out| victims(p.evictable(s, ctx, candidates), out));
+probe!(ViaHyperNodeOrder, NoHyperNodeOrder, HyperNodeOrder, hyper_node_order: HyperNodeOrderFn<P> =
+    |p, s, search, hyper_nodes, scores| p.hyper_node_order(s, search, hyper_nodes, scores));
+probe!(ViaHyperNodeGradient, NoHyperNodeGradient, HyperNodeGradient, hyper_node_gradient: HyperNodeGradientFn<P> =
+    |p, s, search, out, ends| {
+        for g in p.hyper_node_gradient(s, search) {
+            out.extend(g.iter().map(|h| h.handle));
+            ends.push(out.len());
+        }
+    });
 probe!(ViaOverused, NoOverused, Overused, overused: QueueFn<P> =
     |p, s, q| p.overused(s, q));
 probe!(ViaAllocatable, NoAllocatable, Allocatable, allocatable: AllocatableFn<P> =
@@ -140,6 +149,8 @@ macro_rules! __hooks {
             preemptable: (&p).preemptable(),
             reclaimable: (&p).reclaimable(),
             evictable: (&p).evictable(),
+            hyper_node_order: (&p).hyper_node_order(),
+            hyper_node_gradient: (&p).hyper_node_gradient(),
             overused: (&p).overused(),
             allocatable: (&p).allocatable(),
             preemptive: (&p).preemptive(),

@@ -4,7 +4,7 @@ use std::cell::{Cell, RefCell};
 
 use crate::arguments::Arguments;
 use crate::undo::Undo;
-use crate::view::{phase, status, Handle, Job, Node, Queue, Task, View};
+use crate::view::{phase, status, Handle, HyperNode, Job, Node, Queue, Task, View};
 
 /// The view of one scheduling session and the policy's arguments.
 ///
@@ -27,6 +27,10 @@ pub struct Session {
     // Set while `Predicate::predicate_batch` serves a call made during a
     // preemption dry run (`in_victim_trial`).
     trial: Cell<bool>,
+    // Set while `NodeOrder::node_order_batch` serves a call that names the
+    // hypernode holding what the task's job placed so far (ABI 1.9), -1
+    // otherwise (`job_hyper_node`).
+    job_hyper_node: Cell<Handle>,
     // The scheduler's ABI version as session_open said it (1.5 and later
     // say it), [major, minor]; empty when it did not.
     host_abi: Vec<u32>,
@@ -67,6 +71,7 @@ impl Session {
             undo: Undo::default(),
             closed_by_default: Cell::new(false),
             trial: Cell::new(false),
+            job_hyper_node: Cell::new(-1),
             host_abi: Vec::new(),
             fit_errors: std::collections::HashMap::new(),
         };
@@ -116,6 +121,9 @@ impl Session {
         }
         for (i, j) in v.jobs.iter_mut().enumerate() {
             j.handle = i as Handle;
+        }
+        for (i, h) in v.hyper_nodes.iter_mut().enumerate() {
+            h.handle = i as Handle;
         }
         let jobs = v.jobs.len();
         let mut start = vec![0u32; jobs + 1];
@@ -221,6 +229,29 @@ impl Session {
     /// PrePredicate.
     pub fn in_victim_trial(&self) -> bool {
         self.trial.get()
+    }
+
+    /// In `NodeOrder::node_order_batch`, the lowest hypernode holding what
+    /// the task's job has placed so far while allocate places a job with a
+    /// network topology (ABI 1.9); `None` otherwise. Volcano's
+    /// network-topology-aware scores nodes by how close they are to it.
+    pub fn job_hyper_node(&self) -> Option<&HyperNode> {
+        self.hyper_node(self.job_hyper_node.get())
+    }
+
+    /// The hypernode of a handle; `None` for -1 or a handle outside the
+    /// view.
+    pub fn hyper_node(&self, h: Handle) -> Option<&HyperNode> {
+        usize::try_from(h).ok().and_then(|i| self.view.hyper_nodes.get(i))
+    }
+
+    /// The session's hypernodes, in handle order (ABI 1.9).
+    pub fn hyper_nodes(&self) -> &[HyperNode] {
+        &self.view.hyper_nodes
+    }
+
+    pub(crate) fn set_job_hyper_node(&self, h: Handle) {
+        self.job_hyper_node.set(h);
     }
 
     /// Asks the scheduler to set a condition on the job's PodGroup when the

@@ -327,6 +327,13 @@ pub struct Job {
     /// each role the job needs.
     #[serde(deserialize_with = "nullable")]
     pub min_task_member: BTreeMap<String, i32>,
+    /// The PodGroup's `spec.networkTopology` as the scheduler resolved it at
+    /// session open; `None` when it has none (ABI 1.9).
+    pub network_topology: Option<NetworkTopology>,
+    /// The handle of the lowest hypernode holding what the job placed, as
+    /// the session opened (ABI 1.9). The hypernode hooks bring the current
+    /// one (`HyperNodeSearch::allocated`).
+    pub allocated_hyper_node: Option<Handle>,
 
     /// The job's index in [`View::jobs`], set by the SDK.
     #[serde(skip)]
@@ -467,6 +474,43 @@ pub struct View {
     /// The cluster's ResourceQuotas, in namespace and name order (ABI 1.8).
     #[serde(rename = "resourceQuotas", deserialize_with = "nullable")]
     pub resource_quotas: Vec<ResourceQuota>,
+    /// The session's hypernodes, the cluster top included, in name order; a
+    /// hypernode's handle is its index here (ABI 1.9).
+    #[serde(rename = "hyperNodes", deserialize_with = "nullable")]
+    pub hyper_nodes: Vec<HyperNode>,
+}
+
+/// A hypernode of the session: a network switch's tier grouping nodes and
+/// lower hypernodes (ABI 1.9). `nodes` are the handles of the nodes directly
+/// under it, those none of its child hypernodes holds, in handle order; its
+/// nodes at every depth are these and its descendants'.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct HyperNode {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    pub tier: i32,
+    /// The parent's handle, -1 for the cluster top.
+    pub parent: Handle,
+    #[serde(deserialize_with = "nullable")]
+    pub nodes: Vec<Handle>,
+
+    /// The hypernode's index in [`View::hyper_nodes`], set by the SDK.
+    #[serde(skip)]
+    pub handle: Handle,
+}
+
+/// A job's network topology as the scheduler resolved it: a
+/// `highestTierName` becomes its tier, and soft mode becomes hard up to the
+/// cluster top's tier, as Volcano does at session open. `highest_tier` is
+/// `None` when the job names a tier no hypernode has.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NetworkTopology {
+    /// `hard` or `soft`.
+    #[serde(deserialize_with = "nullable")]
+    pub mode: String,
+    pub highest_tier: Option<i32>,
 }
 
 /// A PodDisruptionBudget (policy/v1): its selector (`None` when the budget

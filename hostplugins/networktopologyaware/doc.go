@@ -19,7 +19,7 @@
 //   - The allocate and deallocate events keep each hypernode's used
 //     resources current within the session.
 //
-// hypernode.gradient.evict.max-hypernodes bounds the gradients Volcano's
-// gangpreempt and gangreclaim search; Caldera does not implement those
-// actions (a configuration naming them is refused), so it is only checked.
+// For gangpreempt and gangreclaim (purpose evict) the gradient lists the
+// widest hypernodes first, judges room by allocatable rather than idle
+// resources, and keeps at most hypernode.gradient.evict.max-hypernodes.
 package networktopologyaware

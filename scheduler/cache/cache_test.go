@@ -139,15 +139,9 @@ func (b *failingBinder) Bind(context.Context, *v1.Pod, string, map[string]string
 	return nil
 }
 
-// A refused bind is undone: the pod is pending again in the next snapshot,
-// its node's resources are free, and nothing was written to the pod.
-func TestFailedBindIsUndone(t *testing.T) {
-	// The gate holds the bind worker until the test has looked at the
-	// cache right after Bind: a refusal undone first would fail that look.
-	binder := &failingBinder{gate: make(chan struct{})}
-	binder.failures.Store(1)
-	events := record.NewFakeRecorder(10)
-	c := startCache(t, Options{Binder: binder, Recorder: events}, []runtime.Object{testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1")})
+// onlyTask waits for the cache's one pod and returns the snapshot's task.
+func onlyTask(t *testing.T, c *Cache) *api.TaskInfo {
+	t.Helper()
 	var task *api.TaskInfo
 	eventually(t, "the pod is in the snapshot", func() bool {
 		for _, j := range c.Snapshot().Jobs {
@@ -157,6 +151,19 @@ func TestFailedBindIsUndone(t *testing.T) {
 		}
 		return task != nil
 	})
+	return task
+}
+
+// A refused bind is undone: the pod is pending again in the next snapshot,
+// its node's resources are free, and nothing was written to the pod.
+func TestFailedBindIsUndone(t *testing.T) {
+	// The gate holds the bind worker until the test has looked at the
+	// cache right after Bind: a refusal undone first would fail that look.
+	binder := &failingBinder{gate: make(chan struct{})}
+	binder.failures.Store(1)
+	events := record.NewFakeRecorder(10)
+	c := startCache(t, Options{Binder: binder, Recorder: events}, []runtime.Object{testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1")})
+	task := onlyTask(t, c)
 	if err := c.Bind(task, "n1"); err != nil {
 		t.Fatal(err)
 	}
@@ -702,15 +709,7 @@ func TestBindAndEvictionAsVolcanoTellsThem(t *testing.T) {
 func TestBindWritesAnnotationsFirst(t *testing.T) {
 	client := k8sfake.NewSimpleClientset(testNode("n1", "4"), testPod("p", DefaultSchedulerName, "", "1"))
 	c := startCache(t, Options{Client: client, Binder: APIBinder{Client: client}}, nil)
-	var task *api.TaskInfo
-	eventually(t, "the pod is in the snapshot", func() bool {
-		for _, j := range c.Snapshot().Jobs {
-			for _, tk := range j.Tasks {
-				task = tk
-			}
-		}
-		return task != nil
-	})
+	task := onlyTask(t, c)
 	index := "1"
 	task.SetBindAnnotations(map[string]*string{"volcano.sh/gpu-index": &index})
 	client.ClearActions()

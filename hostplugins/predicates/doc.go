@@ -90,12 +90,15 @@
 //
 // Not implemented (the pods are judged as if these filters passed): cluster
 // default spread constraints for pods without their own, volume binding, volume zone,
-// CSI volume limits, dynamic resource allocation, and device sharing (GPU
-// share, vGPU), which Volcano runs from this plugin's event handlers. While
+// CSI volume limits and dynamic resource allocation (GPU sharing, which
+// Volcano runs from this plugin's event handlers, is the deviceshare
+// plugin's here). While
 // the volume or resource flags are on, the first pending pod with a
 // PersistentVolumeClaim or generic ephemeral volume, and the first with a
 // ResourceClaim, are logged as errors saying so (once per process); the
-// README lists these as not implemented. Like
-// Volcano, keys the plugin does not read are ignored; a known key with a value
-// of the wrong type is an error.
+// README lists these as not implemented. Keys the plugin does not read are
+// logged once each and change nothing, as Volcano ignores them (other plugins
+// refuse unknown keys; configurations for older Volcano releases carry
+// predicate keys since moved elsewhere); a known key with a value of the
+// wrong type is an error.
 package predicates

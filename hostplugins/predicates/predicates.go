@@ -1,11 +1,14 @@
 package predicates
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-scheduler/caldera/internal/logonce"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 	"github.com/caldera-scheduler/caldera/scheduler/podrules"
@@ -38,8 +41,10 @@ const (
 	insufficientPrefix      = "Insufficient "
 )
 
-// Args are the plugin's arguments. Only the first three change decisions; the
-// others are read so that a value of the wrong type is reported.
+// Args are the plugin's arguments. The node affinity, ports, taint, pod
+// affinity and spread flags turn filters off; the volume and resource
+// allocation flags say whether pods those filters would judge are logged;
+// Cache is read so that a value of the wrong type is reported.
 type Args struct {
 	NodeAffinity    bool
 	NodePorts       bool
@@ -135,7 +140,35 @@ func New(args framework.Arguments) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	warnUnread(args)
 	return &Plugin{args: a}, nil
+}
+
+// movedKeys are keys older Volcano releases read here and v1.15 reads
+// elsewhere, with where.
+var movedKeys = map[string]string{
+	"predicate.GPUSharingEnable":   "deviceshare.GPUSharingEnable",
+	"predicate.GPUNumberEnable":    "deviceshare.GPUNumberEnable",
+	"predicate.ProportionalEnable": "resource-strategy-fit's proportional",
+}
+
+// warnUnread logs, once each, the keys neither Volcano v1.15's predicates
+// nor this plugin reads. They are not refused, as other plugins' unknown
+// keys are, because configurations written for older Volcano releases carry
+// them and Volcano loads them; they change nothing there or here.
+func warnUnread(args framework.Arguments) {
+	for _, key := range args.Unknown(NodeAffinityEnableKey, NodePortsEnableKey, TaintTolerationEnableKey, PodAffinityEnableKey,
+		NodeVolumeLimitsEnableKey, VolumeZoneEnableKey, PodTopologySpreadEnableKey, VolumeBindingEnableKey,
+		DynamicResourceAllocationEnableKey, CacheEnableKey) {
+		if strings.HasPrefix(key, "volumebinding.") || strings.HasPrefix(key, "dynamicresources.") {
+			continue
+		}
+		msg := fmt.Sprintf("argument %q is read neither by Volcano v1.15's predicates nor by Caldera; it has no effect", key)
+		if to, ok := movedKeys[key]; ok {
+			msg += "; Volcano v1.15 reads it as " + to
+		}
+		logonce.Warning(Name, msg)
+	}
 }
 
 // Name returns "predicates".

@@ -1,13 +1,16 @@
 package predicates
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -336,5 +339,35 @@ func TestConcurrentPredicate(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// Keys the plugin does not read load, and are named in the log once.
+func TestUnreadArgumentsAreLogged(t *testing.T) {
+	var buf bytes.Buffer
+	klog.LogToStderr(false)
+	klog.SetOutput(&buf)
+	defer func() {
+		klog.SetOutput(io.Discard)
+		klog.LogToStderr(true)
+	}()
+	if _, err := New(framework.Arguments{"predicate.GPUNumberEnable": true, "predicate.NodeAffinityEnabled": true,
+		"volumebinding.bindTimeoutSeconds": 600, "predicate.CacheEnable": true}); err != nil {
+		t.Fatal(err)
+	}
+	klog.Flush()
+	logged := buf.String()
+	for _, want := range []string{
+		`argument "predicate.GPUNumberEnable" is read neither by Volcano v1.15's predicates nor by Caldera; it has no effect; Volcano v1.15 reads it as deviceshare.GPUNumberEnable`,
+		`argument "predicate.NodeAffinityEnabled" is read neither`,
+	} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("log lacks %q:\n%s", want, logged)
+		}
+	}
+	for _, read := range []string{"volumebinding.bindTimeoutSeconds", "predicate.CacheEnable"} {
+		if strings.Contains(logged, read) {
+			t.Errorf("a key the plugin reads was logged: %s\n%s", read, logged)
+		}
 	}
 }

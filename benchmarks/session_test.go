@@ -43,6 +43,19 @@ func BenchmarkSessionPodRules(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionVolumes runs the default session on one workload
+// without and with volumes (every tenth gang's pods each with a
+// WaitForFirstConsumer claim matched to a node's local volume), so that
+// benchstat compares them in one run.
+func BenchmarkSessionVolumes(b *testing.B) {
+	for _, volumes := range []bool{false, true} {
+		w := Workload{Nodes: 1000, Gangs: 200, GangSize: 10, Volumes: volumes}
+		b.Run(w.Name(), func(b *testing.B) {
+			benchSession(b, w)
+		})
+	}
+}
+
 // BenchmarkSessionTopology runs the default session with the
 // network-topology-aware plugin on the plain workload and on the same one
 // under a three-tier HyperNode tree with every gang in hard mode up to
@@ -122,7 +135,8 @@ func TestSessionBindsEveryPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []Workload{{Nodes: 20, Gangs: 10, GangSize: 10}, {Nodes: 20, Gangs: 10, GangSize: 10, PodRules: true}} {
+	for _, w := range []Workload{{Nodes: 20, Gangs: 10, GangSize: 10}, {Nodes: 20, Gangs: 10, GangSize: 10, PodRules: true},
+		{Nodes: 20, Gangs: 10, GangSize: 10, Volumes: true}} {
 		c := &snapshotCache{base: w.Cluster()}
 		if err := scheduler.New(c, plugins, acts, cfg).RunOnce(); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,6 +33,11 @@ type Workload struct {
 	// by label under 8 spines, the cluster top above) and gives every gang
 	// networkTopology hard, highestTierAllowed 2.
 	Topology bool
+	// Volumes gives every node one local volume (10Gi, class local, pinned
+	// to the node) and every tenth gang's pods a claim each of that
+	// WaitForFirstConsumer class (5Gi), as kube-scheduler's local-volume
+	// benchmarks do.
+	Volumes bool
 }
 
 // Name is the workload as benchmark names give it.
@@ -45,6 +51,9 @@ func (w Workload) Name() string {
 	}
 	if w.Topology {
 		name += ",topology"
+	}
+	if w.Volumes {
+		name += ",volumes"
 	}
 	return name
 }
@@ -86,6 +95,9 @@ func (w Workload) Cluster() *api.ClusterInfo {
 		c.Nodes[name] = api.NewNodeInfo(node)
 		c.NodeList = append(c.NodeList, name)
 	}
+	if w.Volumes {
+		c.Storage = localVolumes(c.NodeList)
+	}
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for g := 0; g < w.Gangs; g++ {
 		name := fmt.Sprintf("gang-%05d", g)
@@ -110,6 +122,10 @@ func (w Workload) Cluster() *api.ClusterInfo {
 			addPodRules(&spec, labels, g)
 		}
 		for p := 0; p < w.GangSize; p++ {
+			spec := spec
+			if w.Volumes && g%10 == 0 {
+				spec.Volumes = []v1.Volume{claimVolume(c.Storage, fmt.Sprintf("%s-data-%d", name, p))}
+			}
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{
 					Namespace:         "bench",
@@ -186,4 +202,55 @@ func addPodRules(spec *v1.PodSpec, labels map[string]string, g int) {
 			MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: own,
 		}}
 	}
+}
+
+// localVolumeClass is the Volumes workload's WaitForFirstConsumer class.
+const localVolumeClass = "local"
+
+// localVolumes makes the Volumes workload's storage: the class and one
+// local volume per node.
+func localVolumes(nodes []string) *api.Storage {
+	wait := storagev1.VolumeBindingWaitForFirstConsumer
+	st := &api.Storage{
+		Claims:  map[string]*v1.PersistentVolumeClaim{},
+		Volumes: map[string]*v1.PersistentVolume{},
+		Classes: map[string]*storagev1.StorageClass{localVolumeClass: {
+			ObjectMeta:        metav1.ObjectMeta{Name: localVolumeClass},
+			Provisioner:       "kubernetes.io/no-provisioner",
+			VolumeBindingMode: &wait,
+		}},
+	}
+	for _, n := range nodes {
+		pv := &v1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "local-" + n},
+			Spec: v1.PersistentVolumeSpec{
+				Capacity:               v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")},
+				AccessModes:            []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+				StorageClassName:       localVolumeClass,
+				PersistentVolumeSource: v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/mnt/disk"}},
+				NodeAffinity: &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+					MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{n}}},
+				}}}},
+			},
+			Status: v1.PersistentVolumeStatus{Phase: v1.VolumeAvailable},
+		}
+		st.Volumes[pv.Name] = pv
+	}
+	return st
+}
+
+// claimVolume adds a pending 5Gi claim of the local class to st and
+// returns the pod volume that uses it.
+func claimVolume(st *api.Storage, name string) v1.Volume {
+	class := localVolumeClass
+	st.Claims["bench/"+name] = &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, UID: types.UID("claim-" + name)},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName: &class,
+			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("5Gi")}},
+		},
+		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
+	}
+	return v1.Volume{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}
 }

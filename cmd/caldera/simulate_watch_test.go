@@ -161,8 +161,10 @@ type sessionLine struct {
 	HyperNodes    map[string]string          `json:"hyperNodes"`
 	// BindAnnotations is the session's annotations written at bind.
 	BindAnnotations map[string]map[string]string `json:"bindAnnotations"`
-	Session         int                          `json:"session"`
-	Plugins         map[string]string            `json:"plugins"`
+	// Volumes is the session's claims bound and their volumes.
+	Volumes map[string]string `json:"volumes"`
+	Session int               `json:"session"`
+	Plugins map[string]string `json:"plugins"`
 }
 
 // lines is an io.Writer the test can read while the command writes.

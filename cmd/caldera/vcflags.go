@@ -27,7 +27,7 @@ var noticeFlags = map[string]string{
 	"node-worker-threads":              "nodes are synced by the informers' own workers",
 	"plugins-dir":                      "Caldera loads no Go plugins; Wasm modules come from --plugin-dir",
 	"feature-gates":                    "Volcano's feature gates select Volcano's code paths; Caldera's behaviour is set by its configuration",
-	"ignored-provisioners":             "volume binding is not implemented (README), so no provisioner is counted",
+	"ignored-provisioners":             "Caldera does not count CSI volumes as node resources as Volcano's cache does (README), so there is no count to leave a provisioner out of",
 	"gate-removal-worker-num":          "Caldera does not remove scheduling gates",
 	"cache-dumper":                     "use `caldera simulate` on exported manifests instead of a cache dump",
 	"cache-dump-dir":                   "use `caldera simulate` on exported manifests instead of a cache dump",

@@ -70,6 +70,16 @@ func (s *ruleStates) preFilter() *framework.Status {
 // filter runs InterPodAffinity, then PodTopologySpread, adding their
 // reasons to reasons; unresolvable says a failure preemption cannot fix.
 func (s *ruleStates) filter(nd *podrules.Node, reasons []string) (_ []string, unresolvable bool) {
+	if reasons, unresolvable = s.filterAffinity(nd, reasons); unresolvable {
+		return reasons, true
+	}
+	return s.filterSpread(nd, reasons)
+}
+
+// filterAffinity is the inter-pod affinity part of filter (with the
+// pre-filter verdict); filterSpread the topology spread part. Volcano runs
+// the volume filters between them.
+func (s *ruleStates) filterAffinity(nd *podrules.Node, reasons []string) (_ []string, unresolvable bool) {
 	if st := s.preFilter(); st != nil {
 		return append(reasons, st.Reasons...), true
 	}
@@ -81,6 +91,10 @@ func (s *ruleStates) filter(nd *podrules.Node, reasons []string) (_ []string, un
 			}
 		}
 	}
+	return reasons, false
+}
+
+func (s *ruleStates) filterSpread(nd *podrules.Node, reasons []string) (_ []string, unresolvable bool) {
 	if s.spread != nil {
 		if r, u := s.spread.Filter(nd); r != "" {
 			reasons = append(reasons, r)

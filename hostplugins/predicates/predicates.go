@@ -12,6 +12,7 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 	"github.com/caldera-scheduler/caldera/scheduler/podrules"
+	"github.com/caldera-scheduler/caldera/scheduler/volumes"
 )
 
 // Name is the plugin's name in the scheduler configuration.
@@ -120,6 +121,11 @@ type Plugin struct {
 	// affinity and topology spread until the next PrePredicate.
 	ssn        *framework.Session
 	trialBlind bool
+
+	// volumeArgs are the volume binding arguments; volumes the session's
+	// volume state, nil when every volume check is off (volumes.go).
+	volumeArgs volumeArgs
+	volumes    *volumeState
 }
 
 type lastEntry struct {
@@ -128,10 +134,13 @@ type lastEntry struct {
 }
 
 var (
-	_ framework.Plugin        = &Plugin{}
-	_ framework.PrePredicater = &Plugin{}
-	_ framework.Predicater    = &Plugin{}
-	_ framework.EventHandler  = &Plugin{}
+	_ framework.Plugin          = &Plugin{}
+	_ framework.PrePredicater   = &Plugin{}
+	_ framework.Predicater      = &Plugin{}
+	_ framework.EventHandler    = &Plugin{}
+	_ framework.AllocateRefuser = &Plugin{}
+	_ framework.BatchNodeScorer = &Plugin{}
+	_ framework.HookFilter      = &Plugin{}
 )
 
 // New parses the arguments; a value of the wrong type is an error naming its key.
@@ -140,8 +149,12 @@ func New(args framework.Arguments) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	va, err := parseVolumeArgs(args)
+	if err != nil {
+		return nil, err
+	}
 	warnUnread(args)
-	return &Plugin{args: a}, nil
+	return &Plugin{args: a, volumeArgs: va}, nil
 }
 
 // movedKeys are keys older Volcano releases read here and v1.15 reads
@@ -159,8 +172,9 @@ var movedKeys = map[string]string{
 func warnUnread(args framework.Arguments) {
 	for _, key := range args.Unknown(NodeAffinityEnableKey, NodePortsEnableKey, TaintTolerationEnableKey, PodAffinityEnableKey,
 		NodeVolumeLimitsEnableKey, VolumeZoneEnableKey, PodTopologySpreadEnableKey, VolumeBindingEnableKey,
-		DynamicResourceAllocationEnableKey, CacheEnableKey) {
-		if strings.HasPrefix(key, "volumebinding.") || strings.HasPrefix(key, "dynamicresources.") {
+		DynamicResourceAllocationEnableKey, CacheEnableKey,
+		VolumeBindingTimeoutKey, VolumeBindingWeightKey, VolumeBindingShapeKey) {
+		if strings.HasPrefix(key, "dynamicresources.") {
 			continue
 		}
 		msg := fmt.Sprintf("argument %q is read neither by Volcano v1.15's predicates nor by Caldera; it has no effect", key)
@@ -221,6 +235,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.rules = nil
 	p.ssn = ssn
 	p.trialBlind = ssn.PluginOption(Name) != nil && !ssn.TakesPartInVictimTrials(Name)
+	p.openVolumes(ssn)
 	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn, p.args)
 	}
@@ -252,6 +267,7 @@ func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.last.Store(nil)
 	p.rules = nil
 	p.ssn = nil
+	p.volumes = nil
 }
 
 // podEntry is what the filters keep of one pod: its template and the
@@ -315,9 +331,11 @@ func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
 	if p.rules != nil {
 		s := p.rules.states.Of(task.Pod)
 		s.catchUp()
-		return s.preFilter()
+		if st := s.preFilter(); st != nil {
+			return st
+		}
 	}
-	return nil
+	return p.volumePrePredicate(task.Pod)
 }
 
 // Predicate runs the filters in Volcano's order.
@@ -347,7 +365,7 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		// reclaim check no resources here and rule a node out when a
 		// filter after this one is unresolvable, so the code says so.
 		code := framework.Unschedulable
-		if p.rulesUnresolvable(task, node) {
+		if p.rulesUnresolvable(task, node) || p.volumesUnresolvable(task, node) {
 			code = framework.UnschedulableAndUnresolvable
 		}
 		return framework.NewStatus(code, insufficientPrefix+dim)
@@ -362,17 +380,45 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 	if portsTaken {
 		reasons = append(reasons, ReasonNodePorts)
 	}
-	// The filters that depend on other pods come after NodePorts, as in
-	// Volcano; their Unschedulable reasons add up, and an unresolvable one
-	// ends the check.
+	// The filters that depend on other pods and volumes come after
+	// NodePorts, in Volcano's order (inter-pod affinity, volume limits,
+	// volume zone, topology spread, volume binding); their Unschedulable
+	// reasons add up, and an unresolvable one ends the check.
+	pc, st := p.volumeClaims(task)
+	if st != nil {
+		return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
+	}
+	var rs *ruleStates
+	var nd *podrules.Node
 	if p.rules != nil {
-		nd := p.rules.idx.NodeOf(node)
-		if nd != nil {
+		if nd = p.rules.idx.NodeOf(node); nd != nil {
+			rs = p.rulesFor(task)
 			var unresolvable bool
-			reasons, unresolvable = p.rulesFor(task).filter(nd, reasons)
-			if unresolvable {
+			if reasons, unresolvable = rs.filterAffinity(nd, reasons); unresolvable {
 				return failed(framework.UnschedulableAndUnresolvable, reasons)
 			}
+		}
+	}
+	if pc != nil {
+		if rej := p.volumeLimitsFilter(pc, node); rej != nil {
+			if rej.Code != volumes.Unschedulable {
+				return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
+			}
+			reasons = append(reasons, rej.Reasons...)
+		}
+		if rej := p.volumes.vol.FilterZone(pc, node.Node); rej != nil {
+			return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
+		}
+	}
+	if rs != nil {
+		var unresolvable bool
+		if reasons, unresolvable = rs.filterSpread(nd, reasons); unresolvable {
+			return failed(framework.UnschedulableAndUnresolvable, reasons)
+		}
+	}
+	if pc.Binds() {
+		if _, rej := p.volumes.vol.FilterBinding(pc, node.Node); rej != nil {
+			return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
 		}
 	}
 	if len(reasons) > 0 {
@@ -414,8 +460,24 @@ func (p *Plugin) podCount(ns *nodeState) int {
 	return len(ns.info.Tasks) - int(ns.evicted.Load())
 }
 
-// OnAllocate follows placements; an unevicted task counts again.
+// OnAllocate follows placements (an unevicted task counts again) and
+// reserves the task's volumes, logging what cannot be reserved: the
+// placements that call it cannot be refused.
 func (p *Plugin) OnAllocate(task *api.TaskInfo) {
+	p.followAllocate(task)
+	if err := p.reserveVolumes(task); err != nil {
+		logReserveFailure(task, err)
+	}
+}
+
+// TryAllocate follows the placement and reserves the task's volumes,
+// refusing the placement when they no longer fit its node.
+func (p *Plugin) TryAllocate(task *api.TaskInfo) error {
+	p.followAllocate(task)
+	return p.reserveVolumes(task)
+}
+
+func (p *Plugin) followAllocate(task *api.TaskInfo) {
 	if p.rules != nil {
 		p.rules.onAllocate(task)
 	}
@@ -428,6 +490,7 @@ func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 // OnDeallocate follows evictions, which leave the task on its node as
 // Releasing; an undone placement removes the task from the node itself.
 func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
+	p.releaseVolumes(task)
 	if p.rules != nil {
 		p.rules.onDeallocate(task)
 	}

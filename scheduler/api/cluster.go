@@ -33,6 +33,9 @@ type ClusterInfo struct {
 	// HyperNodes are Volcano's HyperNode objects, from which the session
 	// builds its network topology. Shared.
 	HyperNodes []*topologyv1alpha1.HyperNode
+	// Storage holds the storage objects the volume filters read; nil when
+	// the cache watches none. Shared.
+	Storage *Storage
 }
 
 // NewClusterInfo returns an empty snapshot.
@@ -78,5 +81,6 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 	out.DisruptionBudgets = c.DisruptionBudgets
 	out.QuotaStatus = c.QuotaStatus
 	out.HyperNodes = c.HyperNodes
+	out.Storage = c.Storage
 	return out
 }

@@ -112,6 +112,10 @@ type TaskInfo struct {
 	// and take them back in their deallocate events, through
 	// SetBindAnnotations, which never changes a map a clone shares.
 	BindAnnotations map[string]string
+	// BindVolumes are the volume bindings and provisions the predicates
+	// plugin decided for the task's node (at its allocate event; taken
+	// back at its deallocate event), written before the pod is bound.
+	BindVolumes *VolumeBinding
 
 	Pod *v1.Pod
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,6 +84,10 @@ type Options struct {
 	// server that does not serve Volcano's Numatopology CRD
 	// (nodeinfo.volcano.sh): no node then has NUMA information.
 	WithoutNumatopologies bool
+	// WithoutStorage leaves claims, volumes and the other storage objects
+	// unwatched: the volume filters then find every claim missing. For
+	// tests that build a cache by hand.
+	WithoutStorage bool
 }
 
 // Cache is the scheduler's picture of the cluster, fed by informers.
@@ -120,6 +125,10 @@ type Cache struct {
 	podsSeen, podsRecorded map[types.UID]string
 	// numa holds the nodes' NUMA information by node name (numa.go).
 	numa map[string]*numaState
+	// assumedPVs and assumedPVCs hold the volumes and claims binds in
+	// flight wrote, until the informers show them (storage.go).
+	assumedPVs  map[string]assumedVolume[*v1.PersistentVolume]
+	assumedPVCs map[string]assumedVolume[*v1.PersistentVolumeClaim]
 
 	handler EventHandler
 	custom  []CustomInformer
@@ -251,6 +260,13 @@ func (c *Cache) registerHandlers() error {
 		c.informers.Core().V1().ResourceQuotas().Informer(),
 	} {
 		c.synced = append(c.synced, inf.HasSynced)
+	}
+	// Storage objects are read whole at each snapshot, for the volume
+	// filters.
+	if !c.opts.WithoutStorage {
+		for _, inf := range c.storageInformers() {
+			c.synced = append(c.synced, inf.HasSynced)
+		}
 	}
 	// HyperNodes are read whole at each snapshot, which builds the
 	// session's network topology from them.

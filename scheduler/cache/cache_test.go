@@ -127,7 +127,7 @@ type failingBinder struct {
 	gate     chan struct{}
 }
 
-func (b *failingBinder) Bind(context.Context, *v1.Pod, string, map[string]string) error {
+func (b *failingBinder) Bind(context.Context, BindRequest) error {
 	b.entered.Add(1)
 	if b.gate != nil {
 		<-b.gate
@@ -408,7 +408,7 @@ type blockingBinder struct {
 	release chan struct{}
 }
 
-func (b *blockingBinder) Bind(context.Context, *v1.Pod, string, map[string]string) error {
+func (b *blockingBinder) Bind(context.Context, BindRequest) error {
 	if b.calls.Add(1) == 1 {
 		return errors.New("connection refused")
 	}

@@ -15,17 +15,26 @@ import (
 	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/volumes"
 )
 
 // APIBinder binds through the pods/binding subresource.
 type APIBinder struct{ Client kubernetes.Interface }
 
-// Bind writes the annotations with a merge patch, then creates a Binding
-// for the pod; the UID precondition of both makes a bind of a pod that was
-// deleted and recreated under the same name fail instead of placing the new
-// pod.
-func (b APIBinder) Bind(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) error {
-	if len(annotations) > 0 {
+// Bind writes the volume decisions and waits for the PV controller to
+// bind the claims (volumes.Writer), writes the annotations with a merge
+// patch, then creates a Binding for the pod; the UID precondition of the
+// last two makes a bind of a pod that was deleted and recreated under the
+// same name fail instead of placing the new pod.
+func (b APIBinder) Bind(ctx context.Context, req BindRequest) error {
+	pod, node := req.Pod, req.Node
+	if !req.Volumes.Empty() {
+		w := volumes.Writer{Client: b.Client, Timeout: req.Volumes.Timeout}
+		if err := w.Write(ctx, pod, node, req.Volumes); err != nil {
+			return err
+		}
+	}
+	if annotations := req.Annotations; len(annotations) > 0 {
 		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID, "annotations": annotations}})
 		if err != nil {
 			return err

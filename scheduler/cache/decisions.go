@@ -33,7 +33,8 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 		c.mu.Unlock()
 		return fmt.Errorf("bind %s: node %s is no longer known", task.Key(), node)
 	}
-	anns := task.BindAnnotations
+	anns, vols := task.BindAnnotations, task.BindVolumes
+	c.assumeVolumes(t.UID, vols)
 	if len(anns) > 0 {
 		// The cache's pod carries them at once, so that the next session
 		// sees what was decided (a GPU taken) before the API server says so.
@@ -49,7 +50,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 
 	metrics.ScheduleAttempts.WithLabelValues("scheduled").Inc()
 	c.submit(func(ctx context.Context) {
-		err := c.opts.Binder.Bind(ctx, pod, node, anns)
+		err := c.opts.Binder.Bind(ctx, BindRequest{Pod: pod, Node: node, Volumes: vols, Annotations: anns})
 		if err == nil {
 			if c.opts.Recorder != nil {
 				c.opts.Recorder.Eventf(pod, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
@@ -63,6 +64,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 				c.opts.Recorder.Eventf(pod, v1.EventTypeWarning, "FailedScheduling", "failed to bind to node %s: %v", node, err)
 			}
 			c.undoAssumption(t.UID)
+			c.forgetVolumes(t.UID, vols)
 			c.resync.AddRateLimited(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
 		}
 	})

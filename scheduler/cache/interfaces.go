@@ -5,14 +5,28 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
 )
 
-// Binder binds a pod to a node (the pods/binding subresource). The
-// annotations, when there are any, are written on the pod first (a plugin's
-// decision for the node's agents, such as deviceshare's GPU index); the
-// pod is not bound if they cannot be.
+// Binder binds a pod to a node (the pods/binding subresource), after
+// writing what the session decided beside the node: the pod is not bound
+// if any of it cannot be written.
 type Binder interface {
-	Bind(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) error
+	Bind(ctx context.Context, req BindRequest) error
+}
+
+// BindRequest is one bind and what must be written before it.
+type BindRequest struct {
+	Pod  *v1.Pod
+	Node string
+	// Volumes are the volume bindings and provisions for the pod's claims,
+	// written first; the bind then waits for the PV controller to bind
+	// the claims. Nil for none.
+	Volumes *api.VolumeBinding
+	// Annotations are written on the pod next (a plugin's decision for the
+	// node's agents, such as deviceshare's GPU index). Nil for none.
+	Annotations map[string]string
 }
 
 // Evictor evicts a running pod (a DisruptionTarget condition, then deletion).

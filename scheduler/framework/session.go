@@ -49,6 +49,9 @@ type Session struct {
 	// PodDisruptionBudgets and its ResourceQuotas' status per namespace.
 	DisruptionBudgets []*policyv1.PodDisruptionBudget
 	QuotaStatus       map[string]map[string]v1.ResourceQuotaStatus
+	// Storage holds the storage objects the volume filters read; nil
+	// when the cache watches none.
+	Storage *api.Storage
 	// HyperNodes is the network topology, ClusterTopHyperNode included.
 	HyperNodes *api.HyperNodes
 
@@ -88,6 +91,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 		Workloads:         snap.Workloads,
 		DisruptionBudgets: snap.DisruptionBudgets,
 		QuotaStatus:       snap.QuotaStatus,
+		Storage:           snap.Storage,
 		TotalResource:     api.EmptyResource(),
 		Tiers:             cfg.Tiers,
 		Configurations:    cfg.Configurations,

@@ -40,6 +40,7 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 		kubeObjs = append(kubeObjs, o)
 	}
 	kubeObjs = append(kubeObjs, c.Workloads...)
+	kubeObjs = append(kubeObjs, c.Storage...)
 	for _, o := range c.Queues {
 		vcObjs = append(vcObjs, o)
 	}
@@ -79,6 +80,7 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 		pod.Spec.NodeName = b.Target.Name
 		return true, b, e.kube.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, pod.Namespace)
 	})
+	e.playVolumeControllers()
 	return e, nil
 }
 

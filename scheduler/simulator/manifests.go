@@ -14,6 +14,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -47,6 +48,11 @@ type Cluster struct {
 	// PodDisruptionBudgets and ResourceQuotas the pdb and resourcequota
 	// plugins read.
 	Workloads []runtime.Object
+	// Storage are the PersistentVolumeClaims, PersistentVolumes,
+	// StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities and
+	// VolumeAttachments the volume filters read, defaulted as the API
+	// server and the PV controller would have left them (storage.go).
+	Storage []runtime.Object
 }
 
 // creationBase is the creation time given to objects that state none; later
@@ -219,6 +225,12 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 			}
 		}
 		c.Workloads = append(c.Workloads, obj)
+	case *v1.PersistentVolumeClaim, *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode,
+		*storagev1.CSIDriver, *storagev1.CSIStorageCapacity, *storagev1.VolumeAttachment:
+		if err := defaultStorage(obj); err != nil {
+			return err
+		}
+		c.Storage = append(c.Storage, obj)
 	case *schedulingv1.PriorityClass:
 		c.PriorityClasses = append(c.PriorityClasses, o)
 	case *v1beta1.PodGroup:
@@ -250,7 +262,7 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		}
 		c.Numatopologies = append(c.Numatopologies, o)
 	default:
-		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController or ResourceQuota, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, topology.volcano.sh/v1alpha1 HyperNode, or nodeinfo.volcano.sh/v1alpha1 Numatopology")
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController, ResourceQuota, PersistentVolumeClaim or PersistentVolume, storage.k8s.io/v1 StorageClass, CSINode, CSIDriver, CSIStorageCapacity or VolumeAttachment, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, topology.volcano.sh/v1alpha1 HyperNode, or nodeinfo.volcano.sh/v1alpha1 Numatopology")
 	}
 	return nil
 }

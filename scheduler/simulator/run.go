@@ -85,6 +85,10 @@ type Result struct {
 	// BindAnnotations maps a bound pod to the annotations written on it
 	// just before its bind (deviceshare's GPU index and predicate time).
 	BindAnnotations map[string]map[string]string `json:"bindAnnotations"`
+	// Volumes maps each PersistentVolumeClaim the sessions bound
+	// ("namespace/name") to its volume: an existing one chosen for it, or
+	// the one provisioned on the node chosen for its pod.
+	Volumes map[string]string `json:"volumes"`
 }
 
 // recorder wraps the cache's binder and evictor to remember what the
@@ -98,15 +102,28 @@ type recorder struct {
 	evictions []string
 	// bindAnnotations are the annotations written on pods at their bind.
 	bindAnnotations map[string]map[string]string
-	changed         bool
+	// volumes are the claims bound at the pods' binds, and their volumes.
+	volumes map[string]string
+	// claimVolume reads the volume a claim is bound to now.
+	claimVolume func(ctx context.Context, namespace, name string) string
+	changed     bool
 	// The decisions since the last takeSession.
 	sessionBinds     map[string]string
 	sessionEvictions []string
+	sessionVolumes   map[string]string
 }
 
-func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) error {
-	if err := r.binder.Bind(ctx, pod, node, annotations); err != nil {
+func (r *recorder) Bind(ctx context.Context, req cache.BindRequest) error {
+	if err := r.binder.Bind(ctx, req); err != nil {
 		return err
+	}
+	pod, node, annotations := req.Pod, req.Node, req.Annotations
+	var provisioned map[string]string
+	if req.Volumes != nil {
+		provisioned = map[string]string{}
+		for _, c := range req.Volumes.Provision {
+			provisioned[c.Namespace+"/"+c.Name] = r.claimVolume(ctx, c.Namespace, c.Name)
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -115,6 +132,13 @@ func (r *recorder) Bind(ctx context.Context, pod *v1.Pod, node string, annotatio
 		r.bindAnnotations[pod.Namespace+"/"+pod.Name] = annotations
 	}
 	r.sessionBinds[pod.Namespace+"/"+pod.Name] = node
+	if req.Volumes != nil {
+		for _, sb := range req.Volumes.Static {
+			provisioned[sb.Claim.Namespace+"/"+sb.Claim.Name] = sb.Volume.Name
+		}
+		maps.Copy(r.volumes, provisioned)
+		maps.Copy(r.sessionVolumes, provisioned)
+	}
 	r.changed = true
 	return nil
 }
@@ -167,7 +191,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		binds:   map[string]string{},
 
 		bindAnnotations: map[string]map[string]string{},
+		volumes:         map[string]string{},
 		sessionBinds:    map[string]string{},
+		sessionVolumes:  map[string]string{},
+		claimVolume: func(ctx context.Context, namespace, name string) string {
+			pvc, err := cluster.kube.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return ""
+			}
+			return pvc.Spec.VolumeName
+		},
 	}
 	c, err := cache.New(cache.Options{
 		Client:         cluster.kube,
@@ -242,9 +275,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		changed := rec.takeChanged() || !maps.Equal(before, after)
-		binds, evictions := rec.takeSession()
+		decided := rec.takeSession()
 		if opts.OnSession != nil {
-			sr, err := sessionResult(ctx, cluster, c, res.Cycles, policy, binds, evictions, rec.annotationsOf(binds))
+			sr, err := sessionResult(ctx, cluster, c, res.Cycles, policy, decided, rec.annotationsOf(decided.binds))
 			if err != nil {
 				return nil, err
 			}
@@ -360,6 +393,7 @@ func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, re
 	rec.mu.Lock()
 	res.Binds = rec.binds
 	res.BindAnnotations = rec.bindAnnotations
+	res.Volumes = rec.volumes
 	res.Evictions = append([]string{}, rec.evictions...)
 	rec.mu.Unlock()
 	sort.Strings(res.Evictions)

@@ -24,19 +24,27 @@ type SessionResult struct {
 	Policy *scheduler.Policy `json:"-"`
 }
 
-// takeSession returns the binds and evictions made since its last call.
-func (r *recorder) takeSession() (map[string]string, []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	binds, evictions := r.sessionBinds, r.sessionEvictions
-	r.sessionBinds, r.sessionEvictions = map[string]string{}, nil
-	return binds, evictions
+// sessionDecisions are the binds, evictions and claims bound since the
+// recorder's last takeSession.
+type sessionDecisions struct {
+	binds     map[string]string
+	evictions []string
+	volumes   map[string]string
 }
 
-func sessionResult(ctx context.Context, e *embedded, c *cache.Cache, n int, p *scheduler.Policy, binds map[string]string, evictions []string, annotations map[string]map[string]string) (*SessionResult, error) {
-	// collect fills binds, evictions and bind annotations from a recorder:
-	// give it one that holds only this session's.
-	rec := &recorder{binds: binds, evictions: evictions, bindAnnotations: annotations}
+// takeSession returns the decisions made since its last call.
+func (r *recorder) takeSession() sessionDecisions {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := sessionDecisions{binds: r.sessionBinds, evictions: r.sessionEvictions, volumes: r.sessionVolumes}
+	r.sessionBinds, r.sessionEvictions, r.sessionVolumes = map[string]string{}, nil, map[string]string{}
+	return d
+}
+
+func sessionResult(ctx context.Context, e *embedded, c *cache.Cache, n int, p *scheduler.Policy, d sessionDecisions, annotations map[string]map[string]string) (*SessionResult, error) {
+	// collect fills binds, evictions, bind annotations and volumes from a
+	// recorder: give it one that holds only this session's.
+	rec := &recorder{binds: d.binds, evictions: d.evictions, bindAnnotations: annotations, volumes: d.volumes}
 	res, err := collect(ctx, e, c, rec, &Result{Cycles: n})
 	if err != nil {
 		return nil, err

@@ -57,6 +57,9 @@ type Expectation struct {
 	// its bind; a value of "*" asks only that the annotation is there (a
 	// time stamp). Annotations not listed are not checked.
 	BindAnnotations map[string]map[string]string `json:"bindAnnotations,omitempty"`
+	// Volumes is the exact set of claims the run bound ("namespace/name")
+	// and their volumes; "*" accepts any volume (a provisioned one).
+	Volumes *map[string]string `json:"volumes,omitempty"`
 	// Source says where the case comes from (a test and its case name);
 	// it is shown beside failures.
 	Source string `json:"source,omitempty"`
@@ -222,6 +225,23 @@ func (e *Expectation) Check(got *simulator.Result) []string {
 				add("bindAnnotations: %s: %s not written at bind, want %q", pod, key, want)
 			case want != "*" && v != want:
 				add("bindAnnotations: %s: %s=%q, want %q", pod, key, v, want)
+			}
+		}
+	}
+	if e.Volumes != nil {
+		for _, claim := range slices.Sorted(maps.Keys(*e.Volumes)) {
+			want := (*e.Volumes)[claim]
+			v, ok := got.Volumes[claim]
+			switch {
+			case !ok:
+				add("volumes: %s: not bound by the run, want %q", claim, want)
+			case want != "*" && v != want:
+				add("volumes: %s: bound to %q, want %q", claim, v, want)
+			}
+		}
+		for _, claim := range slices.Sorted(maps.Keys(got.Volumes)) {
+			if _, listed := (*e.Volumes)[claim]; !listed {
+				add("volumes: %s: bound to %q, want not bound", claim, got.Volumes[claim])
 			}
 		}
 	}

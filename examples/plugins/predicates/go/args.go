@@ -8,7 +8,13 @@ import (
 type args struct {
 	nodeAffinity, nodePorts, taintToleration bool
 	podAffinity, podTopologySpread           bool
+	// volumes says a volume filter is on, which the port cannot apply:
+	// the Wasm view carries no claims or volumes yet.
+	volumes bool
 }
+
+// volumeKeys are the flags of the volume filters the port cannot apply.
+var volumeKeys = [...]string{"predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable", "predicate.VolumeBindingEnable"}
 
 // argTable lists every argument the port reads, with Volcano's defaults
 // (hostplugins/predicates.ParseArgs): parseArgs reads it and
@@ -41,6 +47,9 @@ func parseArgs(m map[string]any) (args, error) {
 		}
 		if e.field != nil {
 			*e.field(&a) = v
+		}
+		for _, k := range volumeKeys {
+			a.volumes = a.volumes || (e.key == k && v)
 		}
 	}
 	return a, nil

@@ -31,10 +31,13 @@ func TestArguments(t *testing.T) {
 		want args
 		err  string
 	}{
-		{"defaults", nil, args{true, true, true, true, true}, ""},
+		{"defaults", nil, args{true, true, true, true, true, true}, ""},
 		{"off", map[string]any{"predicate.NodeAffinityEnable": false, "predicate.NodePortsEnable": "false", "predicate.TaintTolerationEnable": false,
-			"predicate.PodAffinityEnable": false, "predicate.PodTopologySpreadEnable": false},
+			"predicate.PodAffinityEnable": false, "predicate.PodTopologySpreadEnable": false, "predicate.NodeVolumeLimitsEnable": false,
+			"predicate.VolumeZoneEnable": false, "predicate.VolumeBindingEnable": false},
 			args{}, ""},
+		{"one volume filter on", map[string]any{"predicate.NodeVolumeLimitsEnable": false, "predicate.VolumeBindingEnable": false},
+			args{true, true, true, true, true, true}, ""},
 		{"ignored but type-checked", map[string]any{"predicate.CacheEnable": 3}, args{}, "predicate.CacheEnable"},
 	} {
 		got, err := parseArgs(c.m)

@@ -40,6 +40,9 @@ const (
 // plugin is the predicates policy for one session.
 type plugin struct {
 	args args
+	// volumesWarned: the module has logged that it cannot apply the
+	// volume filters.
+	volumesWarned bool
 
 	nodes []nodeState
 	// entries holds each task's template and request, by task handle.
@@ -95,6 +98,12 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		return err
 	}
 	p.args = a
+	if a.volumes && !p.volumesWarned {
+		p.volumesWarned = true
+		caldera.Log(caldera.LevelError, "the Wasm port of predicates does not apply the volume filters (VolumeBinding, VolumeZone, NodeVolumeLimits): "+
+			"pods with PersistentVolumeClaims are placed as if they had none; use the native predicates plugin, "+
+			"or set predicate.VolumeBindingEnable, predicate.VolumeZoneEnable and predicate.NodeVolumeLimitsEnable to false")
+	}
 	v := &s.View
 	// Not cleared: init sets every field and keeps the arrays.
 	if cap(p.nodes) < len(v.Nodes) {

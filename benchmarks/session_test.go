@@ -43,13 +43,14 @@ func BenchmarkSessionPodRules(b *testing.B) {
 	}
 }
 
-// BenchmarkSessionVolumes runs the default session on one workload
-// without and with volumes (every tenth gang's pods each with a
-// WaitForFirstConsumer claim matched to a node's local volume), so that
-// benchstat compares them in one run.
-func BenchmarkSessionVolumes(b *testing.B) {
-	for _, volumes := range []bool{false, true} {
-		w := Workload{Nodes: 1000, Gangs: 200, GangSize: 10, Volumes: volumes}
+// BenchmarkSessionClaims runs the default session on one workload without
+// and with claims (every tenth gang's pods each with a WaitForFirstConsumer
+// claim matched to a node's local volume, another tenth's each with a
+// one-GPU ResourceClaim from the nodes' ResourceSlices), so that benchstat
+// compares them in one run.
+func BenchmarkSessionClaims(b *testing.B) {
+	for _, claims := range []bool{false, true} {
+		w := Workload{Nodes: 1000, Gangs: 200, GangSize: 10, Volumes: claims, Devices: claims}
 		b.Run(w.Name(), func(b *testing.B) {
 			benchSession(b, w)
 		})
@@ -136,7 +137,7 @@ func TestSessionBindsEveryPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []Workload{{Nodes: 20, Gangs: 10, GangSize: 10}, {Nodes: 20, Gangs: 10, GangSize: 10, PodRules: true},
-		{Nodes: 20, Gangs: 10, GangSize: 10, Volumes: true}} {
+		{Nodes: 20, Gangs: 10, GangSize: 10, Volumes: true, Devices: true}} {
 		c := &snapshotCache{base: w.Cluster()}
 		if err := scheduler.New(c, plugins, acts, cfg).RunOnce(); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,6 +39,10 @@ type Workload struct {
 	// WaitForFirstConsumer class (5Gi), as kube-scheduler's local-volume
 	// benchmarks do.
 	Volumes bool
+	// Devices makes every node publish a ResourceSlice of 8 GPUs (class
+	// gpu) and gives every tenth gang's pods (another tenth than
+	// Volumes') a ResourceClaim each for one GPU.
+	Devices bool
 }
 
 // Name is the workload as benchmark names give it.
@@ -54,6 +59,9 @@ func (w Workload) Name() string {
 	}
 	if w.Volumes {
 		name += ",volumes"
+	}
+	if w.Devices {
+		name += ",devices"
 	}
 	return name
 }
@@ -98,6 +106,9 @@ func (w Workload) Cluster() *api.ClusterInfo {
 	if w.Volumes {
 		c.Storage = localVolumes(c.NodeList)
 	}
+	if w.Devices {
+		c.Devices = gpuSlices(c.NodeList)
+	}
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for g := 0; g < w.Gangs; g++ {
 		name := fmt.Sprintf("gang-%05d", g)
@@ -125,6 +136,9 @@ func (w Workload) Cluster() *api.ClusterInfo {
 			spec := spec
 			if w.Volumes && g%10 == 0 {
 				spec.Volumes = []v1.Volume{claimVolume(c.Storage, fmt.Sprintf("%s-data-%d", name, p))}
+			}
+			if w.Devices && g%10 == 5 {
+				addGPUClaim(&spec, c.Devices, fmt.Sprintf("%s-gpu-%d", name, p))
 			}
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{
@@ -253,4 +267,42 @@ func claimVolume(st *api.Storage, name string) v1.Volume {
 		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
 	}
 	return v1.Volume{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}
+}
+
+// gpuSlices makes the Devices workload's objects: the class gpu and one
+// ResourceSlice of 8 GPUs per node.
+func gpuSlices(nodes []string) *api.Devices {
+	d := &api.Devices{Classes: []*resourcev1beta1.DeviceClass{{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu"},
+		Spec: resourcev1beta1.DeviceClassSpec{Selectors: []resourcev1beta1.DeviceSelector{{
+			CEL: &resourcev1beta1.CELDeviceSelector{Expression: `device.driver == "gpu.bench"`},
+		}}},
+	}}}
+	for _, n := range nodes {
+		sl := &resourcev1beta1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: n + "-gpus"},
+			Spec: resourcev1beta1.ResourceSliceSpec{
+				Driver: "gpu.bench", NodeName: n,
+				Pool: resourcev1beta1.ResourcePool{Name: n, Generation: 1, ResourceSliceCount: 1},
+			},
+		}
+		for i := 0; i < 8; i++ {
+			sl.Spec.Devices = append(sl.Spec.Devices, resourcev1beta1.Device{Name: fmt.Sprintf("gpu-%d", i), Basic: &resourcev1beta1.BasicDevice{}})
+		}
+		d.Slices = append(d.Slices, sl)
+	}
+	return d
+}
+
+// addGPUClaim adds a pending one-GPU claim to d and makes the pod use it.
+func addGPUClaim(spec *v1.PodSpec, d *api.Devices, name string) {
+	d.Claims = append(d.Claims, &resourcev1beta1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, UID: types.UID("claim-" + name)},
+		Spec: resourcev1beta1.ResourceClaimSpec{Devices: resourcev1beta1.DeviceClaim{Requests: []resourcev1beta1.DeviceRequest{{
+			Name: "gpu", DeviceClassName: "gpu", AllocationMode: resourcev1beta1.DeviceAllocationModeExactCount, Count: 1,
+		}}}},
+	})
+	spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &name}}
+	spec.Containers = append([]v1.Container(nil), spec.Containers...)
+	spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: "gpu"}}
 }

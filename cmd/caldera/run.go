@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -137,10 +138,11 @@ func runScheduler(parent context.Context, v *viper.Viper, vo volcanoOptions) err
 		return err
 	}
 	defer handlers.close()
-	hyperNodes, numatopologies := servesHyperNodes(vc), servesNumatopologies(vc)
+	hyperNodes, numatopologies, devices := servesHyperNodes(vc), servesNumatopologies(vc), servesResourceClaims(vc)
 	schedCache, err := cache.New(cache.Options{
 		WithoutHyperNodes:     !hyperNodes,
 		WithoutNumatopologies: !numatopologies,
+		WithoutDRA:            !devices,
 		Client:                kube,
 		VCClient:              vc,
 		SchedulerNames:        schedulerNames(v),
@@ -152,6 +154,7 @@ func runScheduler(parent context.Context, v *viper.Viper, vo volcanoOptions) err
 		RestConfig:            restConfig,
 		NodeSelector:          vo.nodeSelector,
 		IgnorePriorityClasses: vo.ignorePriorityClasses,
+		TrackStorageCapacity:  vo.trackStorageCapacity,
 	})
 	if err != nil {
 		return err
@@ -273,6 +276,20 @@ func servesNumatopologies(vc vcclient.Interface) bool {
 	ok, err := serves(vc, gv, "numatopologies")
 	if !ok {
 		klog.InfoS("The API server serves no Numatopologies, so no node has NUMA information; install Volcano's Numatopology CRD and its resource exporter to use the numa-aware plugin", "groupVersion", gv, "err", err)
+	}
+	return ok
+}
+
+// servesResourceClaims asks the API server whether it serves
+// resource.k8s.io/v1beta1, which Kubernetes 1.32 does only with the
+// DynamicResourceAllocation feature gate and that API turned on, and says
+// so when it does not: no ResourceClaim is then watched, and a pod that
+// names one stays pending (its claim cannot be found).
+func servesResourceClaims(vc vcclient.Interface) bool {
+	gv := resourcev1beta1.SchemeGroupVersion.String()
+	ok, err := serves(vc, gv, "resourceclaims")
+	if !ok {
+		klog.InfoS("The API server serves no resource.k8s.io/v1beta1 ResourceClaims, so dynamic resource allocation has no devices; pods with ResourceClaims stay pending", "groupVersion", gv, "err", err)
 	}
 	return ok
 }

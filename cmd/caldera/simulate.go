@@ -63,6 +63,7 @@ between sessions as caldera run reloads them; each session prints a line
 func addSimulateFlags(f *pflag.FlagSet) {
 	f.String("cluster", "", "manifest file describing the cluster (required)")
 	f.Int("cycles", 0, "sessions to run (default: until a session changes nothing, at most 100); ignored with --watch")
+	f.Bool("csi-storage", false, "check CSI drivers' published storage capacity (CSIStorageCapacity) when a claim is to be provisioned, as vc-scheduler's --csi-storage does")
 	f.String("output", "table", "output format: table or json")
 	f.StringSlice("scheduler-name", []string{"volcano"}, "schedulerName values this scheduler is responsible for (repeatable, or comma-separated)")
 	f.Duration("schedule-period", defaultSchedulePeriod, "with --watch, time between the end of one session and the start of the next")
@@ -110,6 +111,8 @@ func simulation(ctx context.Context, v *viper.Viper, onSession func(*simulator.S
 		Actions:        actions.Registry(),
 		Cycles:         v.GetInt("cycles"),
 		SchedulerNames: schedulerNames(v),
+
+		TrackStorageCapacity: v.GetBool("csi-storage"),
 
 		EventHandlers:      handlers.registry,
 		EventHandler:       handlers.name,

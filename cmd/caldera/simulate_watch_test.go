@@ -161,10 +161,12 @@ type sessionLine struct {
 	HyperNodes    map[string]string          `json:"hyperNodes"`
 	// BindAnnotations is the session's annotations written at bind.
 	BindAnnotations map[string]map[string]string `json:"bindAnnotations"`
-	// Volumes is the session's claims bound and their volumes.
-	Volumes map[string]string `json:"volumes"`
-	Session int               `json:"session"`
-	Plugins map[string]string `json:"plugins"`
+	// Volumes is the session's claims bound and their volumes; Claims its
+	// ResourceClaims written and their devices.
+	Volumes map[string]string   `json:"volumes"`
+	Claims  map[string][]string `json:"claims"`
+	Session int                 `json:"session"`
+	Plugins map[string]string   `json:"plugins"`
 }
 
 // lines is an io.Writer the test can read while the command writes.

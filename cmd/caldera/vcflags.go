@@ -34,7 +34,6 @@ var noticeFlags = map[string]string{
 	"resync-period":                    "Caldera's informers never resync; every change arrives as an event",
 	"resource-sync-timeout":            "Caldera waits until its informers have synced, however long that takes",
 	"disable-default-scheduler-config": "Caldera never falls back to a default configuration: an invalid --scheduler-conf stops it",
-	"csi-storage":                      "volume binding is not implemented (README)",
 	"ca-cert-file":                     "Caldera's endpoints serve plain HTTP",
 	"tls-cert-file":                    "Caldera's endpoints serve plain HTTP",
 	"tls-private-key-file":             "Caldera's endpoints serve plain HTTP",
@@ -65,7 +64,7 @@ func addVolcanoFlags(f *pflag.FlagSet) {
 	f.Duration("resync-period", 0, "accepted for Volcano's sake: "+noticeFlags["resync-period"])
 	f.Duration("resource-sync-timeout", 60*time.Second, "accepted for Volcano's sake: "+noticeFlags["resource-sync-timeout"])
 	f.Bool("disable-default-scheduler-config", false, "accepted for Volcano's sake: "+noticeFlags["disable-default-scheduler-config"])
-	f.Bool("csi-storage", true, "accepted for Volcano's sake: "+noticeFlags["csi-storage"])
+	f.Bool("csi-storage", false, "check CSI drivers' published storage capacity (CSIStorageCapacity) when a claim is to be provisioned; off by default, as in Volcano")
 	f.String("ca-cert-file", "", "accepted for Volcano's sake: "+noticeFlags["ca-cert-file"])
 	f.String("tls-cert-file", "", "accepted for Volcano's sake: "+noticeFlags["tls-cert-file"])
 	f.String("tls-private-key-file", "", "accepted for Volcano's sake: "+noticeFlags["tls-private-key-file"])
@@ -78,6 +77,8 @@ type volcanoOptions struct {
 	nodeSelector cache.NodeSelector
 	// ignorePriorityClasses is --priority-class=false.
 	ignorePriorityClasses bool
+	// trackStorageCapacity is --csi-storage.
+	trackStorageCapacity bool
 }
 
 // checkVolcanoFlags refuses the values Caldera does not implement, logs a
@@ -94,6 +95,7 @@ func checkVolcanoFlags(f *pflag.FlagSet) (volcanoOptions, error) {
 	if on, _ := f.GetBool("priority-class"); !on {
 		o.ignorePriorityClasses = true
 	}
+	o.trackStorageCapacity, _ = f.GetBool("csi-storage")
 	if mode, _ := f.GetString("scheduler-sharding-mode"); mode != "none" {
 		return o, fmt.Errorf("--scheduler-sharding-mode=%s is not implemented: only none is supported", mode)
 	}

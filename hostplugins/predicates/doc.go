@@ -25,9 +25,29 @@
 //	                   UnschedulableAndUnresolvable "node(s) didn't match pod affinity rules"
 //	                   Unschedulable "node(s) didn't match pod anti-affinity rules"
 //	                   Unschedulable "node(s) didn't satisfy existing pods anti-affinity rules"
+//	NodeVolumeLimits   per CSI driver, the node's attached volumes plus the pod's new ones
+//	                   within its CSINode's count
+//	                   Unschedulable "node(s) exceed max volume count"
+//	VolumeZone         the zone and region labels of the pod's bound volumes
+//	                   UnschedulableAndUnresolvable "node(s) had no available volume zone"
 //	PodTopologySpread  DoNotSchedule constraints:
 //	                   UnschedulableAndUnresolvable "node(s) didn't match pod topology spread constraints (missing required label)"
 //	                   Unschedulable "node(s) didn't match pod topology spread constraints"
+//	VolumeBinding      bound volumes' node affinity, a volume or a provisioner for each
+//	                   unbound WaitForFirstConsumer claim (scheduler/volumes)
+//	                   UnschedulableAndUnresolvable "node(s) had volume node affinity conflict",
+//	                   "node(s) didn't find available persistent volumes to bind", ...
+//	DynamicResources   devices for the pod's ResourceClaims from the node's
+//	                   ResourceSlices (scheduler/dra)
+//	                   UnschedulableAndUnresolvable "cannot allocate all claims", ...
+//
+// The volume and device checks have PrePredicate parts (every claim exists,
+// belongs to the pod, is not being deleted; no unbound Immediate claim),
+// worded "plugin VolumeBinding pre-predicates failed ..." and so on. What
+// the pod takes on its node (volumes, provisions, devices) is reserved at
+// its allocate event for the rest of the session and released at its
+// deallocate event; the task carries it to the bind (BindVolumes,
+// BindClaims), which writes it first.
 //
 // The filters after the stable ones add their Unschedulable reasons up; an
 // unresolvable one ends the check, as in Volcano. The last two follow
@@ -79,24 +99,18 @@
 //	predicate.TaintTolerationEnable           true   NoSchedule/NoExecute taints
 //	predicate.CacheEnable                     false  accepted; the cache above is always on
 //	predicate.PodAffinityEnable               true   inter-pod affinity and anti-affinity
-//	predicate.NodeVolumeLimitsEnable          true   not implemented (logged, below)
-//	predicate.VolumeZoneEnable                true   not implemented (logged, below)
-//	predicate.PodTopologySpreadEnable         true   topology spread (no default constraints)
-//	predicate.VolumeBindingEnable             true   not implemented (logged, below)
-//	predicate.DynamicResourceAllocationEnable        not implemented (logged, below)
-//	volumebinding.bindTimeoutSeconds, volumebinding.weight, volumebinding.shape,
-//	dynamicresources.filterTimeoutSeconds             read for their type; the filters
-//	                                                  they tune are not implemented
+//	predicate.NodeVolumeLimitsEnable          true   CSI volume limits
+//	predicate.VolumeZoneEnable                true   volume zones
+//	predicate.PodTopologySpreadEnable         true   topology spread
+//	predicate.VolumeBindingEnable             true   volume binding
+//	predicate.DynamicResourceAllocationEnable true   dynamic resource allocation (Volcano
+//	                                                 v1.15 follows the feature gate, on)
+//	volumebinding.bindTimeoutSeconds          600    the bind's wait for the PV controller
+//	volumebinding.shape, volumebinding.weight none, 1  the volume binding score
+//	dynamicresources.filterTimeoutSeconds     10     one node's device search (0: none)
 //
-// Not implemented (the pods are judged as if these filters passed): cluster
-// default spread constraints for pods without their own, volume binding, volume zone,
-// CSI volume limits and dynamic resource allocation (GPU sharing, which
-// Volcano runs from this plugin's event handlers, is the deviceshare
-// plugin's here). While
-// the volume or resource flags are on, the first pending pod with a
-// PersistentVolumeClaim or generic ephemeral volume, and the first with a
-// ResourceClaim, are logged as errors saying so (once per process); the
-// README lists these as not implemented. Keys the plugin does not read are
+// GPU sharing, which Volcano runs from this plugin's event handlers, is the
+// deviceshare plugin's here. Keys the plugin does not read are
 // logged once each and change nothing, as Volcano ignores them (other plugins
 // refuse unknown keys; configurations for older Volcano releases carry
 // predicate keys since moved elsewhere); a known key with a value of the

@@ -2,9 +2,9 @@ package predicates
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -42,10 +42,8 @@ const (
 	insufficientPrefix      = "Insufficient "
 )
 
-// Args are the plugin's arguments. The node affinity, ports, taint, pod
-// affinity and spread flags turn filters off; the volume and resource
-// allocation flags say whether pods those filters would judge are logged;
-// Cache is read so that a value of the wrong type is reported.
+// Args are the plugin's arguments: each flag but Cache turns a filter on or
+// off; Cache is read so that a value of the wrong type is reported.
 type Args struct {
 	NodeAffinity    bool
 	NodePorts       bool
@@ -65,7 +63,7 @@ func ParseArgs(args framework.Arguments) (Args, error) {
 	a := Args{
 		NodeAffinity: true, NodePorts: true, TaintToleration: true,
 		PodAffinity: true, NodeVolumeLimits: true, VolumeZone: true,
-		PodTopologySpread: true, VolumeBinding: true,
+		PodTopologySpread: true, VolumeBinding: true, DynamicResourceAllocation: true,
 	}
 	for _, b := range []struct {
 		key string
@@ -126,6 +124,11 @@ type Plugin struct {
 	// volume state, nil when every volume check is off (volumes.go).
 	volumeArgs volumeArgs
 	volumes    *volumeState
+	// draTimeout bounds one node's device search; devices is the
+	// session's dynamic resource allocation state, nil when the filter is
+	// off (devices.go).
+	draTimeout time.Duration
+	devices    *deviceState
 }
 
 type lastEntry struct {
@@ -153,8 +156,12 @@ func New(args framework.Arguments) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	draTimeout, err := parseDRAArgs(args)
+	if err != nil {
+		return nil, err
+	}
 	warnUnread(args)
-	return &Plugin{args: a, volumeArgs: va}, nil
+	return &Plugin{args: a, volumeArgs: va, draTimeout: draTimeout}, nil
 }
 
 // movedKeys are keys older Volcano releases read here and v1.15 reads
@@ -173,10 +180,7 @@ func warnUnread(args framework.Arguments) {
 	for _, key := range args.Unknown(NodeAffinityEnableKey, NodePortsEnableKey, TaintTolerationEnableKey, PodAffinityEnableKey,
 		NodeVolumeLimitsEnableKey, VolumeZoneEnableKey, PodTopologySpreadEnableKey, VolumeBindingEnableKey,
 		DynamicResourceAllocationEnableKey, CacheEnableKey,
-		VolumeBindingTimeoutKey, VolumeBindingWeightKey, VolumeBindingShapeKey) {
-		if strings.HasPrefix(key, "dynamicresources.") {
-			continue
-		}
+		VolumeBindingTimeoutKey, VolumeBindingWeightKey, VolumeBindingShapeKey, DRAFilterTimeoutKey) {
 		msg := fmt.Sprintf("argument %q is read neither by Volcano v1.15's predicates nor by Caldera; it has no effect", key)
 		if to, ok := movedKeys[key]; ok {
 			msg += "; Volcano v1.15 reads it as " + to
@@ -236,6 +240,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.ssn = ssn
 	p.trialBlind = ssn.PluginOption(Name) != nil && !ssn.TakesPartInVictimTrials(Name)
 	p.openVolumes(ssn)
+	p.openDevices(ssn)
 	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn, p.args)
 	}
@@ -252,9 +257,6 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 				p.tplByKey[string(keyBuf)] = tpl
 			}
 			p.podEntries[t.Pod] = &podEntry{tpl: tpl, fit: p.fit(t.InitResreq)}
-			if t.Status == api.Pending {
-				p.warnUnimplemented(t.Pod)
-			}
 		}
 	}
 }
@@ -268,6 +270,7 @@ func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.rules = nil
 	p.ssn = nil
 	p.volumes = nil
+	p.devices = nil
 }
 
 // podEntry is what the filters keep of one pod: its template and the
@@ -335,7 +338,10 @@ func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
 			return st
 		}
 	}
-	return p.volumePrePredicate(task.Pod)
+	if st := p.volumePrePredicate(task.Pod); st != nil {
+		return st
+	}
+	return p.devicePrePredicate(task.Pod)
 }
 
 // Predicate runs the filters in Volcano's order.
@@ -421,6 +427,13 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 			return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
 		}
 	}
+	if dc, st := p.deviceClaims(task.Pod); st != nil {
+		return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
+	} else if dc != nil {
+		if _, st := p.deviceFilter(dc, node); st != nil {
+			return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
+		}
+	}
 	if len(reasons) > 0 {
 		return failed(framework.Unschedulable, reasons)
 	}
@@ -468,13 +481,19 @@ func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 	if err := p.reserveVolumes(task); err != nil {
 		logReserveFailure(task, err)
 	}
+	if err := p.reserveDevices(task); err != nil {
+		logReserveFailure(task, err)
+	}
 }
 
 // TryAllocate follows the placement and reserves the task's volumes,
 // refusing the placement when they no longer fit its node.
 func (p *Plugin) TryAllocate(task *api.TaskInfo) error {
 	p.followAllocate(task)
-	return p.reserveVolumes(task)
+	if err := p.reserveVolumes(task); err != nil {
+		return err
+	}
+	return p.reserveDevices(task)
 }
 
 func (p *Plugin) followAllocate(task *api.TaskInfo) {
@@ -491,6 +510,7 @@ func (p *Plugin) followAllocate(task *api.TaskInfo) {
 // Releasing; an undone placement removes the task from the node itself.
 func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
 	p.releaseVolumes(task)
+	p.releaseDevices(task)
 	if p.rules != nil {
 		p.rules.onDeallocate(task)
 	}

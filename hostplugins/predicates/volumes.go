@@ -276,9 +276,17 @@ func (p *Plugin) Offers(h framework.Hook) bool {
 	return true
 }
 
-// volumesUnresolvable reports whether a volume filter rules the node out
-// for good, for preempt and reclaim, which check no resources first.
+// volumesUnresolvable reports whether a volume filter or the device
+// filter rules the node out for good, for preempt and reclaim, which check
+// no resources first.
 func (p *Plugin) volumesUnresolvable(task *api.TaskInfo, node *api.NodeInfo) bool {
+	if dc, st := p.deviceClaims(task.Pod); st != nil {
+		return st.Code == framework.UnschedulableAndUnresolvable
+	} else if dc != nil {
+		if _, st := p.deviceFilter(dc, node); st != nil && st.Code == framework.UnschedulableAndUnresolvable {
+			return true
+		}
+	}
 	pc, st := p.volumeClaims(task)
 	if st != nil {
 		return st.Code == framework.UnschedulableAndUnresolvable

@@ -36,6 +36,9 @@ type ClusterInfo struct {
 	// Storage holds the storage objects the volume filters read; nil when
 	// the cache watches none. Shared.
 	Storage *Storage
+	// Devices holds the objects the dynamic resource allocation filter
+	// reads; nil when the cache watches none. Shared.
+	Devices *Devices
 }
 
 // NewClusterInfo returns an empty snapshot.
@@ -82,5 +85,6 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 	out.QuotaStatus = c.QuotaStatus
 	out.HyperNodes = c.HyperNodes
 	out.Storage = c.Storage
+	out.Devices = c.Devices
 	return out
 }

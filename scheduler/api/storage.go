@@ -4,6 +4,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 )
 
@@ -22,6 +23,10 @@ type Storage struct {
 	CSIDrivers  map[string]*storagev1.CSIDriver
 	Capacities  []*storagev1.CSIStorageCapacity
 	Attachments []*storagev1.VolumeAttachment
+	// CapacityTracked says CSIDrivers and Capacities were read: only then
+	// is a claim to provision checked against the capacity its driver
+	// publishes (vc-scheduler's --csi-storage).
+	CapacityTracked bool
 }
 
 // VolumeBinding is what a session decided for a pod's unbound
@@ -47,4 +52,15 @@ type StaticBinding struct {
 // Empty reports whether there is nothing to write.
 func (b *VolumeBinding) Empty() bool {
 	return b == nil || len(b.Static) == 0 && len(b.Provision) == 0
+}
+
+// Devices are the resource.k8s.io/v1beta1 objects the dynamic resource
+// allocation filter reads, as a session opens: claims (with what earlier
+// sessions allocated and the API server has not shown yet), the devices
+// drivers publish in ResourceSlices, and DeviceClasses. Shared, never
+// mutated.
+type Devices struct {
+	Claims  []*resourcev1beta1.ResourceClaim
+	Slices  []*resourcev1beta1.ResourceSlice
+	Classes []*resourcev1beta1.DeviceClass
 }

@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/caldera-scheduler/caldera/scheduler/dra"
 )
 
 // Well-known annotations and labels read from pods and PodGroups.
@@ -116,6 +118,10 @@ type TaskInfo struct {
 	// plugin decided for the task's node (at its allocate event; taken
 	// back at its deallocate event), written before the pod is bound.
 	BindVolumes *VolumeBinding
+	// BindClaims are the ResourceClaim allocations and reservations the
+	// predicates plugin decided for the task's node, written before the
+	// pod is bound (after the volumes); nil for none.
+	BindClaims *dra.Allocation
 
 	Pod *v1.Pod
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,6 +89,15 @@ type Options struct {
 	// unwatched: the volume filters then find every claim missing. For
 	// tests that build a cache by hand.
 	WithoutStorage bool
+	// TrackStorageCapacity watches CSIDrivers and CSIStorageCapacities so
+	// that a claim is provisioned only where a driver that publishes its
+	// capacity has room (vc-scheduler's --csi-storage, off by default).
+	TrackStorageCapacity bool
+	// WithoutDRA leaves ResourceClaims, ResourceSlices and DeviceClasses
+	// unwatched, for an API server that does not serve
+	// resource.k8s.io/v1beta1 (Kubernetes 1.32 serves it only when asked
+	// to): pods with ResourceClaims then stay pending.
+	WithoutDRA bool
 }
 
 // Cache is the scheduler's picture of the cluster, fed by informers.
@@ -129,6 +139,9 @@ type Cache struct {
 	// flight wrote, until the informers show them (storage.go).
 	assumedPVs  map[string]assumedVolume[*v1.PersistentVolume]
 	assumedPVCs map[string]assumedVolume[*v1.PersistentVolumeClaim]
+	// assumedClaims holds the ResourceClaims binds in flight allocate,
+	// until the informer shows them (devices.go).
+	assumedClaims map[string]assumedVolume[*resourcev1beta1.ResourceClaim]
 
 	handler EventHandler
 	custom  []CustomInformer
@@ -265,6 +278,11 @@ func (c *Cache) registerHandlers() error {
 	// filters.
 	if !c.opts.WithoutStorage {
 		for _, inf := range c.storageInformers() {
+			c.synced = append(c.synced, inf.HasSynced)
+		}
+	}
+	if !c.opts.WithoutDRA {
+		for _, inf := range c.deviceInformers() {
 			c.synced = append(c.synced, inf.HasSynced)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	vcclient "volcano.sh/apis/pkg/client/clientset/versioned"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/dra"
 	"github.com/caldera-scheduler/caldera/scheduler/volumes"
 )
 
@@ -22,10 +23,12 @@ import (
 type APIBinder struct{ Client kubernetes.Interface }
 
 // Bind writes the volume decisions and waits for the PV controller to
-// bind the claims (volumes.Writer), writes the annotations with a merge
-// patch, then creates a Binding for the pod; the UID precondition of the
-// last two makes a bind of a pod that was deleted and recreated under the
-// same name fail instead of placing the new pod.
+// bind the claims (volumes.Writer), allocates and reserves the pod's
+// ResourceClaims (dra.Writer), writes the annotations with a merge patch,
+// then creates a Binding for the pod; the UID precondition of the last two
+// makes a bind of a pod that was deleted and recreated under the same name
+// fail instead of placing the new pod. A failure after the claims were
+// reserved takes the pod out of their reservedFor again.
 func (b APIBinder) Bind(ctx context.Context, req BindRequest) error {
 	pod, node := req.Pod, req.Node
 	if !req.Volumes.Empty() {
@@ -34,20 +37,31 @@ func (b APIBinder) Bind(ctx context.Context, req BindRequest) error {
 			return err
 		}
 	}
+	claims := dra.Writer{Client: b.Client}
+	var written *dra.Written
+	if req.Claims != nil {
+		var err error
+		if written, err = claims.Write(ctx, pod, req.Claims); err != nil {
+			return err
+		}
+	}
 	if annotations := req.Annotations; len(annotations) > 0 {
 		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID, "annotations": annotations}})
 		if err != nil {
-			return err
+			return claims.Release(ctx, pod, written, err)
 		}
 		if _, err := b.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("writing annotations before the bind: %w", err)
+			return claims.Release(ctx, pod, written, fmt.Errorf("writing annotations before the bind: %w", err))
 		}
 	}
 	binding := &v1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     v1.ObjectReference{Kind: "Node", Name: node},
 	}
-	return b.Client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
+	if err := b.Client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return claims.Release(ctx, pod, written, err)
+	}
+	return nil
 }
 
 // APIEvictor marks the pod as Volcano's scheduler does, then deletes it.

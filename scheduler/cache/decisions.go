@@ -33,8 +33,9 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 		c.mu.Unlock()
 		return fmt.Errorf("bind %s: node %s is no longer known", task.Key(), node)
 	}
-	anns, vols := task.BindAnnotations, task.BindVolumes
+	anns, vols, claims := task.BindAnnotations, task.BindVolumes, task.BindClaims
 	c.assumeVolumes(t.UID, vols)
+	c.assumeClaims(t.UID, podRef{name: t.Pod.Name, uid: t.Pod.UID}, claims)
 	if len(anns) > 0 {
 		// The cache's pod carries them at once, so that the next session
 		// sees what was decided (a GPU taken) before the API server says so.
@@ -50,7 +51,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 
 	metrics.ScheduleAttempts.WithLabelValues("scheduled").Inc()
 	c.submit(func(ctx context.Context) {
-		err := c.opts.Binder.Bind(ctx, BindRequest{Pod: pod, Node: node, Volumes: vols, Annotations: anns})
+		err := c.opts.Binder.Bind(ctx, BindRequest{Pod: pod, Node: node, Volumes: vols, Claims: claims, Annotations: anns})
 		if err == nil {
 			if c.opts.Recorder != nil {
 				c.opts.Recorder.Eventf(pod, v1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
@@ -65,6 +66,7 @@ func (c *Cache) Bind(task *api.TaskInfo, node string) error {
 			}
 			c.undoAssumption(t.UID)
 			c.forgetVolumes(t.UID, vols)
+			c.forgetClaims(t.UID, claims)
 			c.resync.AddRateLimited(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
 		}
 	})

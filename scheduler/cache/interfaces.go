@@ -7,6 +7,7 @@ import (
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/dra"
 )
 
 // Binder binds a pod to a node (the pods/binding subresource), after
@@ -24,6 +25,9 @@ type BindRequest struct {
 	// written first; the bind then waits for the PV controller to bind
 	// the claims. Nil for none.
 	Volumes *api.VolumeBinding
+	// Claims are the ResourceClaim allocations and reservations for the
+	// pod, written after the volumes. Nil for none.
+	Claims *dra.Allocation
 	// Annotations are written on the pod next (a plugin's decision for the
 	// node's agents, such as deviceshare's GPU index). Nil for none.
 	Annotations map[string]string

@@ -67,6 +67,7 @@ func (c *Cache) Snapshot() *api.ClusterInfo {
 	snap.DisruptionBudgets, _ = c.informers.Policy().V1().PodDisruptionBudgets().Lister().List(labels.Everything())
 	snap.QuotaStatus = c.quotaStatus()
 	snap.Storage = c.storageSnapshot()
+	snap.Devices = c.devicesSnapshot()
 	if !c.opts.WithoutHyperNodes {
 		snap.HyperNodes, _ = c.vcInformers.Topology().V1alpha1().HyperNodes().Lister().List(labels.Everything())
 	}

@@ -10,19 +10,21 @@ import (
 )
 
 // storageInformers are the informers of what the volume filters read:
-// claims, volumes, storage classes, CSI nodes, drivers, capacities and
-// volume attachments.
+// claims, volumes, storage classes, CSI nodes and volume attachments, and,
+// when storage capacity is tracked, CSI drivers and capacities.
 func (c *Cache) storageInformers() []cache.SharedIndexInformer {
 	core, storage := c.informers.Core().V1(), c.informers.Storage().V1()
-	return []cache.SharedIndexInformer{
+	out := []cache.SharedIndexInformer{
 		core.PersistentVolumeClaims().Informer(),
 		core.PersistentVolumes().Informer(),
 		storage.StorageClasses().Informer(),
 		storage.CSINodes().Informer(),
-		storage.CSIDrivers().Informer(),
-		storage.CSIStorageCapacities().Informer(),
 		storage.VolumeAttachments().Informer(),
 	}
+	if c.opts.TrackStorageCapacity {
+		out = append(out, storage.CSIDrivers().Informer(), storage.CSIStorageCapacities().Informer())
+	}
+	return out
 }
 
 // assumedVolume is a volume or claim as a bind in flight wrote it, over the
@@ -122,9 +124,12 @@ func (c *Cache) storageSnapshot() *api.Storage {
 	st.Classes = byName(classes, func(o *storageClass) string { return o.Name })
 	csiNodes, _ := storage.CSINodes().Lister().List(labels.Everything())
 	st.CSINodes = byName(csiNodes, func(o *csiNode) string { return o.Name })
-	drivers, _ := storage.CSIDrivers().Lister().List(labels.Everything())
-	st.CSIDrivers = byName(drivers, func(o *csiDriver) string { return o.Name })
-	st.Capacities, _ = storage.CSIStorageCapacities().Lister().List(labels.Everything())
+	if c.opts.TrackStorageCapacity {
+		st.CapacityTracked = true
+		drivers, _ := storage.CSIDrivers().Lister().List(labels.Everything())
+		st.CSIDrivers = byName(drivers, func(o *csiDriver) string { return o.Name })
+		st.Capacities, _ = storage.CSIStorageCapacities().Lister().List(labels.Everything())
+	}
 	st.Attachments, _ = storage.VolumeAttachments().Lister().List(labels.Everything())
 	return st
 }

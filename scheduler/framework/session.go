@@ -52,6 +52,9 @@ type Session struct {
 	// Storage holds the storage objects the volume filters read; nil
 	// when the cache watches none.
 	Storage *api.Storage
+	// Devices holds the objects the dynamic resource allocation filter
+	// reads; nil when the cache watches none.
+	Devices *api.Devices
 	// HyperNodes is the network topology, ClusterTopHyperNode included.
 	HyperNodes *api.HyperNodes
 
@@ -92,6 +95,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 		DisruptionBudgets: snap.DisruptionBudgets,
 		QuotaStatus:       snap.QuotaStatus,
 		Storage:           snap.Storage,
+		Devices:           snap.Devices,
 		TotalResource:     api.EmptyResource(),
 		Tiers:             cfg.Tiers,
 		Configurations:    cfg.Configurations,

@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -51,7 +52,9 @@ type Cluster struct {
 	// Storage are the PersistentVolumeClaims, PersistentVolumes,
 	// StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities and
 	// VolumeAttachments the volume filters read, defaulted as the API
-	// server and the PV controller would have left them (storage.go).
+	// server and the PV controller would have left them (storage.go), and
+	// the ResourceClaims, ResourceSlices and DeviceClasses the device
+	// filter reads.
 	Storage []runtime.Object
 }
 
@@ -226,7 +229,8 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		}
 		c.Workloads = append(c.Workloads, obj)
 	case *v1.PersistentVolumeClaim, *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode,
-		*storagev1.CSIDriver, *storagev1.CSIStorageCapacity, *storagev1.VolumeAttachment:
+		*storagev1.CSIDriver, *storagev1.CSIStorageCapacity, *storagev1.VolumeAttachment,
+		*resourcev1beta1.ResourceClaim, *resourcev1beta1.ResourceSlice, *resourcev1beta1.DeviceClass:
 		if err := defaultStorage(obj); err != nil {
 			return err
 		}
@@ -262,7 +266,7 @@ func (c *Cluster) add(obj runtime.Object, doc int) error {
 		}
 		c.Numatopologies = append(c.Numatopologies, o)
 	default:
-		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController, ResourceQuota, PersistentVolumeClaim or PersistentVolume, storage.k8s.io/v1 StorageClass, CSINode, CSIDriver, CSIStorageCapacity or VolumeAttachment, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, topology.volcano.sh/v1alpha1 HyperNode, or nodeinfo.volcano.sh/v1alpha1 Numatopology")
+		return fmt.Errorf("unsupported kind: expected v1 Node, Pod, Namespace, Service, ReplicationController, ResourceQuota, PersistentVolumeClaim or PersistentVolume, storage.k8s.io/v1 StorageClass, CSINode, CSIDriver, CSIStorageCapacity or VolumeAttachment, resource.k8s.io/v1beta1 ResourceClaim, ResourceSlice or DeviceClass, apps/v1 ReplicaSet or StatefulSet, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, scheduling.volcano.sh/v1beta1 PodGroup or Queue, topology.volcano.sh/v1alpha1 HyperNode, or nodeinfo.volcano.sh/v1alpha1 Numatopology")
 	}
 	return nil
 }

@@ -51,6 +51,9 @@ type Options struct {
 	EventHandlers      *cache.Registry
 	EventHandler       string
 	EventHandlerConfig *cache.HandlerFile
+	// TrackStorageCapacity checks CSI drivers' published capacity for
+	// claims to provision (vc-scheduler's --csi-storage).
+	TrackStorageCapacity bool
 }
 
 // Condition is the part of a PodGroup condition that does not change from
@@ -89,6 +92,9 @@ type Result struct {
 	// ("namespace/name") to its volume: an existing one chosen for it, or
 	// the one provisioned on the node chosen for its pod.
 	Volumes map[string]string `json:"volumes"`
+	// Claims maps each ResourceClaim the sessions allocated or reserved
+	// ("namespace/name") to its devices, "driver/pool/device".
+	Claims map[string][]string `json:"claims"`
 }
 
 // recorder wraps the cache's binder and evictor to remember what the
@@ -104,6 +110,10 @@ type recorder struct {
 	bindAnnotations map[string]map[string]string
 	// volumes are the claims bound at the pods' binds, and their volumes.
 	volumes map[string]string
+	// claims are the ResourceClaims written at the pods' binds, and their
+	// devices.
+	claims        map[string][]string
+	sessionClaims map[string][]string
 	// claimVolume reads the volume a claim is bound to now.
 	claimVolume func(ctx context.Context, namespace, name string) string
 	changed     bool
@@ -138,6 +148,11 @@ func (r *recorder) Bind(ctx context.Context, req cache.BindRequest) error {
 		}
 		maps.Copy(r.volumes, provisioned)
 		maps.Copy(r.sessionVolumes, provisioned)
+	}
+	if req.Claims != nil {
+		devices := req.Claims.Devices()
+		maps.Copy(r.claims, devices)
+		maps.Copy(r.sessionClaims, devices)
 	}
 	r.changed = true
 	return nil
@@ -194,6 +209,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		volumes:         map[string]string{},
 		sessionBinds:    map[string]string{},
 		sessionVolumes:  map[string]string{},
+		claims:          map[string][]string{},
+		sessionClaims:   map[string][]string{},
 		claimVolume: func(ctx context.Context, namespace, name string) string {
 			pvc, err := cluster.kube.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
@@ -208,6 +225,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		SchedulerNames: opts.SchedulerNames,
 		Binder:         rec,
 		Evictor:        rec,
+
+		TrackStorageCapacity: opts.TrackStorageCapacity,
 
 		Registry:           opts.EventHandlers,
 		EventHandler:       opts.EventHandler,
@@ -394,6 +413,7 @@ func collect(ctx context.Context, e *embedded, c *cache.Cache, rec *recorder, re
 	res.Binds = rec.binds
 	res.BindAnnotations = rec.bindAnnotations
 	res.Volumes = rec.volumes
+	res.Claims = rec.claims
 	res.Evictions = append([]string{}, rec.evictions...)
 	rec.mu.Unlock()
 	sort.Strings(res.Evictions)

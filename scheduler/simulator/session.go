@@ -30,21 +30,22 @@ type sessionDecisions struct {
 	binds     map[string]string
 	evictions []string
 	volumes   map[string]string
+	claims    map[string][]string
 }
 
 // takeSession returns the decisions made since its last call.
 func (r *recorder) takeSession() sessionDecisions {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	d := sessionDecisions{binds: r.sessionBinds, evictions: r.sessionEvictions, volumes: r.sessionVolumes}
-	r.sessionBinds, r.sessionEvictions, r.sessionVolumes = map[string]string{}, nil, map[string]string{}
+	d := sessionDecisions{binds: r.sessionBinds, evictions: r.sessionEvictions, volumes: r.sessionVolumes, claims: r.sessionClaims}
+	r.sessionBinds, r.sessionEvictions, r.sessionVolumes, r.sessionClaims = map[string]string{}, nil, map[string]string{}, map[string][]string{}
 	return d
 }
 
 func sessionResult(ctx context.Context, e *embedded, c *cache.Cache, n int, p *scheduler.Policy, d sessionDecisions, annotations map[string]map[string]string) (*SessionResult, error) {
 	// collect fills binds, evictions, bind annotations and volumes from a
 	// recorder: give it one that holds only this session's.
-	rec := &recorder{binds: d.binds, evictions: d.evictions, bindAnnotations: annotations, volumes: d.volumes}
+	rec := &recorder{binds: d.binds, evictions: d.evictions, bindAnnotations: annotations, volumes: d.volumes, claims: d.claims}
 	res, err := collect(ctx, e, c, rec, &Result{Cycles: n})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -62,6 +63,11 @@ func defaultStorage(obj runtime.Object) error {
 		}
 	case *storagev1.CSIStorageCapacity:
 		defaultNamespace(o)
+	case *resourcev1beta1.ResourceClaim:
+		defaultNamespace(o)
+		if o.UID == "" {
+			o.UID = types.UID(o.Namespace + "-claim-" + o.Name)
+		}
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func (s *Session) FilterBinding(pc *PodClaims, node *v1.Node) (*api.VolumeBindin
 		toProvision = append(toProvision, c)
 	}
 	if len(toMatch) > 0 {
-		static, unmatched, err := s.matchVolumes(pc, toMatch, node)
+		static, unmatched, err := s.matchVolumes(toMatch, node)
 		if err != nil {
 			return nil, reject(VolumeBindingName, Failed, err.Error())
 		}
@@ -119,18 +119,15 @@ func (s *Session) checkBound(claims []*v1.PersistentVolumeClaim, node *v1.Node) 
 // matchVolumes finds an available volume on the node for each claim,
 // smallest request first, each volume chosen once. Claims left without one
 // are returned for provisioning.
-func (s *Session) matchVolumes(pc *PodClaims, claims []*v1.PersistentVolumeClaim, node *v1.Node) (static []api.StaticBinding, unmatched []*v1.PersistentVolumeClaim, err error) {
+func (s *Session) matchVolumes(claims []*v1.PersistentVolumeClaim, node *v1.Node) (static []api.StaticBinding, unmatched []*v1.PersistentVolumeClaim, err error) {
 	claims = slices.Clone(claims)
 	slices.SortStableFunc(claims, func(a, b *v1.PersistentVolumeClaim) int {
 		as, bs := a.Spec.Resources.Requests[v1.ResourceStorage], b.Spec.Resources.Requests[v1.ResourceStorage]
 		return as.Cmp(bs)
 	})
-	chosen := map[string]*v1.PersistentVolume{}
+	chosen := map[string]bool{}
 	for _, c := range claims {
-		class := storagehelpers.GetPersistentVolumeClaimClass(c)
-		// VolumeAttributesClass is off in kube-scheduler v1.32: a claim
-		// naming one is refused by the matcher with its own error.
-		pv, err := storagehelpers.FindMatchingVolume(c, pc.candidates[class], node, chosen, true, false)
+		pv, err := s.matchVolume(c, node, chosen)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -138,7 +135,7 @@ func (s *Session) matchVolumes(pc *PodClaims, claims []*v1.PersistentVolumeClaim
 			unmatched = append(unmatched, c)
 			continue
 		}
-		chosen[pv.Name] = pv
+		chosen[pv.Name] = true
 		static = append(static, api.StaticBinding{Volume: pv, Claim: c})
 	}
 	return static, unmatched, nil
@@ -172,10 +169,11 @@ func (s *Session) checkProvisions(claims []*v1.PersistentVolumeClaim, node *v1.N
 
 // hasCapacity looks for a CSIStorageCapacity of the class, reachable from
 // the node, whose largest volume (or whole capacity) holds the claim's
-// request; only CSI drivers that opt in are checked.
+// request; only CSI drivers that opt in are checked, and only when the
+// capacities are tracked at all (Volcano checks none without --csi-storage).
 func (s *Session) hasCapacity(provisioner string, c *v1.PersistentVolumeClaim, className string, node *v1.Node) bool {
 	want, ok := c.Spec.Resources.Requests[v1.ResourceStorage]
-	if !ok {
+	if !ok || !s.st.CapacityTracked {
 		return true
 	}
 	driver := s.st.CSIDrivers[provisioner]

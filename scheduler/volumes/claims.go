@@ -20,47 +20,47 @@ type Checks struct {
 type PodClaims struct {
 	pod *v1.Pod
 	// bound are the pod's claims bound to a volume; delayed its unbound
-	// WaitForFirstConsumer claims; candidates the volumes of each delayed
-	// claim's storage class, as the session saw them at PreFilter. All nil
-	// when VolumeBinding has nothing to check.
+	// WaitForFirstConsumer claims. Both nil when VolumeBinding has nothing
+	// to check.
 	bound, delayed []*v1.PersistentVolumeClaim
-	candidates     map[string][]*v1.PersistentVolume
 	binding        bool
 	// zones are the zone and region labels of the pod's bound volumes;
-	// nil when VolumeZone has nothing to check.
-	zones []volumeTopology
-	// limits says NodeVolumeLimits counts this pod's volumes.
-	limits bool
+	// nil when VolumeZone has nothing to check. zoneErr is why they could
+	// not be read, which Volcano reports from the filter, on every node
+	// (it runs VolumeZone without its PreFilter).
+	zones   []volumeTopology
+	zoneErr *Rejection
+	// limits says NodeVolumeLimits counts this pod's volumes; limitsErr
+	// is a fault of the pod's own volumes it reports on every node.
+	limits    bool
+	limitsErr *limitsError
 }
 
 // Binds reports whether the pod has claims VolumeBinding decides on.
 func (pc *PodClaims) Binds() bool { return pc != nil && pc.binding }
 
-// PreFilter reads the pod's claims once for all nodes, checking them in
-// Volcano's order (NodeVolumeLimits, which never rejects here, then
-// VolumeZone, then VolumeBinding). A nil PodClaims with a nil Rejection
-// means the pod has nothing these checks look at.
+// PreFilter reads the pod's claims once for all nodes. Only VolumeBinding
+// rejects here: Volcano runs NodeVolumeLimits and VolumeZone without their
+// PreFilter, so what those find wrong with the pod's own claims is
+// reported by their filters, on every node. A nil PodClaims with a nil
+// Rejection means the pod has nothing these checks look at.
 func (s *Session) PreFilter(pod *v1.Pod, on Checks) (*PodClaims, *Rejection) {
 	if len(pod.Spec.Volumes) == 0 {
 		return nil, nil
 	}
 	pc := &PodClaims{pod: pod}
 	if on.Limits {
-		pc.limits = s.countsForLimits(pod)
+		pc.limits = s.countsForLimits(pod, pc)
 	}
 	if on.Zone {
-		zones, r := s.podVolumeTopologies(pod)
-		if r != nil {
-			return nil, r
-		}
-		pc.zones = zones
+		pc.zones, pc.zoneErr = s.podVolumeTopologies(pod)
 	}
 	if on.Binding {
 		if r := s.sortClaims(pod, pc); r != nil {
 			return nil, r
 		}
 	}
-	if !pc.limits && pc.zones == nil && !pc.binding {
+	if !pc.limits && pc.zones == nil && pc.zoneErr == nil && !pc.binding {
 		return nil, nil
 	}
 	return pc, nil
@@ -135,15 +135,6 @@ func (s *Session) sortClaims(pod *v1.Pod, pc *PodClaims) *Rejection {
 		return reject(VolumeBindingName, Unresolvable, ReasonUnboundImmediate)
 	}
 	pc.binding = true
-	if len(pc.delayed) > 0 {
-		pc.candidates = map[string][]*v1.PersistentVolume{}
-		for _, c := range pc.delayed {
-			class := storagehelpers.GetPersistentVolumeClaimClass(c)
-			if _, ok := pc.candidates[class]; !ok {
-				pc.candidates[class] = s.volumesOfClass(class)
-			}
-		}
-	}
 	return nil
 }
 

@@ -13,15 +13,42 @@ import (
 
 // countsForLimits is NodeVolumeLimits' PreFilter: only pods with a claim,
 // an ephemeral volume or an in-tree volume that can migrate to CSI are
-// counted.
-func (s *Session) countsForLimits(pod *v1.Pod) bool {
+// counted. It also finds the pod's own faults, which rule out every node
+// alike.
+func (s *Session) countsForLimits(pod *v1.Pod, pc *PodClaims) bool {
 	for i := range pod.Spec.Volumes {
 		vol := &pod.Spec.Volumes[i]
 		if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil || s.translator.IsInlineMigratable(vol) {
+			pc.limitsErr = s.podFaults(pod)
 			return true
 		}
 	}
 	return false
+}
+
+// podFaults are the faults of the pod's volumes that the limit count
+// reports whatever the node: a claim that does not exist, an ephemeral
+// volume's claim that belongs to another pod.
+func (s *Session) podFaults(pod *v1.Pod) *limitsError {
+	for i := range pod.Spec.Volumes {
+		name, isEphemeral, ok := claimName(pod, &pod.Spec.Volumes[i])
+		if !ok {
+			continue
+		}
+		if name == "" {
+			return &limitsError{msg: "PersistentVolumeClaim had no name"}
+		}
+		c := s.claim(pod.Namespace, name)
+		if c == nil {
+			return &limitsError{msg: fmt.Sprintf("looking up PVC %s/%s: %s", pod.Namespace, name, notFound("persistentvolumeclaim", name)), notFound: true}
+		}
+		if isEphemeral {
+			if err := ephemeral.VolumeIsForPod(pod, c); err != nil {
+				return &limitsError{msg: err.Error()}
+			}
+		}
+	}
+	return nil
 }
 
 // FilterLimits is NodeVolumeLimits' CSI filter: per CSI driver, the
@@ -33,7 +60,19 @@ func (s *Session) FilterLimits(pc *PodClaims, node *v1.Node, podsOnNode func(yie
 	if pc == nil || !pc.limits {
 		return nil
 	}
+	// The pod's own faults (a missing claim, an ephemeral claim of another
+	// pod) do not depend on the node: PreFilter found them once.
+	if err := pc.limitsErr; err != nil {
+		if err.notFound {
+			return reject(NodeVolumeLimitsName, Unresolvable, err.Error())
+		}
+		return reject(NodeVolumeLimitsName, Failed, err.Error())
+	}
 	csiNode := s.csiNode(node.Name)
+	limits := volumeLimits(csiNode)
+	if len(limits) == 0 {
+		return nil
+	}
 	fresh := map[string]string{}
 	if err := s.attachable(pc.pod, csiNode, true, fresh); err != nil {
 		if err.notFound {
@@ -42,10 +81,6 @@ func (s *Session) FilterLimits(pc *PodClaims, node *v1.Node, podsOnNode func(yie
 		return reject(NodeVolumeLimitsName, Failed, err.Error())
 	}
 	if len(fresh) == 0 {
-		return nil
-	}
-	limits := volumeLimits(csiNode)
-	if len(limits) == 0 {
 		return nil
 	}
 	attached := map[string]string{}

@@ -1,6 +1,8 @@
 package volumes
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	storagehelpers "k8s.io/component-helpers/storage/volume"
 
@@ -23,8 +25,10 @@ func (s *Session) Reserve(found *api.VolumeBinding, node string) (*api.VolumeBin
 			return nil, err
 		}
 		if dirty {
+			key := b.Claim.Namespace + "/" + b.Claim.Name
 			s.mu.Lock()
 			s.volumes[pv.Name] = pv
+			s.reservedFor[key] = append(s.reservedFor[key], pv.Name)
 			s.mu.Unlock()
 		}
 		out.Static = append(out.Static, api.StaticBinding{Volume: pv, Claim: b.Claim})
@@ -51,6 +55,12 @@ func (s *Session) Unreserve(reserved *api.VolumeBinding) {
 	for _, b := range reserved.Static {
 		if s.volumes[b.Volume.Name] == b.Volume {
 			delete(s.volumes, b.Volume.Name)
+			key := b.Claim.Namespace + "/" + b.Claim.Name
+			if names := slices.DeleteFunc(s.reservedFor[key], func(n string) bool { return n == b.Volume.Name }); len(names) > 0 {
+				s.reservedFor[key] = names
+			} else {
+				delete(s.reservedFor, key)
+			}
 		}
 	}
 	for _, c := range reserved.Provision {

@@ -26,7 +26,7 @@ var zoneLabels = []string{
 	v1.LabelTopologyRegion,
 }
 
-// podVolumeTopologies is VolumeZone's PreFilter: the zone and region
+// podVolumeTopologies reads, once for all nodes, the zone and region
 // labels of the volumes bound to the pod's claims (generic ephemeral
 // volumes are not looked at, as in kube-scheduler). An unbound claim that
 // waits for its first consumer is skipped; any other unbound claim, or a
@@ -100,7 +100,13 @@ func splitZones(value string) ([]string, bool) {
 // volume allows (a beta label of the volume also matches the node's GA
 // label). A node without such labels fits any volume.
 func (s *Session) FilterZone(pc *PodClaims, node *v1.Node) *Rejection {
-	if pc == nil || len(pc.zones) == 0 {
+	if pc == nil {
+		return nil
+	}
+	if pc.zoneErr != nil {
+		return pc.zoneErr
+	}
+	if len(pc.zones) == 0 {
 		return nil
 	}
 	labeled := false

@@ -60,6 +60,10 @@ type Expectation struct {
 	// Volumes is the exact set of claims the run bound ("namespace/name")
 	// and their volumes; "*" accepts any volume (a provisioned one).
 	Volumes *map[string]string `json:"volumes,omitempty"`
+	// Claims is the exact set of ResourceClaims the run allocated or
+	// reserved ("namespace/name") and their devices ("driver/pool/device",
+	// in allocation order).
+	Claims *map[string][]string `json:"claims,omitempty"`
 	// Source says where the case comes from (a test and its case name);
 	// it is shown beside failures.
 	Source string `json:"source,omitempty"`
@@ -242,6 +246,23 @@ func (e *Expectation) Check(got *simulator.Result) []string {
 		for _, claim := range slices.Sorted(maps.Keys(got.Volumes)) {
 			if _, listed := (*e.Volumes)[claim]; !listed {
 				add("volumes: %s: bound to %q, want not bound", claim, got.Volumes[claim])
+			}
+		}
+	}
+	if e.Claims != nil {
+		for _, claim := range slices.Sorted(maps.Keys(*e.Claims)) {
+			want := (*e.Claims)[claim]
+			v, ok := got.Claims[claim]
+			switch {
+			case !ok:
+				add("claims: %s: not written by the run, want %q", claim, want)
+			case !slices.Equal(v, want):
+				add("claims: %s: devices %q, want %q", claim, v, want)
+			}
+		}
+		for _, claim := range slices.Sorted(maps.Keys(got.Claims)) {
+			if _, listed := (*e.Claims)[claim]; !listed {
+				add("claims: %s: written with devices %q, want not written", claim, got.Claims[claim])
 			}
 		}
 	}

@@ -8,13 +8,16 @@ import (
 type args struct {
 	nodeAffinity, nodePorts, taintToleration bool
 	podAffinity, podTopologySpread           bool
-	// volumes says a volume filter is on, which the port cannot apply:
-	// the Wasm view carries no claims or volumes yet.
+	// volumes says a volume filter or the device filter is on, which the
+	// port cannot apply: the Wasm view carries no claims, volumes or
+	// devices yet.
 	volumes bool
 }
 
-// volumeKeys are the flags of the volume filters the port cannot apply.
-var volumeKeys = [...]string{"predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable", "predicate.VolumeBindingEnable"}
+// volumeKeys are the flags of the volume and device filters the port
+// cannot apply.
+var volumeKeys = [...]string{"predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable", "predicate.VolumeBindingEnable",
+	"predicate.DynamicResourceAllocationEnable"}
 
 // argTable lists every argument the port reads, with Volcano's defaults
 // (hostplugins/predicates.ParseArgs): parseArgs reads it and
@@ -34,7 +37,7 @@ var argTable = [...]struct {
 	{"predicate.VolumeZoneEnable", true, nil},
 	{"predicate.PodTopologySpreadEnable", true, func(a *args) *bool { return &a.podTopologySpread }},
 	{"predicate.VolumeBindingEnable", true, nil},
-	{"predicate.DynamicResourceAllocationEnable", false, nil},
+	{"predicate.DynamicResourceAllocationEnable", true, nil},
 	{"predicate.CacheEnable", false, nil},
 }
 

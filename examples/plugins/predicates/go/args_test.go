@@ -13,7 +13,7 @@ func TestArguments(t *testing.T) {
 		"predicate.NodeAffinityEnable": true, "predicate.NodePortsEnable": true, "predicate.TaintTolerationEnable": true,
 		"predicate.PodAffinityEnable": true, "predicate.NodeVolumeLimitsEnable": true, "predicate.VolumeZoneEnable": true,
 		"predicate.PodTopologySpreadEnable": true, "predicate.VolumeBindingEnable": true,
-		"predicate.DynamicResourceAllocationEnable": false, "predicate.CacheEnable": false,
+		"predicate.DynamicResourceAllocationEnable": true, "predicate.CacheEnable": false,
 	}
 	declared := (&plugin{}).DeclaredArguments()
 	for _, d := range declared {
@@ -34,7 +34,7 @@ func TestArguments(t *testing.T) {
 		{"defaults", nil, args{true, true, true, true, true, true}, ""},
 		{"off", map[string]any{"predicate.NodeAffinityEnable": false, "predicate.NodePortsEnable": "false", "predicate.TaintTolerationEnable": false,
 			"predicate.PodAffinityEnable": false, "predicate.PodTopologySpreadEnable": false, "predicate.NodeVolumeLimitsEnable": false,
-			"predicate.VolumeZoneEnable": false, "predicate.VolumeBindingEnable": false},
+			"predicate.VolumeZoneEnable": false, "predicate.VolumeBindingEnable": false, "predicate.DynamicResourceAllocationEnable": false},
 			args{}, ""},
 		{"one volume filter on", map[string]any{"predicate.NodeVolumeLimitsEnable": false, "predicate.VolumeBindingEnable": false},
 			args{true, true, true, true, true, true}, ""},

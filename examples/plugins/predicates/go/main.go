@@ -100,9 +100,9 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 	p.args = a
 	if a.volumes && !p.volumesWarned {
 		p.volumesWarned = true
-		caldera.Log(caldera.LevelError, "the Wasm port of predicates does not apply the volume filters (VolumeBinding, VolumeZone, NodeVolumeLimits): "+
-			"pods with PersistentVolumeClaims are placed as if they had none; use the native predicates plugin, "+
-			"or set predicate.VolumeBindingEnable, predicate.VolumeZoneEnable and predicate.NodeVolumeLimitsEnable to false")
+		caldera.Log(caldera.LevelError, "the Wasm port of predicates does not apply the volume and device filters (VolumeBinding, VolumeZone, NodeVolumeLimits, DynamicResources): "+
+			"pods with PersistentVolumeClaims or ResourceClaims are placed as if they had none; use the native predicates plugin, "+
+			"or set predicate.VolumeBindingEnable, predicate.VolumeZoneEnable, predicate.NodeVolumeLimitsEnable and predicate.DynamicResourceAllocationEnable to false")
 	}
 	v := &s.View
 	// Not cleared: init sets every field and keeps the arrays.

@@ -1,0 +1,156 @@
+package predicates
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/dra"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+)
+
+// DRAFilterTimeoutKey bounds one node's device search, as Volcano names it.
+const DRAFilterTimeoutKey = "dynamicresources.filterTimeoutSeconds"
+
+// defaultDRAFilterTimeout is Volcano's default for DRAFilterTimeoutKey.
+const defaultDRAFilterTimeout = 10 * time.Second
+
+func parseDRAArgs(args framework.Arguments) (time.Duration, error) {
+	seconds := int(defaultDRAFilterTimeout / time.Second)
+	if err := args.Int(DRAFilterTimeoutKey, &seconds); err != nil {
+		return 0, err
+	}
+	// As in Volcano, a negative value keeps the default; 0 means no limit.
+	if seconds < 0 {
+		return defaultDRAFilterTimeout, nil
+	}
+	return time.Duration(seconds) * time.Second, nil
+}
+
+// deviceState is the session's dynamic resource allocation state and
+// each pod's claims as PrePredicate read them.
+type deviceState struct {
+	dra    *dra.Session
+	mu     sync.Mutex
+	claims map[*v1.Pod]*dra.PodClaims
+}
+
+func (p *Plugin) openDevices(ssn *framework.Session) {
+	p.devices = nil
+	if !p.args.DynamicResourceAllocation {
+		return
+	}
+	d := ssn.Devices
+	if d == nil {
+		d = &api.Devices{}
+	}
+	p.devices = &deviceState{dra: dra.NewSession(dra.NewSnapshot(d.Claims, d.Slices, d.Classes)), claims: map[*v1.Pod]*dra.PodClaims{}}
+}
+
+// devicePrePredicate is DynamicResources' PrePredicate, worded as Volcano
+// words a failed pre-predicate.
+func (p *Plugin) devicePrePredicate(pod *v1.Pod) *framework.Status {
+	if p.devices == nil || len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	pc, err := p.devices.dra.PreFilter(pod)
+	if err != nil {
+		return &framework.Status{Code: draCode(err), Reasons: []string{"plugin DynamicResources pre-predicates failed " + err.Error()}}
+	}
+	p.devices.mu.Lock()
+	p.devices.claims[pod] = pc
+	p.devices.mu.Unlock()
+	return nil
+}
+
+// deviceClaims returns the pod's claims for the node filter: read at
+// PrePredicate, or now when no PrePredicate ran.
+func (p *Plugin) deviceClaims(pod *v1.Pod) (*dra.PodClaims, *framework.Status) {
+	if p.devices == nil || len(pod.Spec.ResourceClaims) == 0 {
+		return nil, nil
+	}
+	p.devices.mu.Lock()
+	pc, ok := p.devices.claims[pod]
+	p.devices.mu.Unlock()
+	if ok {
+		return pc, nil
+	}
+	pc, err := p.devices.dra.PreFilter(pod)
+	if err != nil {
+		return nil, &framework.Status{Code: draCode(err), Reasons: []string{err.Error()}}
+	}
+	p.devices.mu.Lock()
+	p.devices.claims[pod] = pc
+	p.devices.mu.Unlock()
+	return pc, nil
+}
+
+// deviceFilter is DynamicResources' filter on one node: whether the pod's
+// claims can have their devices there.
+func (p *Plugin) deviceFilter(pc *dra.PodClaims, node *api.NodeInfo) (*dra.Allocation, *framework.Status) {
+	if pc == nil || node.Node == nil {
+		return nil, nil
+	}
+	ctx := context.Background()
+	if p.draTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.draTimeout)
+		defer cancel()
+	}
+	alloc, err := p.devices.dra.Filter(ctx, pc, node.Node)
+	if err != nil {
+		return nil, &framework.Status{Code: draCode(err), Reasons: []string{err.Error()}}
+	}
+	return alloc, nil
+}
+
+func draCode(err error) framework.Code {
+	switch dra.CodeOf(err) {
+	case dra.Unschedulable:
+		return framework.Unschedulable
+	case dra.UnschedulableAndUnresolvable:
+		return framework.UnschedulableAndUnresolvable
+	}
+	return framework.Error
+}
+
+// reserveDevices gives the task's claims their devices on its node for
+// the rest of the session and records what the bind is to write.
+func (p *Plugin) reserveDevices(task *api.TaskInfo) error {
+	if p.devices == nil || task.Pod == nil || task.BindClaims != nil || len(task.Pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	node := p.nodeByName[task.NodeName]
+	if node == nil {
+		return nil
+	}
+	pc, st := p.deviceClaims(task.Pod)
+	if st != nil {
+		return fmt.Errorf("claims of pod %s: %s", task.Key(), st.Message())
+	}
+	if pc == nil {
+		return nil
+	}
+	alloc, st := p.deviceFilter(pc, node.info)
+	if st != nil {
+		return fmt.Errorf("claims of pod %s on node %s: %s", task.Key(), task.NodeName, st.Message())
+	}
+	if err := p.devices.dra.Reserve(task.Pod, pc, task.NodeName, alloc); err != nil {
+		return fmt.Errorf("claims of pod %s on node %s: %w", task.Key(), task.NodeName, err)
+	}
+	task.BindClaims = alloc
+	return nil
+}
+
+// releaseDevices takes back what reserveDevices reserved.
+func (p *Plugin) releaseDevices(task *api.TaskInfo) {
+	if task.BindClaims == nil || p.devices == nil {
+		return
+	}
+	p.devices.dra.Unreserve(task.Pod)
+	task.BindClaims = nil
+}

@@ -12,9 +12,13 @@ CONTROLLER_TOOLS_VERSION ?= v0.18.0
 # end-to-end suite: the one release of volcano.sh/volcano the module proxy serves.
 VOLCANO_VERSION ?= v1.10.0
 # Staging modules of KUBE_VERSION that the module proxy does not serve, built at a
-# neighbouring release instead (only kube-scheduler, for bench-e2e, imports them). Their
-# Go source at v0.33.13 is that of v0.32.13: the tags differ only in comments and go.mod.
-KUBE_STAGING_SUBSTITUTES ?= k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13
+# neighbouring release instead (kube-scheduler, for bench-e2e, imports the first two,
+# kube-controller-manager all three; kube-apiserver none). The first two's Go source
+# at v0.33.13 is that of v0.32.13: the tags differ only in comments and go.mod.
+# k8s.io/endpointslice changed code by v0.33.13, so the previous patch release
+# stands in for it (v0.32.11 and v0.32.12 differ only in go.mod).
+KUBE_STAGING_SUBSTITUTES ?= k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13 \
+	k8s.io/endpointslice@v0.32.12
 # TinyGo for Wasm plugin guests, built from its Go module against Debian's LLVM 19
 # (hack/tinygo.sh, cached under TINYGO_CACHE); TINYGO_GO is the Go toolchain it uses.
 TINYGO_VERSION ?= 0.40.1
@@ -74,7 +78,8 @@ sdk-check:
 
 # The whole suite, what .ci/run runs: make check, the deployment manifests, and the
 # end-to-end suite on a real kube-apiserver (first run builds etcd, kube-apiserver,
-# kwok and Volcano's controllers into .cache/e2e: ~17 min on 2 cores; later runs ~1 min).
+# kube-controller-manager, kwok and Volcano's controllers into .cache/e2e: ~20 min on
+# 2 cores; later runs ~1 min).
 # With the example plugins built, the Wasm differential tests must run (not skip).
 test-all: plugins
 	CALDERA_REQUIRE_PLUGINS=1 $(MAKE) check
@@ -113,8 +118,10 @@ bench:
 
 .PHONY: e2e-tools crds
 
-# etcd, kube-apiserver, kwok and Volcano's vc-controller-manager and vc-scheduler for the
-# end-to-end suite (cold ~17 min, then cached), plus the CRDs.
+# etcd, kube-apiserver, kube-controller-manager (its PV binder completes the volume
+# bindings the scheduler starts), kwok and Volcano's vc-controller-manager and
+# vc-scheduler for the end-to-end suite (cold ~20 min, kube-controller-manager ~3 of
+# them after kube-apiserver; then cached), plus the CRDs.
 e2e-tools:
 	$(E2E_TOOLS_ENV) hack/e2e-tools.sh $(E2E_CACHE)
 

@@ -4,11 +4,13 @@
 // status, Events, evictions, the leader election Lease). Tests of the
 // Volcano flow also run Volcano's own vc-controller-manager, which turns
 // batch.volcano.sh Jobs into pods and PodGroups as in a Volcano
-// installation (volcano_controllers_test.go). The differential tests
-// (differential_test.go) run each of a set of scenarios twice, under
-// Volcano's vc-scheduler and under caldera, and fail on any difference in
-// phases, conditions, bound pods or Event reasons that the scenario does not
-// list with its reason.
+// installation (volcano_controllers_test.go); the volume tests
+// (volumes_test.go) run kube-controller-manager with only its PV binder,
+// which completes the volume bindings the scheduler starts. The
+// differential tests (differential_test.go) run each of a set of scenarios
+// twice, under Volcano's vc-scheduler and under caldera, and fail on any
+// difference in phases, conditions, bound pods or Event reasons that the
+// scenario does not list with its reason.
 //
 // Run it with `make e2e` (which builds the components first with `make
 // e2e-tools`); plain `go test ./...` skips it. Tests run one at a time, each

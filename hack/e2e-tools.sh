@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds, and caches, the real components the end-to-end suite runs against:
-#   etcd, kube-apiserver and kwok, all from Go modules (no prebuilt downloads),
+#   etcd, kube-apiserver, kube-controller-manager and kwok, all from Go modules
+#   (no prebuilt downloads); kube-controller-manager runs only the PV binder
+#   controller there, which completes the volume bindings the scheduler starts,
 # and regenerates Volcano's PodGroup, Queue, HyperNode and Numatopology CRDs into deploy/crds/ from the
 # volcano.sh/apis Go types with controller-gen; and Volcano's own
 # vc-controller-manager and vc-scheduler from the volcano.sh/volcano module,
@@ -9,18 +11,22 @@
 #
 # Usage: hack/e2e-tools.sh [CACHE_DIR] [COMPONENT...]
 #   CACHE_DIR   defaults to <repo>/.cache/e2e
-#   COMPONENT   any of: etcd kube-apiserver kwok crds volcano kube-scheduler
+#   COMPONENT   any of: etcd kube-apiserver kube-controller-manager kwok crds
+#               volcano kube-scheduler
 #               (default: all but kube-scheduler, which only the benchmark needs)
 #
 # Layout under CACHE_DIR:
-#   bin/{etcd,kube-apiserver,kwok,controller-gen}   the built binaries
+#   bin/{etcd,kube-apiserver,kube-controller-manager}  the built binaries
+#   bin/{kwok,controller-gen}
 #   bin/{vc-controller-manager,vc-scheduler}         Volcano's, from volcano.sh/volcano
 #   volcano-crds/*.yaml                              that release's CRD manifests
 #   bin/kube-scheduler                               (only when asked for)
 #   stamps/<name>.version                            the version each was built with
 #   src/<name>/                                      generated wrapper Go modules
-#                                                    (src/kubernetes builds both
-#                                                    kube-apiserver and kube-scheduler)
+#                                                    (src/kubernetes builds
+#                                                    kube-apiserver,
+#                                                    kube-controller-manager and
+#                                                    kube-scheduler)
 #   kwok-stages.yaml                                 kwok stage configuration
 #
 # A binary is rebuilt only when it is missing or its stamp records another
@@ -32,7 +38,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ETCD_VERSION="${ETCD_VERSION:-v3.5.35}"
 KUBE_VERSION="${KUBE_VERSION:-v1.32.13}"
 # module@version pairs used instead of a staging module's own release (see the Makefile).
-KUBE_STAGING_SUBSTITUTES="${KUBE_STAGING_SUBSTITUTES-k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13}"
+KUBE_STAGING_SUBSTITUTES="${KUBE_STAGING_SUBSTITUTES-k8s.io/kube-scheduler@v0.33.13 k8s.io/csi-translation-lib@v0.33.13 k8s.io/endpointslice@v0.32.12}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 VOLCANO_VERSION="${VOLCANO_VERSION:-v1.10.0}"
 CONTROLLER_TOOLS_VERSION="${CONTROLLER_TOOLS_VERSION:-v0.18.0}"
@@ -42,7 +48,7 @@ CACHE_DIR="${1:-${REPO_ROOT}/.cache/e2e}"
 [[ $# -gt 0 ]] && shift
 COMPONENTS=("$@")
 if [[ ${#COMPONENTS[@]} -eq 0 ]]; then
-	COMPONENTS=(etcd kube-apiserver kwok crds volcano)
+	COMPONENTS=(etcd kube-apiserver kube-controller-manager kwok crds volcano)
 fi
 
 mkdir -p "${CACHE_DIR}"
@@ -150,11 +156,15 @@ build_etcd() {
 
 # prepare_kube_wrapper: creates KUBE_WRAPPER, the wrapper module that builds
 # k8s.io/kubernetes commands at KUBE_VERSION, unless it exists for that
-# version. kube-apiserver and kube-scheduler share it, so both are built
-# against exactly the same module graph.
+# version and those commands. kube-apiserver, kube-controller-manager and
+# kube-scheduler share it, so all are built against exactly the same module
+# graph.
 KUBE_WRAPPER="${SRC_DIR}/kubernetes"
+KUBE_COMMANDS=(kube-apiserver kube-controller-manager kube-scheduler)
 prepare_kube_wrapper() {
-	local want="${KUBE_VERSION} ${KUBE_STAGING_SUBSTITUTES}"
+	# The commands are part of the stamp: a wrapper tidied for fewer of them
+	# lacks the modules of the others.
+	local want="${KUBE_VERSION} ${KUBE_STAGING_SUBSTITUTES} commands: ${KUBE_COMMANDS[*]}"
 	if [[ -f "${KUBE_WRAPPER}/go.sum" ]] && up_to_date_stamp kubernetes-wrapper "${want}"; then
 		return
 	fi
@@ -182,7 +192,7 @@ prepare_kube_wrapper() {
 			log "kubernetes: ${m%@*} at ${m#*@} instead of ${staging_version}"
 			"${GO}" mod edit -replace="${m%@*}=${m}"
 		done
-		write_tools_go "${dir}" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
+		write_tools_go "${dir}" "${KUBE_COMMANDS[@]/#/k8s.io/kubernetes/cmd/}"
 		log "kubernetes: go mod tidy -e (a test-only module may be unavailable; that is fine)"
 		GOFLAGS="${MODFLAGS}" "${GO}" mod tidy -e
 	)
@@ -392,11 +402,11 @@ build_volcano() {
 for component in "${COMPONENTS[@]}"; do
 	case "${component}" in
 	etcd) timed build_etcd ;;
-	kube-apiserver | kube-scheduler) timed build_kube_command "${component}" ;;
+	kube-apiserver | kube-controller-manager | kube-scheduler) timed build_kube_command "${component}" ;;
 	kwok) timed build_kwok ;;
 	crds) timed generate_crds ;;
 	volcano) timed build_volcano ;;
-	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-scheduler, kwok, crds or volcano)" ;;
+	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, crds or volcano)" ;;
 	esac
 done
 log "done; binaries in ${BIN_DIR}"

@@ -1,7 +1,9 @@
 // Package harness runs a real control plane for Caldera's end-to-end suite:
 // etcd, kube-apiserver and kwok as child processes on loopback, with
 // Volcano's CRDs applied, and the caldera binary started as separate
-// processes against it. Tests talk to the cluster with client-go, as a user
+// processes against it; a test may also start Volcano's controllers,
+// Volcano's or the Kubernetes scheduler, and kube-controller-manager's PV
+// binder. Tests talk to the cluster with client-go, as a user
 // would.
 //
 // One cluster serves a whole test binary (see Main); each test works in its

@@ -32,6 +32,10 @@ func Require(t testing.TB) *Cluster {
 // repository root:
 //
 //	CALDERA_E2E_BIN           etcd, kube-apiserver, kwok   (.cache/e2e/bin)
+//	                          (needed by every test), and
+//	                          kube-controller-manager and
+//	                          Volcano's binaries (by the
+//	                          tests that start them)
 //	CALDERA_E2E_KWOK_STAGES   kwok stage configuration      (<bin>/../kwok-stages.yaml)
 //	CALDERA_E2E_CRDS          Volcano CRD manifests         (deploy/crds)
 //	CALDERA_E2E_VOLCANO_CRDS  the CRDs of the Volcano release  (<bin>/../volcano-crds)

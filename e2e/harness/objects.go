@@ -225,6 +225,9 @@ type Pods struct {
 	// Limits are the container's limits; the API server makes them the
 	// requests of resources the set does not request (extended resources).
 	Limits v1.ResourceList
+	// Volumes, copied into every pod of the set (PersistentVolumeClaims,
+	// say); nothing mounts them.
+	Volumes []v1.Volume
 }
 
 // CreatePods creates the set with schedulerName volcano, a few at a time.
@@ -264,6 +267,7 @@ func (tc *Test) CreatePods(set Pods) []*v1.Pod {
 				PriorityClassName:         set.PriorityClass,
 				Affinity:                  set.Affinity,
 				TopologySpreadConstraints: set.Spread,
+				Volumes:                   set.Volumes,
 				// Nothing pulls it: kwok only pretends to run containers.
 				Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests, Limits: set.Limits}}},
 			},

@@ -39,6 +39,8 @@ type Test struct {
 	queues          []string
 	priorityClasses []string
 	hyperNodes      []string
+	storageClasses  []string
+	volumes         []string
 }
 
 // NewTest skips t unless the suite is enabled, creates the test's namespace
@@ -83,8 +85,10 @@ func namespaceName(testName string) string {
 const cleanupWorkers = 16
 
 // cleanup checks that no node was overcommitted, then deletes the test's
-// pods, PodGroups, queues, priority classes and nodes. The namespace itself
-// stays: without kube-controller-manager nothing would finish deleting it.
+// pods, PodGroups, PersistentVolumeClaims, PersistentVolumes, storage
+// classes, queues, priority classes and nodes. The namespace itself stays:
+// without kube-controller-manager's namespace controller nothing would
+// finish deleting it.
 func (tc *Test) cleanup() {
 	t, ctx := tc.t, tc.Ctx
 	tc.checkNoOvercommit()
@@ -122,6 +126,7 @@ func (tc *Test) cleanup() {
 		}
 		time.Sleep(pollInterval)
 	}
+	tc.deleteStorage()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	for _, q := range tc.queues {

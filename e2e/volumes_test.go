@@ -103,18 +103,13 @@ func TestVolumeBindingFollowsLocalVolume(t *testing.T) {
 // TestVolumeBindingImmediateClaimPending: a pod whose claim is of a class
 // that binds Immediate and is not bound (no volume exists for it, and the
 // PV binder runs) stays pending with VolumeBinding's reason, and is never
-// bound.
-//
-// VolumeZone is off: with it on, the scheduler runs VolumeZone's PreFilter
-// before VolumeBinding's and the pod's condition says "plugin VolumeZone
-// pre-predicates failed PersistentVolume had no name" instead (as
-// docs/configuration.md describes), where kube-scheduler v1.32 runs
-// VolumeBinding first and says what this test expects.
+// bound. Every volume check is on, as by default: VolumeBinding's
+// pre-predicate speaks before VolumeZone's filter, as in Volcano.
 func TestVolumeBindingImmediateClaimPending(t *testing.T) {
 	tc := harness.NewTest(t)
 	tc.CreateNodes(2, harness.NodeSpec{CPU: "4", Memory: "16Gi", Pods: 110})
 	tc.StartKubeControllers()
-	tc.StartScheduler(schedulerConf(t, "volumes-no-zone.yaml"))
+	tc.StartScheduler(schedulerConf(t, "volumes.yaml"))
 
 	class := tc.CreateStorageClass("immediate", harness.NoProvisioner, storagev1.VolumeBindingImmediate)
 	claim := tc.CreateClaim("data", class, "1Gi")

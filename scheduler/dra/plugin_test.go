@@ -171,9 +171,11 @@ func TestPlugin(t *testing.T) {
 			slices:     []*resourcev1beta1.ResourceSlice{workerNodeSlice},
 			wantFilter: map[string]*StatusError{nodeName: {UnschedulableAndUnresolvable, `cannot allocate all claims`}},
 		},
-		// "request-admin-access": kube's table runs it with the
-		// DRAAdminAccess gate on. With 1.32's default gates the allocator
-		// rejects the field; this package refuses it in PreFilter.
+		// "request-admin-access": kube's table lists an allocation for it,
+		// but runs it with only the DynamicResourceAllocation gate set, so
+		// 1.32's allocator fails Filter on the field and the listed
+		// allocation is never reached (the test does not compare failure
+		// statuses). This package refuses the field in PreFilter.
 		"request-admin-access": {
 			pod:           podWithClaimName,
 			claims:        []*resourcev1beta1.ResourceClaim{adminAccess(pendingClaim), otherAllocatedClaim},

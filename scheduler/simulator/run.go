@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
@@ -114,6 +118,9 @@ type recorder struct {
 	// devices.
 	claims        map[string][]string
 	sessionClaims map[string][]string
+	// reservedFor reports whether a ResourceClaim ("namespace/name") is
+	// reserved for the pod now.
+	reservedFor func(ctx context.Context, claim string, pod types.UID) bool
 	// claimVolume reads the volume a claim is bound to now.
 	claimVolume func(ctx context.Context, namespace, name string) string
 	changed     bool
@@ -124,6 +131,17 @@ type recorder struct {
 }
 
 func (r *recorder) Bind(ctx context.Context, req cache.BindRequest) error {
+	// A claim already reserved for the pod is not written at its bind:
+	// only the others are reported.
+	var devices map[string][]string
+	if req.Claims != nil {
+		devices = req.Claims.Devices()
+		for key := range devices {
+			if r.reservedFor(ctx, key, req.Pod.UID) {
+				delete(devices, key)
+			}
+		}
+	}
 	if err := r.binder.Bind(ctx, req); err != nil {
 		return err
 	}
@@ -149,11 +167,8 @@ func (r *recorder) Bind(ctx context.Context, req cache.BindRequest) error {
 		maps.Copy(r.volumes, provisioned)
 		maps.Copy(r.sessionVolumes, provisioned)
 	}
-	if req.Claims != nil {
-		devices := req.Claims.Devices()
-		maps.Copy(r.claims, devices)
-		maps.Copy(r.sessionClaims, devices)
-	}
+	maps.Copy(r.claims, devices)
+	maps.Copy(r.sessionClaims, devices)
 	r.changed = true
 	return nil
 }
@@ -211,6 +226,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		sessionVolumes:  map[string]string{},
 		claims:          map[string][]string{},
 		sessionClaims:   map[string][]string{},
+		reservedFor: func(ctx context.Context, claim string, pod types.UID) bool {
+			namespace, name, _ := strings.Cut(claim, "/")
+			c, err := cluster.kube.ResourceV1beta1().ResourceClaims(namespace).Get(ctx, name, metav1.GetOptions{})
+			return err == nil && slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1beta1.ResourceClaimConsumerReference) bool { return r.UID == pod })
+		},
 		claimVolume: func(ctx context.Context, namespace, name string) string {
 			pvc, err := cluster.kube.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {

@@ -53,7 +53,7 @@ func parseVolumeArgs(args framework.Arguments) (volumeArgs, error) {
 	}
 	shape := make([]volumes.ShapePoint, 0, len(items))
 	for i, item := range items {
-		m, ok := asArguments(item)
+		m, ok := framework.AsArguments(item)
 		if !ok {
 			return va, fmt.Errorf("argument %q[%d]: expected {utilization, score}, got %T", VolumeBindingShapeKey, i, item)
 		}
@@ -75,26 +75,6 @@ func parseVolumeArgs(args framework.Arguments) (volumeArgs, error) {
 	}
 	va.scorer = scorer
 	return va, nil
-}
-
-func asArguments(v any) (framework.Arguments, bool) {
-	switch m := v.(type) {
-	case map[string]any:
-		return framework.Arguments(m), true
-	case framework.Arguments:
-		return m, true
-	case map[any]any:
-		out := framework.Arguments{}
-		for k, x := range m {
-			s, ok := k.(string)
-			if !ok {
-				return nil, false
-			}
-			out[s] = x
-		}
-		return out, true
-	}
-	return nil, false
 }
 
 // volumeChecks says which volume checks the arguments turn on.

@@ -79,7 +79,7 @@ func parseStrategies(v any, lnu *lnuConfig) error {
 		return fmt.Errorf("argument %q: expected a list of {name, params}, got %T", StrategiesKey, v)
 	}
 	for i, item := range list {
-		s, ok := asArguments(item)
+		s, ok := framework.AsArguments(item)
 		if !ok {
 			return fmt.Errorf("argument %q[%d]: expected {name, params}, got %T", StrategiesKey, i, item)
 		}
@@ -93,7 +93,7 @@ func parseStrategies(v any, lnu *lnuConfig) error {
 		if err := s.RejectUnknown("name", "params"); err != nil {
 			return fmt.Errorf("argument %q[%d]: %w", StrategiesKey, i, err)
 		}
-		params, ok := asArguments(s["params"])
+		params, ok := framework.AsArguments(s["params"])
 		if s["params"] != nil && !ok {
 			return fmt.Errorf("argument %q[%d].params: expected a map, got %T", StrategiesKey, i, s["params"])
 		}
@@ -127,7 +127,7 @@ func parseThresholds(p framework.Arguments, key string, into *utilization) error
 	if !ok || v == nil {
 		return nil
 	}
-	m, ok := asArguments(v)
+	m, ok := framework.AsArguments(v)
 	if !ok {
 		return fmt.Errorf("%s: expected a map of cpu and memory percentages, got %T", key, v)
 	}
@@ -147,27 +147,4 @@ func parseThresholds(p framework.Arguments, key string, into *utilization) error
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil
-}
-
-// asArguments reads a YAML map, whatever its key type.
-func asArguments(v any) (framework.Arguments, bool) {
-	switch m := v.(type) {
-	case map[string]any:
-		return framework.Arguments(m), true
-	case framework.Arguments:
-		return m, true
-	case map[any]any:
-		out := framework.Arguments{}
-		for k, x := range m {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, false
-			}
-			out[ks] = x
-		}
-		return out, true
-	case nil:
-		return framework.Arguments{}, false
-	}
-	return nil, false
 }

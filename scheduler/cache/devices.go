@@ -56,10 +56,7 @@ func (c *Cache) forgetClaims(task api.TaskID, alloc *dra.Allocation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ca := range alloc.Claims {
-		key := ca.Namespace + "/" + ca.Name
-		if a, ok := c.assumedClaims[key]; ok && a.task == task {
-			delete(c.assumedClaims, key)
-		}
+		forget(c.assumedClaims, ca.Namespace+"/"+ca.Name, task)
 	}
 }
 
@@ -75,15 +72,7 @@ func (c *Cache) devicesSnapshot() *api.Devices {
 	claims, _ := r.ResourceClaims().Lister().List(labels.Everything())
 	d.Claims = make([]*resourcev1beta1.ResourceClaim, len(claims))
 	for i, claim := range claims {
-		d.Claims[i] = claim
-		key := claim.Namespace + "/" + claim.Name
-		if a, ok := c.assumedClaims[key]; ok {
-			if a.base == claim {
-				d.Claims[i] = a.obj
-			} else {
-				delete(c.assumedClaims, key)
-			}
-		}
+		d.Claims[i] = seen(c.assumedClaims, claim.Namespace+"/"+claim.Name, claim)
 	}
 	d.Slices, _ = r.ResourceSlices().Lister().List(labels.Everything())
 	d.Classes, _ = r.DeviceClasses().Lister().List(labels.Everything())

@@ -74,16 +74,33 @@ func (c *Cache) forgetVolumes(task api.TaskID, b *api.VolumeBinding) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, sb := range b.Static {
-		if a, ok := c.assumedPVs[sb.Volume.Name]; ok && a.task == task {
-			delete(c.assumedPVs, sb.Volume.Name)
-		}
+		forget(c.assumedPVs, sb.Volume.Name, task)
 	}
 	for _, pvc := range b.Provision {
-		key := pvc.Namespace + "/" + pvc.Name
-		if a, ok := c.assumedPVCs[key]; ok && a.task == task {
-			delete(c.assumedPVCs, key)
-		}
+		forget(c.assumedPVCs, pvc.Namespace+"/"+pvc.Name, task)
 	}
+}
+
+// forget drops the assumption of key if task made it.
+func forget[T any](assumed map[string]assumedVolume[T], key string, task api.TaskID) {
+	if a, ok := assumed[key]; ok && a.task == task {
+		delete(assumed, key)
+	}
+}
+
+// seen returns what a session sees of an informer's object: the assumed
+// one while the informer still holds the object it was decided from;
+// otherwise the informer's, dropping an assumption it has moved past.
+func seen[T comparable](assumed map[string]assumedVolume[T], key string, obj T) T {
+	a, ok := assumed[key]
+	if !ok {
+		return obj
+	}
+	if a.base == obj {
+		return a.obj
+	}
+	delete(assumed, key)
+	return obj
 }
 
 // storageSnapshot reads the storage objects for a session, with the
@@ -99,26 +116,12 @@ func (c *Cache) storageSnapshot() *api.Storage {
 	st.Claims = make(map[string]*v1.PersistentVolumeClaim, len(claims))
 	for _, pvc := range claims {
 		key := pvc.Namespace + "/" + pvc.Name
-		st.Claims[key] = pvc
-		if a, ok := c.assumedPVCs[key]; ok {
-			if a.base == pvc {
-				st.Claims[key] = a.obj
-			} else {
-				delete(c.assumedPVCs, key)
-			}
-		}
+		st.Claims[key] = seen(c.assumedPVCs, key, pvc)
 	}
 	volumes, _ := core.PersistentVolumes().Lister().List(labels.Everything())
 	st.Volumes = make(map[string]*v1.PersistentVolume, len(volumes))
 	for _, pv := range volumes {
-		st.Volumes[pv.Name] = pv
-		if a, ok := c.assumedPVs[pv.Name]; ok {
-			if a.base == pv {
-				st.Volumes[pv.Name] = a.obj
-			} else {
-				delete(c.assumedPVs, pv.Name)
-			}
-		}
+		st.Volumes[pv.Name] = seen(c.assumedPVs, pv.Name, pv)
 	}
 	classes, _ := storage.StorageClasses().Lister().List(labels.Everything())
 	st.Classes = byName(classes, func(o *storageClass) string { return o.Name })

@@ -207,3 +207,27 @@ func (a Arguments) ResourceWeights(listKey, prefix string) (map[string]int, []st
 	}
 	return weights, keys, nil
 }
+
+// AsArguments reads a nested YAML map (a list item, a map-valued
+// argument), whatever its key type; ok is false for anything else.
+func AsArguments(v any) (Arguments, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return Arguments(m), true
+	case Arguments:
+		return m, true
+	case map[any]any:
+		out := Arguments{}
+		for k, x := range m {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, false
+			}
+			out[ks] = x
+		}
+		return out, true
+	case nil:
+		return Arguments{}, false
+	}
+	return nil, false
+}

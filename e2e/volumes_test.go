@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -182,7 +183,7 @@ func (so *sightingOf) get(t *testing.T) sighting {
 // reads it until an object of type T satisfies pred, and remembers that
 // event; the watch is stopped then or when the test ends.
 func firstSighting[T interface {
-	*v1.Pod | *v1.PersistentVolume | *v1.PersistentVolumeClaim
+	*v1.Pod | *v1.PersistentVolume | *v1.PersistentVolumeClaim | *resourcev1beta1.ResourceClaim
 	GetResourceVersion() string
 }](t *testing.T, tc *harness.Test, watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
 	opts metav1.ListOptions, pred func(T) bool) *sightingOf {

@@ -176,6 +176,15 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 		// get a not-ready NoSchedule taint that only the node lifecycle
 		// controller (not running) would lift, so no pod would ever fit.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+		// Dynamic resource allocation's resource.k8s.io/v1beta1 (beta in
+		// 1.32, off by default), so that caldera watches ResourceClaims,
+		// ResourceSlices and DeviceClasses and the DRA tests can create
+		// them. Pods without claims are stored as before (the gate only
+		// keeps spec.resourceClaims and the containers' resources.claims);
+		// the other components the suite starts have gates of their own,
+		// left off.
+		"--feature-gates=DynamicResourceAllocation=true",
+		"--runtime-config=resource.k8s.io/v1beta1=true",
 		// A graceful stop otherwise waits up to --request-timeout (60s) for
 		// open watches; these close them within a few seconds, as a
 		// production apiserver configured for rolling restarts does.

@@ -228,6 +228,10 @@ type Pods struct {
 	// Volumes, copied into every pod of the set (PersistentVolumeClaims,
 	// say); nothing mounts them.
 	Volumes []v1.Volume
+	// ResourceClaimsOf, when set, gives the i-th pod its spec.resourceClaims
+	// (ResourceClaims by resourceClaimName, say); the container lists each
+	// in resources.claims.
+	ResourceClaimsOf func(i int) []v1.PodResourceClaim
 }
 
 // CreatePods creates the set with schedulerName volcano, a few at a time.
@@ -255,6 +259,15 @@ func (tc *Test) CreatePods(set Pods) []*v1.Pod {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i := range set.Count {
+		// Nothing pulls the image: kwok only pretends to run containers.
+		container := v1.Container{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests, Limits: set.Limits}}
+		var claims []v1.PodResourceClaim
+		if set.ResourceClaimsOf != nil {
+			claims = set.ResourceClaimsOf(i)
+			for _, c := range claims {
+				container.Resources.Claims = append(container.Resources.Claims, v1.ResourceClaim{Name: c.Name})
+			}
+		}
 		pod := &v1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        fmt.Sprintf("%s-%d", set.Prefix, i),
@@ -268,8 +281,8 @@ func (tc *Test) CreatePods(set Pods) []*v1.Pod {
 				Affinity:                  set.Affinity,
 				TopologySpreadConstraints: set.Spread,
 				Volumes:                   set.Volumes,
-				// Nothing pulls it: kwok only pretends to run containers.
-				Containers: []v1.Container{{Name: "main", Image: "pause", Resources: v1.ResourceRequirements{Requests: requests, Limits: set.Limits}}},
+				ResourceClaims:            claims,
+				Containers:                []v1.Container{container},
 			},
 		}
 		wg.Add(1)

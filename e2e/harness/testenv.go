@@ -19,7 +19,7 @@ import (
 
 // Test is one test's slice of the shared cluster: a namespace of its own,
 // and the cluster-scoped objects (nodes, queues, priority classes,
-// HyperNodes) it
+// HyperNodes, storage classes, volumes, ResourceSlices, DeviceClasses) it
 // created, all deleted when the test ends so the next test sees an empty
 // cluster. Tests must not run in parallel: every scheduler sees every node.
 // A benchmark is a test here too.
@@ -41,6 +41,8 @@ type Test struct {
 	hyperNodes      []string
 	storageClasses  []string
 	volumes         []string
+	resourceSlices  []string
+	deviceClasses   []string
 }
 
 // NewTest skips t unless the suite is enabled, creates the test's namespace
@@ -86,7 +88,8 @@ const cleanupWorkers = 16
 
 // cleanup checks that no node was overcommitted, then deletes the test's
 // pods, PodGroups, PersistentVolumeClaims, PersistentVolumes, storage
-// classes, queues, priority classes and nodes. The namespace itself stays:
+// classes, ResourceClaims, ResourceSlices, DeviceClasses, queues, priority
+// classes and nodes. The namespace itself stays:
 // without kube-controller-manager's namespace controller nothing would
 // finish deleting it.
 func (tc *Test) cleanup() {
@@ -127,6 +130,7 @@ func (tc *Test) cleanup() {
 		time.Sleep(pollInterval)
 	}
 	tc.deleteStorage()
+	tc.deleteDevices()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	for _, q := range tc.queues {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	storagehelpers "k8s.io/component-helpers/storage/volume"
+	csitrans "k8s.io/csi-translation-lib"
 	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -105,7 +106,7 @@ func (s *Session) checkBound(claims []*v1.PersistentVolumeClaim, node *v1.Node) 
 		if pv == nil {
 			return true, false, nil
 		}
-		pv, err := s.translateForNode(pv, csiNode)
+		pv, err := translateForNode(s.translator, pv, csiNode)
 		if err != nil {
 			return false, true, err
 		}
@@ -238,18 +239,18 @@ func metaSelector(sel *metav1.LabelSelector) (labels.Selector, error) {
 // translateForNode gives an in-tree volume the form of its CSI driver
 // where the node serves it through that driver, so that its node affinity
 // uses the driver's topology keys.
-func (s *Session) translateForNode(pv *v1.PersistentVolume, csiNode *storagev1.CSINode) (*v1.PersistentVolume, error) {
-	if !s.translator.IsPVMigratable(pv) {
+func translateForNode(translator csitrans.CSITranslator, pv *v1.PersistentVolume, csiNode *storagev1.CSINode) (*v1.PersistentVolume, error) {
+	if !translator.IsPVMigratable(pv) {
 		return pv, nil
 	}
-	plugin, err := s.translator.GetInTreePluginNameFromSpec(pv, nil)
+	plugin, err := translator.GetInTreePluginNameFromSpec(pv, nil)
 	if err != nil {
 		return nil, fmt.Errorf("could not get plugin name from pv: %v", err)
 	}
 	if !migratedOnNode(plugin, csiNode) {
 		return pv, nil
 	}
-	out, err := s.translator.TranslateInTreePVToCSI(klog.Background(), pv)
+	out, err := translator.TranslateInTreePVToCSI(klog.Background(), pv)
 	if err != nil {
 		return nil, fmt.Errorf("could not translate pv: %v", err)
 	}

@@ -35,10 +35,6 @@ type Session struct {
 	reservedFor map[string][]string
 
 	classIndex sync.Once
-	// byClass lists the snapshot's volume names per storage class, in
-	// name order: kube-scheduler takes the first smallest fit, and name
-	// order makes that choice the same on every run.
-	byClass map[string][]string
 	// onNode caches, per class and node, the names of the class's volumes
 	// whose node affinity admits the node: a volume matches a claim on a
 	// node only then, and the answer does not change within a session, so
@@ -179,7 +175,9 @@ func matches(sel *nodeaffinity.LazyErrorNodeSelector, node *v1.Node) bool {
 // indexClasses groups the snapshot's volumes by class and parses their
 // node affinity, once per session.
 func (s *Session) indexClasses() {
-	s.byClass = map[string][]string{}
+	// Names per class in name order: kube-scheduler takes the first
+	// smallest fit, and name order makes that choice the same every run.
+	byClass := map[string][]string{}
 	s.selectors = map[string]*nodeaffinity.LazyErrorNodeSelector{}
 	s.onNode = map[classNode][]string{}
 	s.claimRefs = map[string][]string{}
@@ -188,16 +186,16 @@ func (s *Session) indexClasses() {
 			s.claimRefs[ref.Namespace+"/"+ref.Name] = append(s.claimRefs[ref.Namespace+"/"+ref.Name], name)
 		}
 		c := storagehelpers.GetPersistentVolumeClass(pv)
-		s.byClass[c] = append(s.byClass[c], name)
+		byClass[c] = append(byClass[c], name)
 		if a := pv.Spec.NodeAffinity; a != nil && a.Required != nil {
 			s.selectors[name] = nodeaffinity.NewLazyErrorNodeSelector(a.Required)
 		}
 	}
-	for _, names := range s.byClass {
+	for _, names := range byClass {
 		slices.Sort(names)
 	}
 	s.classes = map[string]*classIndex{}
-	for class, names := range s.byClass {
+	for class, names := range byClass {
 		ix := &classIndex{pinned: map[string]map[string][]string{}}
 		for _, n := range names {
 			key, values, ok := pinnedBy(s.st.Volumes[n].Spec.NodeAffinity)

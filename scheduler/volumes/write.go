@@ -152,8 +152,7 @@ func (w Writer) bound(ctx context.Context, pod *v1.Pod, nodeName string, b *api.
 // fitsNode checks a volume's node affinity against the node, in its CSI
 // form where the node serves it through a migrated driver.
 func fitsNode(pv *v1.PersistentVolume, node *v1.Node, csiNode *storagev1.CSINode) error {
-	s := &Session{translator: csitrans.New()}
-	pv, err := s.translateForNode(pv, csiNode)
+	pv, err := translateForNode(csitrans.New(), pv, csiNode)
 	if err != nil {
 		return fmt.Errorf("failed to translate pv to csi: %w", err)
 	}

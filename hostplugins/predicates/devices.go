@@ -48,7 +48,9 @@ func (p *Plugin) openDevices(ssn *framework.Session) {
 	if d == nil {
 		d = &api.Devices{}
 	}
-	p.devices = &deviceState{dra: dra.NewSession(dra.NewSnapshot(d.Claims, d.Slices, d.Classes)), claims: map[*v1.Pod]*dra.PodClaims{}}
+	sess := dra.NewSession(dra.NewSnapshot(d.Claims, d.Slices, d.Classes))
+	sess.SetSearchTimeout(p.draTimeout)
+	p.devices = &deviceState{dra: sess, claims: map[*v1.Pod]*dra.PodClaims{}}
 }
 
 // devicePrePredicate is DynamicResources' PrePredicate, worded as Volcano
@@ -90,22 +92,34 @@ func (p *Plugin) deviceClaims(pod *v1.Pod) (*dra.PodClaims, *framework.Status) {
 }
 
 // deviceFilter is DynamicResources' filter on one node: whether the pod's
-// claims can have their devices there.
+// claims can have their devices there, and which.
 func (p *Plugin) deviceFilter(pc *dra.PodClaims, node *api.NodeInfo) (*dra.Allocation, *framework.Status) {
 	if pc == nil || node.Node == nil {
 		return nil, nil
 	}
-	ctx := context.Background()
-	if p.draTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.draTimeout)
-		defer cancel()
-	}
-	alloc, err := p.devices.dra.Filter(ctx, pc, node.Node)
+	// The session bounds each device search with draTimeout; most calls
+	// reuse an earlier search's answer and need no timer.
+	alloc, err := p.devices.dra.Filter(context.Background(), pc, node.Node)
 	if err != nil {
-		return nil, &framework.Status{Code: draCode(err), Reasons: []string{err.Error()}}
+		return nil, draStatus(err)
 	}
 	return alloc, nil
+}
+
+// deviceFits is deviceFilter's status alone, for the node filter: the
+// devices matter only on the node the task is placed on.
+func (p *Plugin) deviceFits(pc *dra.PodClaims, node *api.NodeInfo) *framework.Status {
+	if pc == nil || node.Node == nil {
+		return nil
+	}
+	if err := p.devices.dra.Fits(context.Background(), pc, node.Node); err != nil {
+		return draStatus(err)
+	}
+	return nil
+}
+
+func draStatus(err error) *framework.Status {
+	return &framework.Status{Code: draCode(err), Reasons: []string{err.Error()}}
 }
 
 func draCode(err error) framework.Code {

@@ -430,7 +430,7 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 	if dc, st := p.deviceClaims(task.Pod); st != nil {
 		return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
 	} else if dc != nil {
-		if _, st := p.deviceFilter(dc, node); st != nil {
+		if st := p.deviceFits(dc, node); st != nil {
 			return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
 		}
 	}

@@ -263,7 +263,7 @@ func (p *Plugin) volumesUnresolvable(task *api.TaskInfo, node *api.NodeInfo) boo
 	if dc, st := p.deviceClaims(task.Pod); st != nil {
 		return st.Code == framework.UnschedulableAndUnresolvable
 	} else if dc != nil {
-		if _, st := p.deviceFilter(dc, node); st != nil && st.Code == framework.UnschedulableAndUnresolvable {
+		if st := p.deviceFits(dc, node); st != nil && st.Code == framework.UnschedulableAndUnresolvable {
 			return true
 		}
 	}

@@ -19,12 +19,20 @@
 //	snap := NewSnapshot(claims, slices, classes)  // once per scheduling session
 //	sess := NewSession(snap)
 //	pc, err := sess.PreFilter(pod)                 // nil, nil: pod uses no claims
-//	alloc, err := sess.Filter(ctx, pc, node)       // per node, concurrently
+//	alloc, err := sess.Filter(ctx, pc, node)       // per node, concurrently (or Fits)
 //	err = sess.Reserve(pod, pc, node.Name, alloc)  // serially; Unreserve(pod) undoes it
 //	writes, err := BindClaims(pod, alloc, getClaim) // at bind time: claim updates to make
 //
 // Errors are *StatusError values whose Code says how the scheduler should
 // treat them; see status.go.
+//
+// Filter runs for every pod on every candidate node, and most of those
+// searches repeat one another: pods of a job ask for the same devices, and
+// nodes of a kind publish the same ones. A session therefore reuses the
+// allocator's answers where its inputs are the same up to names: for
+// another pod on a node whose devices did not change (answers.go), and on
+// another node that looks the same with the same devices in use
+// (shapes.go). Fits is Filter without the Allocation, for the node filter.
 //
 // Where the outcome differs from kube-scheduler 1.32, and why:
 //

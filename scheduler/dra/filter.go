@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
@@ -61,25 +62,57 @@ func deviceNames(r *resourcev1beta1.AllocationResult) []string {
 // on a device, for instance) is about the pod, not the node: kube-scheduler
 // stops the pod's scheduling attempt on it, even if other nodes fit.
 // Cancelling ctx stops a long search with an Error.
-func (s *Session) Filter(ctx context.Context, pc *PodClaims, node *v1.Node) (alloc *Allocation, err error) {
+//
+// The allocation results may be shared with other pods' Allocations
+// (answers.go); like the rest of the Allocation they are read-only.
+func (s *Session) Filter(ctx context.Context, pc *PodClaims, node *v1.Node) (*Allocation, error) {
 	if pc == nil {
 		return &Allocation{NodeName: node.Name}, nil
 	}
+	results, err := s.filter(ctx, pc, node)
+	if err != nil {
+		return nil, err
+	}
+	alloc := &Allocation{NodeName: node.Name, Claims: make([]ClaimAllocation, len(pc.claims))}
+	for i := range pc.claims {
+		c := &pc.claims[i]
+		alloc.Claims[i] = ClaimAllocation{Namespace: c.claim.Namespace, Name: c.claim.Name, Source: c.source, Result: c.result}
+	}
+	for j, i := range pc.allocIdx {
+		alloc.Claims[i].Source = SourceNew
+		alloc.Claims[i].Result = results[j]
+	}
+	return alloc, nil
+}
+
+// Fits returns what Filter returns as its error, without building the
+// Allocation: a scheduler filters every candidate node but needs the
+// Allocation of the chosen one only.
+func (s *Session) Fits(ctx context.Context, pc *PodClaims, node *v1.Node) error {
+	if pc == nil {
+		return nil
+	}
+	_, err := s.filter(ctx, pc, node)
+	return err
+}
+
+// filter is Filter's decision; it returns the results for pc.toAllocate.
+func (s *Session) filter(ctx context.Context, pc *PodClaims, node *v1.Node) ([]*resourcev1beta1.AllocationResult, error) {
 	unavailable := false
 	for i := range pc.claims {
 		if sel := pc.claims[i].availableOn; sel != nil && !sel.Match(node) {
 			unavailable = true
 		}
 	}
-
-	var results []resourcev1.AllocationResult
+	var results []*resourcev1beta1.AllocationResult
 	if len(pc.toAllocate) > 0 {
+		var err error
 		results, err = s.allocate(ctx, pc, node)
 		if err != nil {
 			return nil, err
 		}
-		// The allocator is all or nothing; the length check is kube's.
-		if len(results) != len(pc.toAllocate) {
+		// The allocator is all or nothing.
+		if results == nil {
 			return nil, unresolvable("cannot allocate all claims")
 		}
 	}
@@ -88,30 +121,61 @@ func (s *Session) Filter(ctx context.Context, pc *PodClaims, node *v1.Node) (all
 	if unavailable {
 		return nil, unresolvable("resourceclaim not available on the node")
 	}
-
-	alloc = &Allocation{NodeName: node.Name, Claims: make([]ClaimAllocation, len(pc.claims))}
-	for i := range pc.claims {
-		c := &pc.claims[i]
-		alloc.Claims[i] = ClaimAllocation{Namespace: c.claim.Namespace, Name: c.claim.Name, Source: c.source, Result: c.result}
-	}
-	for j, i := range pc.allocIdx {
-		alloc.Claims[i].Source = SourceNew
-		alloc.Claims[i].Result = allocationFromV1(&results[j])
-	}
-	return alloc, nil
+	return results, nil
 }
 
-// allocate runs kube's allocator for the pod's unallocated claims on node.
-func (s *Session) allocate(ctx context.Context, pc *PodClaims, node *v1.Node) (results []resourcev1.AllocationResult, err error) {
-	inUse := pc.inUse
+// allocate returns the allocator's results for the pod's unallocated
+// claims on node, nil if they do not fit: the node's stored answer when
+// there is one (answers.go), else one found on a node of the same shape
+// (shapes.go), else a new search's; the last two are stored for the next
+// pod.
+func (s *Session) allocate(ctx context.Context, pc *PodClaims, node *v1.Node) ([]*resourcev1beta1.AllocationResult, error) {
 	s.mu.RLock()
-	if s.revision != pc.revision {
-		// Reserve or Unreserve ran since PreFilter; count what they
-		// changed rather than hand the allocator a stale picture.
-		inUse = s.inUseLocked()
+	a, ok := s.cachedAnswerLocked(pc.specGroup, node)
+	s.mu.RUnlock()
+	if ok {
+		return a.results, nil
 	}
+
+	sh := s.shapeOf(node)
+	s.mu.RLock()
+	inUse, pattern := s.inUseOnLocked(node)
+	rev := s.revision
 	s.mu.RUnlock()
 
+	key := shapeKey{group: pc.specGroup, shape: sh.id, busy: pattern}
+	if sh.id >= 0 {
+		if a, ok := s.sharedAnswer(key, sh); ok {
+			s.storeAnswer(rev, answerKey{node, pc.specGroup}, a)
+			return a.results, nil
+		}
+	}
+	v1results, err := s.search(ctx, pc, node, inUse)
+	if err != nil {
+		return nil, err
+	}
+	// The length check is kube's.
+	if len(v1results) == len(pc.toAllocate) {
+		a.results = make([]*resourcev1beta1.AllocationResult, len(v1results))
+		for i := range v1results {
+			a.results[i] = allocationFromV1(&v1results[i])
+		}
+	}
+	if sh.id >= 0 {
+		s.shareAnswer(key, sh, a)
+	}
+	s.storeAnswer(rev, answerKey{node, pc.specGroup}, a)
+	return a.results, nil
+}
+
+// search runs kube's allocator for the pod's unallocated claims on node
+// with the given devices in use.
+func (s *Session) search(ctx context.Context, pc *PodClaims, node *v1.Node, inUse sets.Set[structured.DeviceID]) (results []resourcev1.AllocationResult, err error) {
+	if s.searchTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.searchTimeout)
+		defer cancel()
+	}
 	view := s.snap.viewForNode(node, inUse)
 	// The library promises errors, not panics, for bad input; a panic
 	// here would take the whole scheduler down, so it becomes an error

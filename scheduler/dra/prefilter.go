@@ -8,10 +8,8 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
-	"k8s.io/dynamic-resource-allocation/structured"
 )
 
 // ReservedForMaxSize is how many consumers a claim's status.reservedFor may
@@ -48,10 +46,9 @@ type PodClaims struct {
 	// wants them, and their indices in claims.
 	toAllocate []*resourcev1.ResourceClaim
 	allocIdx   []int
-	// inUse and revision: devices held by others when PreFilter ran, and
-	// the session revision it was computed at.
-	inUse    sets.Set[structured.DeviceID]
-	revision uint64
+	// specGroup identifies the specs of toAllocate among the session's
+	// pods, for reusing answers (answers.go).
+	specGroup int
 }
 
 type podClaim struct {
@@ -77,9 +74,10 @@ func (pc *PodClaims) ClaimKeys() []string {
 // A pod without claims gets nil, nil: DRA has nothing to say about it. An
 // error is a *StatusError.
 //
-// Call it after the Reserve of the pods placed before; a PodClaims made
-// earlier still gives right answers (Filter sees that the session changed)
-// but then rebuilds the set of busy devices on every Filter call.
+// Call it after the Reserve of the pods placed before. Filter always
+// counts the devices reserved so far, so a PodClaims made earlier still
+// gives right answers about devices; a claim shared with a pod reserved
+// since is still seen as unallocated, and Reserve refuses the result.
 func (s *Session) PreFilter(pod *v1.Pod) (*PodClaims, error) {
 	if len(pod.Spec.ResourceClaims) == 0 {
 		return nil, nil
@@ -166,8 +164,11 @@ func (s *Session) PreFilter(pod *v1.Pod) (*PodClaims, error) {
 		pc.allocIdx = append(pc.allocIdx, i)
 	}
 	if len(pc.toAllocate) > 0 {
-		pc.inUse = s.inUseLocked()
-		pc.revision = s.revision
+		group, err := s.specGroupOf(pc.toAllocate)
+		if err != nil {
+			return nil, asError(err)
+		}
+		pc.specGroup = group
 	}
 	return pc, nil
 }

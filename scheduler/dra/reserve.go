@@ -60,6 +60,7 @@ func (s *Session) Reserve(pod *v1.Pod, pc *PodClaims, node string, alloc *Alloca
 	}
 
 	res := &podReservation{node: node}
+	var taken []structured.DeviceID
 	for i := range alloc.Claims {
 		ca := &alloc.Claims[i]
 		key := pc.claims[i].key
@@ -71,11 +72,12 @@ func (s *Session) Reserve(pod *v1.Pod, pc *PodClaims, node string, alloc *Alloca
 		if ca.Source == SourceNew {
 			sc.allocation = ca.Result
 			sc.devices = busyDevices(ca.Result)
-			s.inUse.Insert(sc.devices...)
+			taken = append(taken, sc.devices...)
 		}
 		sc.consumers = append(sc.consumers, pod.UID)
 		res.claimKeys = append(res.claimKeys, key)
 	}
+	s.holdLocked(taken)
 	s.pods[pod.UID] = res
 	s.revision++
 	return nil
@@ -93,6 +95,7 @@ func (s *Session) Unreserve(pod *v1.Pod) {
 		return
 	}
 	delete(s.pods, pod.UID)
+	var freed []structured.DeviceID
 	for _, key := range res.claimKeys {
 		sc := s.claims[key]
 		if sc == nil {
@@ -102,9 +105,10 @@ func (s *Session) Unreserve(pod *v1.Pod) {
 			sc.consumers = slices.Delete(sc.consumers, i, i+1)
 		}
 		if len(sc.consumers) == 0 {
-			s.inUse.Delete(sc.devices...)
+			freed = append(freed, sc.devices...)
 			delete(s.claims, key)
 		}
 	}
+	s.releaseLocked(freed)
 	s.revision++
 }

@@ -45,6 +45,12 @@ type Snapshot struct {
 	// allocated holds the devices of every allocated claim, except results
 	// with admin access, which do not make a device busy.
 	allocated sets.Set[structured.DeviceID]
+	// allocatedIn holds the same devices by pool, for looking up a
+	// node's devices without making their IDs.
+	allocatedIn poolDevices
+	// reach says, per pool, whose stored answers a change of one of its
+	// devices may affect (answers.go).
+	reach map[poolKey]poolReach
 }
 
 // NewSnapshot indexes the informers' lists. The objects are not copied and
@@ -56,6 +62,8 @@ func NewSnapshot(claims []*resourcev1beta1.ResourceClaim, resourceSlices []*reso
 		classes:          make(classLister, len(classes)),
 		multiPoolDrivers: sets.New[string](),
 		allocated:        sets.New[structured.DeviceID](),
+		allocatedIn:      poolDevices{},
+		reach:            map[poolKey]poolReach{},
 	}
 	for _, c := range claims {
 		if c == nil {
@@ -64,6 +72,7 @@ func NewSnapshot(claims []*resourcev1beta1.ResourceClaim, resourceSlices []*reso
 		s.claims[c.Namespace+"/"+c.Name] = c
 		for _, id := range busyDevices(c.Status.Allocation) {
 			s.allocated.Insert(id)
+			s.allocatedIn.insert(id)
 		}
 	}
 	for _, c := range classes {
@@ -91,6 +100,14 @@ func NewSnapshot(claims []*resourcev1beta1.ResourceClaim, resourceSlices []*reso
 			poolsOf[sl.Spec.Driver] = sets.New[string]()
 		}
 		poolsOf[sl.Spec.Driver].Insert(sl.Spec.Pool.Name)
+		key := poolKey{sl.Spec.Driver, sl.Spec.Pool.Name}
+		r := s.reach[key]
+		if n := s.nodeMatch[i].nodeName; n == "" {
+			r.shared = true
+		} else if !slices.Contains(r.nodes, n) {
+			r.nodes = append(r.nodes, n)
+		}
+		s.reach[key] = r
 	}
 	for driver, pools := range poolsOf {
 		if pools.Len() > 1 {

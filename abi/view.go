@@ -311,6 +311,58 @@ type View struct {
 	// included, in name order; a hypernode handle is an index in it. Sent
 	// whole with every session_open, like Plugins.
 	HyperNodes []HyperNode `msgpack:"hyperNodes,omitempty"`
+	// TaskClaims (1.10) are the claims of the tasks that use any, in task
+	// handle order; VolumeLimits (1.10) the CSI attach limits of the nodes
+	// whose CSINode states any, in node handle order. Both sent whole with
+	// every session_open, like Plugins.
+	TaskClaims   []TaskClaims       `msgpack:"taskClaims,omitempty"`
+	VolumeLimits []NodeVolumeLimits `msgpack:"volumeLimits,omitempty"`
+}
+
+// TaskClaims are one task's PersistentVolumeClaims, in volume order, and
+// ResourceClaims, in spec order (1.10).
+type TaskClaims struct {
+	Task    int32         `msgpack:"task"`
+	Volumes []VolumeClaim `msgpack:"volumes,omitempty"`
+	Devices []DeviceClaim `msgpack:"devices,omitempty"`
+}
+
+// VolumeClaim is a PersistentVolumeClaim of the task's namespace: the
+// volume it is bound to as kube-scheduler judges it, and its class.
+type VolumeClaim struct {
+	Name         string `msgpack:"name"`
+	Volume       string `msgpack:"volume,omitempty"`
+	StorageClass string `msgpack:"storageClass,omitempty"`
+}
+
+// DeviceClaim is a ResourceClaim of the task's namespace with the devices
+// of its allocation, "driver/pool/device".
+type DeviceClaim struct {
+	Name    string   `msgpack:"name"`
+	Devices []string `msgpack:"devices,omitempty"`
+}
+
+// NodeVolumeLimits are a node's CSI attach limits by driver.
+type NodeVolumeLimits struct {
+	Node   int32            `msgpack:"node"`
+	Limits map[string]int32 `msgpack:"limits"`
+}
+
+// NodeClaims is predicate_batch's outcome of the host's volume and device
+// checks on one node (1.10); nil: every check passes.
+type NodeClaims struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	RuledOut bool
+	Checks   []ClaimCheck
+}
+
+// ClaimCheck is one failed check: its stage (0 claims, 1 limits, 2 zone,
+// 3 binding, 4 devices), status code and reasons.
+type ClaimCheck struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Stage    int32
+	Code     Code
+	Reasons  []string
 }
 
 // DisruptionBudget is a PodDisruptionBudget (policy/v1) as the pdb plugin
@@ -358,6 +410,11 @@ type BatchArgs struct {
 	// while allocate places a job with a network topology that has placed
 	// some (the native TaskInfo.JobAllocatedHyperNode); nil otherwise.
 	JobHyperNode *int32 `msgpack:"jobHyperNode,omitempty"`
+	// Claims (1.10), in predicate_batch to a module that declares
+	// claimChecks, are the host's volume and device checks on each node of
+	// Nodes, in order; nil when the task has none to check or every check
+	// passes on every node.
+	Claims []*NodeClaims `msgpack:"claims,omitempty"`
 }
 
 // Verdict is one node's answer in a predicate_batch reply: [code, reason].

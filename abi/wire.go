@@ -37,6 +37,10 @@ type Descriptor struct {
 	// EventKinds lists the object kinds an event handler module wants
 	// cache_event calls for; empty means every kind.
 	EventKinds []string `msgpack:"eventKinds,omitempty"`
+	// ClaimChecks (1.10) asks the host to run Volcano's volume and device
+	// checks for the module: predicate_batch then carries their outcome
+	// per node, and the host reserves and writes what a placement takes.
+	ClaimChecks bool `msgpack:"claimChecks,omitempty"`
 }
 
 // Argument is one configuration argument a module reads.

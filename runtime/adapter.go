@@ -13,6 +13,7 @@ import (
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -33,7 +34,15 @@ func Factory(name string, p *Plugin, policy Policy) framework.Factory {
 		if err := checkDeclaredArguments(p.descriptor.Arguments, args); err != nil {
 			return nil, err
 		}
-		return &adapter{name: name, mod: p, args: args, policy: policy}, nil
+		a := &adapter{name: name, mod: p, args: args, policy: policy}
+		if p.ClaimChecks() {
+			c, err := predicates.NewClaims(args)
+			if err != nil {
+				return nil, err
+			}
+			a.claims = c
+		}
+		return a, nil
 	}
 }
 
@@ -43,6 +52,9 @@ type adapter struct {
 	mod    *Plugin
 	args   framework.Arguments
 	policy Policy
+	// claims are the volume and device checks the host runs for a module
+	// that declares claimChecks (adapter_claims.go); nil for others.
+	claims *predicates.Claims
 
 	ssn     *framework.Session
 	lease   *Lease
@@ -166,6 +178,10 @@ type predicateCache struct {
 	got    []abi.Verdict
 	// statuses are the failed verdicts' statuses, shared (status).
 	statuses []*framework.Status
+	// claimed says the host runs volume or device checks for this task
+	// (adapter_claims.go); claims is the request's list, reused.
+	claimed bool
+	claims  []*abi.NodeClaims
 }
 
 // firstPredicateWindow is how many nodes the first predicate_batch call of
@@ -221,7 +237,7 @@ func (a *adapter) Offers(h framework.Hook) bool {
 		return true
 	}
 	if ah, ok := offered[h]; ok {
-		return a.mod.Implements(ah)
+		return a.mod.Implements(ah) || a.claimsOffer(h)
 	}
 	return false
 }
@@ -246,6 +262,9 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	}
 	a.lease = lease
 	a.inTrials = ssn.TakesPartInVictimTrials(a.name)
+	if a.claims != nil {
+		a.claims.OnSessionOpen(ssn)
+	}
 	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
 		if !lease.Lost() {
@@ -344,6 +363,9 @@ func (a *adapter) OnSessionClose(*framework.Session) {
 			a.lease = nil
 		}
 		a.ssn = nil
+		if a.claims != nil {
+			a.claims.OnSessionClose()
+		}
 	}()
 	if a.refused != nil {
 		return // the module holds no session to close; its refusal is logged
@@ -480,7 +502,13 @@ func (a *adapter) failed(hook abi.Hook, err error) {
 // and the scores it gets are kept. A failed call adds nothing, kept
 // scores included.
 func (a *adapter) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, totals []float64) error {
-	if a.skipped {
+	if a.claims != nil && a.claims.Scores() {
+		// The volume binding score is the host's, whatever the module.
+		if err := a.claims.BatchNodeOrder(task, nodes, totals); err != nil {
+			return err
+		}
+	}
+	if a.skipped || !a.mod.Implements(abi.HookNodeOrderBatch) {
 		return nil
 	}
 	t, ok := a.handles.tasks[task.UID]
@@ -561,7 +589,31 @@ func (a *adapter) scoringFailed(err error) error {
 }
 
 // OnAllocate and OnDeallocate queue events; they ride on the next call.
+// With claim checks, OnAllocate and TryAllocate also reserve the task's
+// volumes and devices, and OnDeallocate releases them.
 func (a *adapter) OnAllocate(task *api.TaskInfo) {
+	if a.claims != nil {
+		a.claims.ReserveOrLog(task)
+	}
+	a.allocateEvent(task)
+}
+
+// TryAllocate refuses a placement whose volumes or devices no longer fit
+// its node.
+func (a *adapter) TryAllocate(task *api.TaskInfo) error {
+	if a.claims != nil {
+		if err := a.claims.Reserve(task); err != nil {
+			// The session undoes the placement at once, with an
+			// OnDeallocate that releases what was reserved.
+			a.allocateEvent(task)
+			return err
+		}
+	}
+	a.allocateEvent(task)
+	return nil
+}
+
+func (a *adapter) allocateEvent(task *api.TaskInfo) {
 	kind := int32(abi.EventAllocate)
 	switch task.Status {
 	case api.Pipelined:
@@ -573,6 +625,9 @@ func (a *adapter) OnAllocate(task *api.TaskInfo) {
 }
 
 func (a *adapter) OnDeallocate(task *api.TaskInfo) {
+	if a.claims != nil {
+		a.claims.Release(task)
+	}
 	kind := int32(abi.EventDeallocate)
 	if task.Status == api.Releasing {
 		kind = abi.EventEvict
@@ -660,14 +715,21 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	c := &a.verdicts
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if a.skipped {
-		return nil
-	}
 	if !c.valid || c.task != task.UID || c.epoch != a.epoch {
 		c.reset(task.UID, a.epoch, len(a.handles.allNodes))
-		if t, ok := a.handles.tasks[task.UID]; ok {
+		if a.claims != nil && a.claims.HasChecks(task) {
+			// The checks read what other placements took: none of the
+			// task's verdicts is node-local.
+			c.claimed = true
+		} else if t, ok := a.handles.tasks[task.UID]; ok {
 			a.servedLocally(c, t)
 		}
+	}
+	if a.skipped {
+		if c.claimed {
+			return a.claimsAlone(task, node)
+		}
+		return nil
 	}
 	if c.err != nil {
 		return framework.NewStatus(framework.Error, c.err.Error())
@@ -679,6 +741,10 @@ func (a *adapter) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.S
 	if !c.known[h] && !(c.local && a.recall(c, h)) {
 		if c.err = a.predicateWindow(task, h); c.err != nil {
 			if a.skipped {
+				c.err = nil
+				if c.claimed {
+					return a.claimsAlone(task, node)
+				}
 				return nil
 			}
 			return framework.NewStatus(framework.Error, c.err.Error())
@@ -713,7 +779,7 @@ func (c *predicateCache) status(v abi.Verdict, plugin string) *framework.Status 
 }
 
 func (c *predicateCache) reset(task api.TaskID, epoch, nodes int) {
-	c.task, c.epoch, c.valid, c.shape, c.local, c.store = task, epoch, true, 0, false, nil
+	c.task, c.epoch, c.valid, c.shape, c.local, c.store, c.claimed = task, epoch, true, 0, false, nil, false
 	c.rules, c.ruleShape = nil, 0
 	c.err, c.asked = nil, 0
 	if cap(c.known) < nodes {
@@ -751,7 +817,11 @@ func (a *adapter) predicateWindow(task *api.TaskInfo, first int32) error {
 	c.asked += len(c.window)
 	c.got = c.got[:0]
 	trial := a.ssn.InVictimTrial() && a.inTrials
-	if err := a.call(abi.HookPredicateBatch, abi.BatchArgs{Task: t, Nodes: c.window, Trial: trial}, &c.got); err != nil {
+	args := abi.BatchArgs{Task: t, Nodes: c.window, Trial: trial}
+	if c.claimed {
+		args.Claims = a.claimsOn(task, c)
+	}
+	if err := a.call(abi.HookPredicateBatch, args, &c.got); err != nil {
 		a.failed(abi.HookPredicateBatch, err)
 		return err
 	}

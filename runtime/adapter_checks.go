@@ -59,12 +59,20 @@ func (a *adapter) PrePredicate(task *api.TaskInfo) *framework.Status {
 	if !ok {
 		return framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s: task %s is not in the session view", a.name, task.Key()))
 	}
-	v, ok := a.prePredicate(t)
-	if !ok {
-		return failSafe(a, framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s failed in %s", a.name, abi.HookPrePredicate)), nil)
+	if a.mod.Implements(abi.HookPrePredicate) {
+		v, ok := a.prePredicate(t)
+		if !ok {
+			if st := failSafe(a, framework.NewStatus(framework.Error, fmt.Sprintf("plugin %s failed in %s", a.name, abi.HookPrePredicate)), nil); st != nil {
+				return st
+			}
+		} else if v.Code != abi.OK {
+			return framework.NewStatus(framework.Code(v.Code), v.Reason)
+		}
 	}
-	if v.Code != abi.OK {
-		return framework.NewStatus(framework.Code(v.Code), v.Reason)
+	// The volume and device checks' own, after the module's, where the
+	// native plugin runs them.
+	if a.claims != nil {
+		return a.claims.PrePredicate(task)
 	}
 	return nil
 }

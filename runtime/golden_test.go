@@ -89,6 +89,15 @@ func goldenView() abi.View {
 			{Name: "<cluster-top-hypernode>", Tier: 2, Parent: -1},
 			{Name: "leaf-a", Tier: 1, Parent: 0, Nodes: []int32{0}},
 		},
+		// 1.10: the pending task's bound volume claim and unallocated
+		// device claim; the running one's allocated device; the node's
+		// CSI limit.
+		TaskClaims: []abi.TaskClaims{
+			{Task: 0, Devices: []abi.DeviceClaim{{Name: "pg-0-gpu", Devices: []string{"gpu.example.com/n0/gpu-1"}}}},
+			{Task: 1, Volumes: []abi.VolumeClaim{{Name: "data-pg-1", Volume: "pv-7", StorageClass: "local"}},
+				Devices: []abi.DeviceClaim{{Name: "pg-1-gpu"}}},
+		},
+		VolumeLimits: []abi.NodeVolumeLimits{{Node: 0, Limits: map[string]int32{"ebs.csi.example.com": 25}}},
 	}
 }
 
@@ -129,6 +138,8 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_session_open":       {Args: open},
 		"request_session_open_delta": {Args: delta},
 		"request_predicate_batch":    {Events: []abi.Event{{abi.EventAllocate, 1, 0}, {abi.EventEnqueue, 0, -1}}, Args: abi.BatchArgs{Task: 1, Nodes: []int32{0}}},
+		"request_predicate_batch_claims": {Args: abi.BatchArgs{Task: 1, Nodes: []int32{0, 0}, Claims: []*abi.NodeClaims{nil,
+			{RuledOut: true, Checks: []abi.ClaimCheck{{Stage: 4, Code: abi.UnschedulableAndUnresolvable, Reasons: []string{"cannot allocate all claims"}}}}}}},
 		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},

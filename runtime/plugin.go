@@ -248,7 +248,18 @@ func (p *Plugin) load(ctx context.Context, code []byte) error {
 		}
 		p.hooks[h] = newHookMetrics(p.opts.Name, h)
 	}
+	// The host's volume and device checks are placed by the module among
+	// its own filters: without predicate_batch they would reach no one.
+	if p.ClaimChecks() && !p.Implements(abi.HookPredicateBatch) {
+		return fmt.Errorf("%s: the module declares claimChecks but not predicate_batch, which carries their outcome", abi.ExportDescribe)
+	}
 	return nil
+}
+
+// ClaimChecks reports whether the host runs the volume and device checks
+// for the module (ABI 1.10): it declares them and speaks 1.10 or later.
+func (p *Plugin) ClaimChecks() bool {
+	return p.descriptor.ClaimChecks && p.version.Minor >= 10
 }
 
 // checkExports names every missing or mistyped export at once.

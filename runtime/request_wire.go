@@ -62,8 +62,8 @@ func appendHandleArgs(b []byte, args any) ([]byte, bool) {
 		b = appendInt32Field(appendMapLen(b, 2), "queue", a.Queue)
 		return appendHandlesField(b, "queues", a.Queues), true
 	case abi.BatchArgs:
-		// Nodes, Trial and JobHyperNode are omitempty.
-		b = appendInt32Field(appendMapLen(b, 1+countTrue(len(a.Nodes) > 0, a.Trial, a.JobHyperNode != nil)), "task", a.Task)
+		// Nodes, Trial, JobHyperNode and Claims are omitempty.
+		b = appendInt32Field(appendMapLen(b, 1+countTrue(len(a.Nodes) > 0, a.Trial, a.JobHyperNode != nil, len(a.Claims) > 0)), "task", a.Task)
 		if len(a.Nodes) > 0 {
 			b = appendHandlesField(b, "nodes", a.Nodes)
 		}
@@ -72,6 +72,9 @@ func appendHandleArgs(b []byte, args any) ([]byte, bool) {
 		}
 		if a.JobHyperNode != nil {
 			b = appendInt32Field(b, "jobHyperNode", *a.JobHyperNode)
+		}
+		if len(a.Claims) > 0 {
+			b = appendNodeClaims(appendStr(b, "claims"), a.Claims)
 		}
 		return b, true
 	case abi.HyperNodeOrderArgs:
@@ -110,6 +113,42 @@ func appendHandlesField(b []byte, key string, hs []int32) []byte {
 	b = appendArrayLen(b, len(hs))
 	for _, h := range hs {
 		b = appendInt32(b, h)
+	}
+	return b
+}
+
+// appendNodeClaims writes predicate_batch's claims (1.10): per node nil, or
+// [ruledOut, [[stage, code, [reasons]]]]; nil lists as nil, as reflection
+// writes them.
+func appendNodeClaims(b []byte, claims []*abi.NodeClaims) []byte {
+	b = appendArrayLen(b, len(claims))
+	for _, nc := range claims {
+		if nc == nil {
+			b = appendNil(b)
+			continue
+		}
+		b = appendBool(append(b, 0x92), nc.RuledOut)
+		if nc.Checks == nil {
+			b = appendNil(b)
+			continue
+		}
+		b = appendArrayLen(b, len(nc.Checks))
+		for _, c := range nc.Checks {
+			b = appendInt32(appendInt32(append(b, 0x93), c.Stage), int32(c.Code))
+			b = appendStrs(b, c.Reasons)
+		}
+	}
+	return b
+}
+
+// appendStrs writes a list of strings, nil as nil.
+func appendStrs(b []byte, ss []string) []byte {
+	if ss == nil {
+		return appendNil(b)
+	}
+	b = appendArrayLen(b, len(ss))
+	for _, s := range ss {
+		b = appendStr(b, s)
 	}
 	return b
 }

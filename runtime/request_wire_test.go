@@ -124,7 +124,7 @@ func randHandleArgs(rng *rand.Rand, i int) any {
 	case 9:
 		return abi.QueuesArgs{Queue: h, Queues: hs}
 	case 10:
-		return abi.BatchArgs{Task: h, Nodes: hs, Trial: rng.IntN(2) == 0}
+		return abi.BatchArgs{Task: h, Nodes: hs, Trial: rng.IntN(2) == 0, Claims: randNodeClaims(rng, len(hs))}
 	case 13:
 		hn := randHandle(rng)
 		return abi.BatchArgs{Task: h, Nodes: hs, JobHyperNode: &hn}
@@ -137,6 +137,30 @@ func randHandleArgs(rng *rand.Rand, i int) any {
 	default:
 		return abi.BestNodeArgs{Task: h, Scores: randScores(rng, rng.IntN(3))}
 	}
+}
+
+// randNodeClaims returns predicate_batch's claims for n nodes, nil half the
+// time, with nil entries, empty and several checks.
+func randNodeClaims(rng *rand.Rand, n int) []*abi.NodeClaims {
+	if rng.IntN(2) == 0 {
+		return nil
+	}
+	out := make([]*abi.NodeClaims, n)
+	for i := range out {
+		if rng.IntN(3) == 0 {
+			continue
+		}
+		nc := &abi.NodeClaims{RuledOut: rng.IntN(2) == 0}
+		for range rng.IntN(3) {
+			c := abi.ClaimCheck{Stage: rng.Int32N(5), Code: abi.Code(2 + rng.Int32N(2))}
+			for range rng.IntN(3) {
+				c.Reasons = append(c.Reasons, "node(s) had volume node affinity conflict")
+			}
+			nc.Checks = append(nc.Checks, c)
+		}
+		out[i] = nc
+	}
+	return out
 }
 
 // BenchmarkEncodeRequest: a job_ready request after one event, by hand

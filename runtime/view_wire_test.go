@@ -250,6 +250,7 @@ func randPodAffinity(rng *rand.Rand) *abi.PodAffinity {
 func encodeWire(view abi.View, h handles) *encodedView {
 	ev := &encodedView{handles: h, plugins: view.Plugins, namespaces: encodeNamespaces(view.Namespaces),
 		budgets: encodeBudgets(view.DisruptionBudgets), quotas: encodeQuotas(view.ResourceQuotas), hyperNodes: encodeHyperNodes(view.HyperNodes)}
+	ev.taskClaims, ev.volumeLimits = encodeClaimLists(view.TaskClaims, view.VolumeLimits)
 	var e viewEncoder
 	for i := range view.Nodes {
 		n := &view.Nodes[i]

@@ -31,10 +31,13 @@ type encodedView struct {
 	budgets, quotas msgpack.RawMessage
 	// hyperNodes is View.hyperNodes (1.9), sent whole with every open.
 	hyperNodes msgpack.RawMessage
-	keys       [numLists][]string
-	objs       [numLists][]msgpack.RawMessage
-	sums       [numLists][]uint64
-	handles    handles
+	// taskClaims and volumeLimits are View.taskClaims and
+	// View.volumeLimits (1.10), sent whole with every open.
+	taskClaims, volumeLimits msgpack.RawMessage
+	keys                     [numLists][]string
+	objs                     [numLists][]msgpack.RawMessage
+	sums                     [numLists][]uint64
+	handles                  handles
 }
 
 // encodeView encodes the session's view, object by object, taking nodes
@@ -44,6 +47,7 @@ func encodeView(ssn *framework.Session, memo *viewMemo) *encodedView {
 	ev := &encodedView{handles: h, namespaces: encodeNamespaces(ssn.NamespaceLabels),
 		budgets: encodeBudgets(wireBudgets(ssn.DisruptionBudgets)), quotas: encodeQuotas(wireQuotas(ssn.QuotaStatus)),
 		hyperNodes: encodeHyperNodes(wireHyperNodes(h.hyperNodeList, h.hyperNodes, h.nodes))}
+	ev.taskClaims, ev.volumeLimits = encodeClaimLists(wireTaskClaims(h.taskList, ssn.Storage, ssn.Devices), wireVolumeLimits(ssn.NodeList, ssn.Storage))
 	for _, p := range ssn.Plugins() {
 		ev.plugins = append(ev.plugins, policyName(p))
 	}
@@ -174,6 +178,10 @@ type (
 		ResourceQuotas    msgpack.RawMessage `msgpack:"resourceQuotas,omitempty"`
 		// HyperNodes is 1.9, encoded once per session by encodeHyperNodes.
 		HyperNodes msgpack.RawMessage `msgpack:"hyperNodes,omitempty"`
+		// TaskClaims and VolumeLimits are 1.10, encoded once per session
+		// by encodeClaimLists.
+		TaskClaims   msgpack.RawMessage `msgpack:"taskClaims,omitempty"`
+		VolumeLimits msgpack.RawMessage `msgpack:"volumeLimits,omitempty"`
 	}
 	viewDelta struct {
 		Nodes   listDelta `msgpack:"nodes"`
@@ -187,6 +195,8 @@ type (
 		DisruptionBudgets msgpack.RawMessage `msgpack:"disruptionBudgets,omitempty"`
 		ResourceQuotas    msgpack.RawMessage `msgpack:"resourceQuotas,omitempty"`
 		HyperNodes        msgpack.RawMessage `msgpack:"hyperNodes,omitempty"`
+		TaskClaims        msgpack.RawMessage `msgpack:"taskClaims,omitempty"`
+		VolumeLimits      msgpack.RawMessage `msgpack:"volumeLimits,omitempty"`
 	}
 	listDelta struct {
 		Len  int32          `msgpack:"len"`
@@ -217,13 +227,15 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 	}
 	if held == nil {
 		v := &rawView{Nodes: ev.objs[listNodes], Queues: ev.objs[listQueues], Jobs: ev.objs[listJobs], Tasks: ev.objs[listTasks], Plugins: ev.plugins, Namespaces: ev.namespaces,
-			DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas, HyperNodes: ev.hyperNodes}
+			DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas, HyperNodes: ev.hyperNodes,
+			TaskClaims: ev.taskClaims, VolumeLimits: ev.volumeLimits}
 		for l := range ev.objs {
 			full += len(ev.objs[l])
 		}
 		return openRequest{View: v, Arguments: args, ABI: hostABI}, next, full, 0, 0
 	}
-	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces, DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas, HyperNodes: ev.hyperNodes}
+	d := &viewDelta{Plugins: ev.plugins, Namespaces: ev.namespaces, DisruptionBudgets: ev.budgets, ResourceQuotas: ev.quotas, HyperNodes: ev.hyperNodes,
+		TaskClaims: ev.taskClaims, VolumeLimits: ev.volumeLimits}
 	for l, out := range []*listDelta{&d.Nodes, &d.Queues, &d.Jobs, &d.Tasks} {
 		out.Len = int32(len(ev.keys[l]))
 		same := slices.Equal(held.keys[l], ev.keys[l])

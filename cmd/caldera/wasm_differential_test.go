@@ -112,7 +112,7 @@ tiers:
 				want := native(t, r)
 				all := []byte(r.conf)
 				for _, name := range pb.names {
-					if !usesPlugin(r.conf, name) || (name == "predicates" && claimsVolumes(t, r.cluster)) {
+					if !usesPlugin(r.conf, name) {
 						continue
 					}
 					all = withPort(all, name, name+"."+pb.build)
@@ -124,20 +124,6 @@ tiers:
 			}
 		})
 	}
-}
-
-// claimsVolumes reports whether a cluster file holds PersistentVolumeClaims
-// or ResourceClaims, or pods that name some (a missing claim keeps the
-// pod pending). The Wasm view does not carry storage or device objects
-// yet, so the predicates port cannot apply the volume and device checks
-// (README, "not implemented"): folders with claims keep the native
-// predicates.
-func claimsVolumes(t *testing.T, cluster string) bool {
-	data, err := os.ReadFile(cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return regexp.MustCompile(`(?m)^kind:\s*(PersistentVolumeClaim|ResourceClaim)\s*$|persistentVolumeClaim:|ephemeral:|resourceClaims:`).Match(data)
 }
 
 // usesPlugin reports whether a configuration has a tier entry named name

@@ -61,9 +61,11 @@ func (v *View) applyDelta(b []byte) error {
 	if err != nil {
 		return err
 	}
-	// The plugin list, namespaces, budgets, quotas and hypernodes come
+	// The plugin list, namespaces, budgets, quotas, hypernodes and the claim
+	// lists come
 	// whole with every open; absent means none.
 	v.Plugins, v.Namespaces, v.DisruptionBudgets, v.ResourceQuotas, v.HyperNodes = v.Plugins[:0], nil, nil, nil, nil
+	v.TaskClaims, v.VolumeLimits = nil, nil
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
@@ -97,6 +99,10 @@ func (v *View) applyDelta(b []byte) error {
 			b, err = v.ResourceQuotas.UnmarshalMsg(b)
 		case "hyperNodes":
 			b, err = v.HyperNodes.UnmarshalMsg(b)
+		case "taskClaims":
+			b, err = v.TaskClaims.UnmarshalMsg(b)
+		case "volumeLimits":
+			b, err = v.VolumeLimits.UnmarshalMsg(b)
 		default:
 			b, err = wire.Skip(b)
 		}

@@ -92,6 +92,10 @@ func describe() []byte {
 	if k, ok := registered.(NodeLocalPredicates); ok {
 		nodeLocal = k.PredicatesNodeLocal()
 	}
+	claimChecks := false
+	if k, ok := registered.(ClaimChecker); ok && abiMinor >= 10 {
+		claimChecks = k.ClaimChecks()
+	}
 	var args []ArgumentSpec
 	if d, ok := registered.(ArgumentDeclarer); ok {
 		args = d.DeclaredArguments()
@@ -111,6 +115,9 @@ func describe() []byte {
 		fields++
 	}
 	if nodeLocal {
+		fields++
+	}
+	if claimChecks {
 		fields++
 	}
 	b := wire.AppendMapHeader(nil, fields)
@@ -156,6 +163,10 @@ func describe() []byte {
 	}
 	if nodeLocal {
 		b = wire.AppendString(b, "nodeLocal")
+		b = wire.AppendBool(b, true)
+	}
+	if claimChecks {
+		b = wire.AppendString(b, "claimChecks")
 		b = wire.AppendBool(b, true)
 	}
 	b = wire.AppendString(b, "sdk")
@@ -504,6 +515,9 @@ func (h *host) open(args []byte) (int32, string, []byte) {
 		h.session.undo = &h.undo
 	}
 	h.session.index(&h.lists)
+	if err := h.session.View.checkClaimHandles(); err != nil {
+		return codeDecodeFailed, "session_open: " + err.Error(), nil
+	}
 	if o := impl.sessionOpener; o != nil {
 		if err := o.OnSessionOpen(h.session); err != nil {
 			return int32(Error), err.Error(), nil

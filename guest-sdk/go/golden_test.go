@@ -33,6 +33,7 @@ func golden(t *testing.T, name string) []byte {
 // and records what the requests decoded to.
 type goldenPlugin struct {
 	open     *Session
+	claims   []*NodeClaims // what the last PredicateBatch read
 	keys     int
 	fitError string // task 1's, at the last close
 }
@@ -51,7 +52,11 @@ func (*goldenPlugin) NodeOrderBatch(_ *Session, _ *Task, _ []*Node, scores []flo
 	return nil
 }
 
-func (*goldenPlugin) PredicateBatch(_ *Session, _ *Task, _ []*Node, v []Verdict) {
+func (g *goldenPlugin) PredicateBatch(s *Session, _ *Task, _ []*Node, v []Verdict) {
+	g.claims = g.claims[:0]
+	for i := range v {
+		g.claims = append(g.claims, s.NodeClaims(i))
+	}
 	v[len(v)-1] = Reject("node(s) had untolerated taint {gpu: true}")
 }
 
@@ -144,6 +149,13 @@ func TestGoldenVectors(t *testing.T) {
 		j.NetworkTopology == nil || j.NetworkTopology.Mode != TopologyHard || *j.NetworkTopology.HighestTier != 1 || *j.AllocatedHyperNode != 1 {
 		t.Errorf("request_session_open's hypernodes decoded to %+v, the job's topology to %+v, %v", v.HyperNodes, j.NetworkTopology, j.AllocatedHyperNode)
 	}
+	// The tasks' claims and the node's CSI limits (ABI 1.10).
+	c0, c1 := g.open.Claims(&v.Tasks[0]), g.open.Claims(&v.Tasks[1])
+	if c0 == nil || len(c0.Volumes) != 0 || c0.Devices[0].Name != "pg-0-gpu" || c0.Devices[0].Devices[0] != "gpu.example.com/n0/gpu-1" ||
+		c1 == nil || c1.Volumes[0].Name != "data-pg-1" || c1.Volumes[0].Volume != "pv-7" || c1.Volumes[0].StorageClass != "local" ||
+		c1.Devices[0].Name != "pg-1-gpu" || len(c1.Devices[0].Devices) != 0 || g.open.VolumeLimits(&n)["ebs.csi.example.com"] != 25 {
+		t.Errorf("request_session_open's claims decoded to %+v, limits %+v", v.TaskClaims, v.VolumeLimits)
+	}
 	// The pod rules' fields (ABI 1.4).
 	other, spread := n.Others[0], t1.SpreadConstraints[0]
 	pref := t1.PodAntiAffinity.Preferred[0]
@@ -185,6 +197,22 @@ func TestGoldenVectors(t *testing.T) {
 	}
 	if tk, nd := g.open.View.Tasks[1], g.open.View.Nodes[0]; tk.Status != Allocated || tk.Node != 0 || nd.Idle.MilliCPU != 4000 || g.open.View.Jobs[0].Phase != PodGroupInqueue {
 		t.Errorf("events of request_predicate_batch: task %s on %d, node idle %d, job %s", tk.Status, tk.Node, nd.Idle.MilliCPU, g.open.View.Jobs[0].Phase)
+	}
+
+	// The scheduler's volume and device checks (ABI 1.10): the first node
+	// passes, the second (the same node asked again) fails the device
+	// check for good; the next call without them reads none.
+	if code, msg, _ := decodeReply(t, h.dispatch(hookPredicateBatch, golden(t, "request_predicate_batch_claims"))); code != 0 {
+		t.Fatalf("request_predicate_batch_claims: %d %s", code, msg)
+	}
+	if c := g.claims; len(c) != 2 || c[0] != nil || c[1] == nil || !c[1].RuledOut || len(c[1].Checks) != 1 ||
+		ClaimStage(c[1].Checks[0].Stage) != StageDevices || Code(c[1].Checks[0].Code) != UnschedulableAndUnresolvable ||
+		c[1].Checks[0].Reasons[0] != "cannot allocate all claims" || !c[1].Checks[0].Ends() {
+		t.Errorf("request_predicate_batch_claims: the plugin read %+v", c)
+	}
+	decodeReply(t, h.dispatch(hookPredicateBatch, request(t, nil, &Args{Task: 1, Job: -1, Queue: -1, Nodes: []int32{0}})))
+	if len(g.claims) != 1 || g.claims[0] != nil {
+		t.Errorf("a predicate_batch without claims: the plugin read %+v", g.claims)
 	}
 
 	// Replies this SDK encodes, each to a request vector or a plain one.
@@ -313,7 +341,7 @@ func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) boo
 	return true
 }
 
-// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.9) a
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.10) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -325,8 +353,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 9 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.9", m)
+	if m := h.session.HostABIMinor(); m != 10 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.10", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

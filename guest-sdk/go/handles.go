@@ -7,6 +7,7 @@ func (h *host) resetArgs() {
 	a.JobHyperNode, a.Allocated, a.Within, a.Scope, a.Purpose = -1, -1, -1, 0, 0
 	a.Nodes, a.Tasks, a.Jobs, a.Queues, a.Scores = a.Nodes[:0], a.Tasks[:0], a.Jobs[:0], a.Queues[:0], a.Scores[:0]
 	a.HyperNodes = a.HyperNodes[:0]
+	a.Claims = a.Claims[:0]
 }
 
 func (h *host) task(i int32) (*Task, error) {

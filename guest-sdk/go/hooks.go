@@ -66,6 +66,21 @@ type NodeLocalPredicates interface {
 	PredicatesNodeLocal() bool
 }
 
+// ClaimChecker is implemented by a predicates plugin that wants the
+// scheduler to run Volcano's volume and device checks (VolumeBinding,
+// VolumeZone, NodeVolumeLimits, DynamicResources) for it (ABI 1.10), with
+// the plugin's arguments predicate.VolumeBindingEnable,
+// predicate.VolumeZoneEnable, predicate.NodeVolumeLimitsEnable,
+// predicate.DynamicResourceAllocationEnable, volumebinding.* and
+// dynamicresources.filterTimeoutSeconds. PredicateBatch then reads their
+// outcome per node with Session.NodeClaims; the scheduler rejects at
+// pre-predicate the pods whose claims fit nowhere, reserves and writes
+// what a placement takes, and keeps no verdict for a task it sends claims
+// for. It needs PredicateBatcher.
+type ClaimChecker interface {
+	ClaimChecks() bool
+}
+
 // SessionNodeLocalPredicates is implemented by a NodeLocalPredicates plugin
 // whose verdicts are node-local in some sessions only: one that reads other
 // pods when a task of the session has inter-pod affinity or topology spread
@@ -429,4 +444,29 @@ func hookNames(i implemented) []string {
 	add(i.hyperNodeScorer != nil, "hyper_node_order")
 	add(i.hyperNodeGradienter != nil, "hyper_node_gradient")
 	return out
+}
+
+// ClaimStage says which of the scheduler's volume and device checks a
+// ClaimCheck reports (ABI 1.10), in the order the native predicates plugin
+// runs them among its own filters.
+type ClaimStage int32
+
+const (
+	// StageClaims: the pod's volume claims could not be read; after
+	// NodePorts, before InterPodAffinity.
+	StageClaims ClaimStage = iota
+	// StageLimits is NodeVolumeLimits, after InterPodAffinity.
+	StageLimits
+	// StageZone is VolumeZone, after NodeVolumeLimits.
+	StageZone
+	// StageBinding is VolumeBinding, after PodTopologySpread.
+	StageBinding
+	// StageDevices is DynamicResources, after VolumeBinding.
+	StageDevices
+)
+
+// Ends reports whether the check stops the node's filtering: every failure
+// but NodeVolumeLimits' Unschedulable one, whose reasons add to the rest.
+func (c *ClaimCheck) Ends() bool {
+	return ClaimStage(c.Stage) != StageLimits || Code(c.Code) != Unschedulable
 }

@@ -1,6 +1,8 @@
 package caldera
 
 import (
+	"strconv"
+
 	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
 )
 
@@ -447,9 +449,25 @@ func (h *host) predicate() (int32, string, []byte) {
 		return codeDecodeFailed, "predicate_batch: " + err.Error(), nil
 	}
 	h.verdict = resize(h.verdict, len(nodes))
+	if n := len(h.args.Claims); n > 0 && n != len(nodes) {
+		return codeDecodeFailed, "predicate_batch: " + strconv.Itoa(n) + " claims for " + strconv.Itoa(len(nodes)) + " nodes", nil
+	}
+	for _, nc := range h.args.Claims {
+		if nc == nil {
+			continue
+		}
+		for j := range nc.Checks {
+			// The status codes of docs/abi.md section 7, 0 to 5.
+			if c := nc.Checks[j].Code; c < 0 || c > 5 {
+				return codeDecodeFailed, "predicate_batch: claim check code " + strconv.Itoa(int(c)), nil
+			}
+		}
+	}
 	h.session.trial = h.args.Trial
+	h.session.nodeClaims = h.args.Claims
 	p.PredicateBatch(h.session, task, nodes, h.verdict)
 	h.session.trial = false
+	h.session.nodeClaims = nil
 	b := wire.AppendArrayHeader(h.result(), uint32(len(h.verdict)))
 	for _, v := range h.verdict {
 		b = appendVerdict(b, v)

@@ -26,6 +26,71 @@ type Session struct {
 	hostABI []int32
 	// fitErrors are the fit errors session_close brought, by task handle.
 	fitErrors map[int32]string
+	// nodeClaims is set while PredicateBatch serves a call that brought
+	// the scheduler's volume and device checks (NodeClaims).
+	nodeClaims NodeClaimsList
+}
+
+// NodeClaims is the scheduler's volume and device checks on the i-th node
+// of the PredicateBatch call being served, for a ClaimChecker plugin
+// (ABI 1.10): nil when every check passes there, or when the task has
+// nothing for them.
+func (s *Session) NodeClaims(i int) *NodeClaims {
+	if i < 0 || i >= len(s.nodeClaims) {
+		return nil
+	}
+	return s.nodeClaims[i]
+}
+
+// Claims returns the task's claims (ABI 1.10), nil when it uses none.
+func (s *Session) Claims(t *Task) *TaskClaims {
+	tc := s.View.TaskClaims
+	// In task handle order: a binary search.
+	lo, hi := 0, len(tc)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if tc[m].Task < t.Handle {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(tc) && tc[lo].Task == t.Handle {
+		return &tc[lo]
+	}
+	return nil
+}
+
+// VolumeLimits returns the node's CSI attach limits by driver (ABI 1.10),
+// nil when its CSINode states none.
+func (s *Session) VolumeLimits(n *Node) map[string]int32 {
+	for i := range s.View.VolumeLimits {
+		if l := &s.View.VolumeLimits[i]; l.Node == n.Handle {
+			return l.Limits
+		}
+	}
+	return nil
+}
+
+// checkClaimHandles refuses claim lists that name a task or node the view
+// does not have, or are out of handle order.
+func (v *View) checkClaimHandles() error {
+	last := int32(-1)
+	for _, tc := range v.TaskClaims {
+		if tc.Task < 0 || int(tc.Task) >= len(v.Tasks) {
+			return handleError("taskClaims task", tc.Task, len(v.Tasks))
+		}
+		if tc.Task <= last {
+			return errors.New("taskClaims: not in task handle order")
+		}
+		last = tc.Task
+	}
+	for _, l := range v.VolumeLimits {
+		if l.Node < 0 || int(l.Node) >= len(v.Nodes) {
+			return handleError("volumeLimits node", l.Node, len(v.Nodes))
+		}
+	}
+	return nil
 }
 
 // HostABIMinor reports the minor of the ABI the scheduler speaks, as its

@@ -14,13 +14,15 @@ package caldera
 // reclaimable; 1.8 evictable, the victim filter of gangpreempt and
 // gangreclaim; 1.9 the view's hypernodes and jobs' network topology,
 // hyper_node_order and hyper_node_gradient, node_order_batch's
-// jobHyperNode.
+// jobHyperNode; 1.10 the scheduler's volume and device checks for a
+// ClaimChecker (predicate_batch's claims) and the view's task claims and
+// CSI volume limits.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 9
+const abiMinor = 10
 
 func declared(hooks []string) []string { return hooks }
 

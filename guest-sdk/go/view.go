@@ -275,6 +275,76 @@ type View struct {
 	// HyperNodes are the session's hypernodes, the cluster top included, in
 	// name order; a hypernode's handle is its index here (ABI 1.9).
 	HyperNodes HyperNodes `msg:"hyperNodes"`
+	// TaskClaims are the claims of the tasks that use any, in task handle
+	// order, and VolumeLimits the CSI attach limits of the nodes whose
+	// CSINode states any, in node handle order (ABI 1.10); Session.Claims
+	// and Session.VolumeLimits find them by task and node.
+	TaskClaims   TaskClaimsList   `msg:"taskClaims"`
+	VolumeLimits VolumeLimitsList `msg:"volumeLimits"`
+}
+
+// TaskClaimsList is View.TaskClaims.
+type TaskClaimsList []TaskClaims
+
+// TaskClaims are a task's PersistentVolumeClaims, in the order of the
+// pod's volumes, and ResourceClaims, in spec order (ABI 1.10).
+type TaskClaims struct {
+	Task    int32         `msg:"task"`
+	Volumes []VolumeClaim `msg:"volumes"`
+	Devices []DeviceClaim `msg:"devices"`
+}
+
+// VolumeClaim is a PersistentVolumeClaim of the task's namespace: a
+// generic ephemeral volume's is named <pod>-<volume>. Volume is the
+// PersistentVolume it is bound to, "" while unbound or when the claim does
+// not exist; StorageClass is its class, "" for none.
+type VolumeClaim struct {
+	Name         string `msg:"name"`
+	Volume       string `msg:"volume"`
+	StorageClass string `msg:"storageClass"`
+}
+
+// DeviceClaim is a ResourceClaim of the task's namespace with the devices
+// of its allocation as the session opened, "driver/pool/device"; none
+// while unallocated.
+type DeviceClaim struct {
+	Name    string   `msg:"name"`
+	Devices []string `msg:"devices"`
+}
+
+// VolumeLimitsList is View.VolumeLimits.
+type VolumeLimitsList []NodeVolumeLimits
+
+// NodeVolumeLimits are a node's CSI attach limits: the most volumes of
+// each driver it attaches.
+type NodeVolumeLimits struct {
+	Node   int32            `msg:"node"`
+	Limits map[string]int32 `msg:"limits"`
+}
+
+//msgp:tuple NodeClaims ClaimCheck
+
+// NodeClaimsList is predicate_batch's claims (ABI 1.10), one entry per
+// node of the batch.
+type NodeClaimsList []*NodeClaims
+
+// NodeClaims are the scheduler's volume and device checks on one node of a
+// predicate_batch, for a plugin that implements ClaimChecker (ABI 1.10):
+// the failed checks in the order the native plugin runs them, ending at the
+// first that ends the node's filtering, and whether some check rules the
+// node out whatever else (what Volcano's preempt and reclaim read where
+// the node lacks the resources).
+type NodeClaims struct {
+	RuledOut bool
+	Checks   []ClaimCheck
+}
+
+// ClaimCheck is one failed check: its stage (a ClaimStage), its status
+// code (a Code) and its reasons.
+type ClaimCheck struct {
+	Stage   int32
+	Code    int32
+	Reasons []string
 }
 
 // HyperNodes are the view's hypernodes.
@@ -443,6 +513,9 @@ type Args struct {
 	Within     int32   `msg:"within"`
 	Scope      int32   `msg:"scope"`
 	Purpose    int32   `msg:"purpose"`
+	// Claims (ABI 1.10): predicate_batch's volume and device checks, one
+	// per node, or none (Session.NodeClaims).
+	Claims NodeClaimsList `msg:"claims"`
 }
 
 // IsReclaimable reports whether other queues may reclaim what this one holds

@@ -9,9 +9,9 @@ import (
 // MarshalMsg implements wire.Marshaler
 func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 17
+	// map header, size 18
 	// string "task"
-	o = append(o, 0xde, 0x0, 0x11, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = append(o, 0xde, 0x0, 0x12, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	o = wire.AppendInt32(o, z.Task)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
@@ -79,6 +79,26 @@ func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "purpose"
 	o = append(o, 0xa7, 0x70, 0x75, 0x72, 0x70, 0x6f, 0x73, 0x65)
 	o = wire.AppendInt32(o, z.Purpose)
+	// string "claims"
+	o = append(o, 0xa6, 0x63, 0x6c, 0x61, 0x69, 0x6d, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Claims)))
+	for za0007 := range z.Claims {
+		if z.Claims[za0007] == nil {
+			o = wire.AppendNil(o)
+		} else {
+			// array header, size 2
+			o = append(o, 0x92)
+			o = wire.AppendBool(o, z.Claims[za0007].RuledOut)
+			o = wire.AppendArrayHeader(o, uint32(len(z.Claims[za0007].Checks)))
+			for za0008 := range z.Claims[za0007].Checks {
+				o, err = z.Claims[za0007].Checks[za0008].MarshalMsg(o)
+				if err != nil {
+					err = wire.WrapError(err, "Claims", za0007, "Checks", za0008)
+					return
+				}
+			}
+		}
+	}
 	return
 }
 
@@ -280,6 +300,64 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = wire.WrapError(err, "Purpose")
 				return
 			}
+		case "claims":
+			var zb0008 uint32
+			zb0008, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Claims")
+				return
+			}
+			if cap(z.Claims) >= int(zb0008) {
+				z.Claims = (z.Claims)[:zb0008]
+			} else {
+				z.Claims = make(NodeClaimsList, zb0008)
+			}
+			for za0007 := range z.Claims {
+				if wire.IsNil(bts) {
+					bts, err = wire.ReadNilBytes(bts)
+					if err != nil {
+						return
+					}
+					z.Claims[za0007] = nil
+				} else {
+					if z.Claims[za0007] == nil {
+						z.Claims[za0007] = new(NodeClaims)
+					}
+					var zb0009 uint32
+					zb0009, bts, err = wire.ReadArrayHeaderBytes(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Claims", za0007)
+						return
+					}
+					if zb0009 != 2 {
+						err = wire.ArrayError{Wanted: 2, Got: zb0009}
+						return
+					}
+					z.Claims[za0007].RuledOut, bts, err = wire.ReadBoolBytes(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Claims", za0007, "RuledOut")
+						return
+					}
+					var zb0010 uint32
+					zb0010, bts, err = wire.ReadArrayHeaderBytes(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Claims", za0007, "Checks")
+						return
+					}
+					if cap(z.Claims[za0007].Checks) >= int(zb0010) {
+						z.Claims[za0007].Checks = (z.Claims[za0007].Checks)[:zb0010]
+					} else {
+						z.Claims[za0007].Checks = make([]ClaimCheck, zb0010)
+					}
+					for za0008 := range z.Claims[za0007].Checks {
+						bts, err = z.Claims[za0007].Checks[za0008].UnmarshalMsg(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Claims", za0007, "Checks", za0008)
+							return
+						}
+					}
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -294,7 +372,164 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Args) Msgsize() (s int) {
-	s = 3 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize + 5 + wire.Int32Size + 10 + wire.StringPrefixSize + len(z.HyperNode) + 13 + wire.Int32Size + 11 + wire.ArrayHeaderSize + (len(z.HyperNodes) * (wire.Int32Size)) + 19 + wire.Int32Size + 7 + wire.Int32Size + 6 + wire.Int32Size + 8 + wire.Int32Size
+	s = 3 + 5 + wire.Int32Size + 4 + wire.Int32Size + 6 + wire.Int32Size + 6 + wire.ArrayHeaderSize + (len(z.Nodes) * (wire.Int32Size)) + 6 + wire.ArrayHeaderSize + (len(z.Tasks) * (wire.Int32Size)) + 5 + wire.ArrayHeaderSize + (len(z.Jobs) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Queues) * (wire.Int32Size)) + 7 + wire.ArrayHeaderSize + (len(z.Scores) * (wire.Float64Size)) + 6 + wire.BoolSize + 5 + wire.Int32Size + 10 + wire.StringPrefixSize + len(z.HyperNode) + 13 + wire.Int32Size + 11 + wire.ArrayHeaderSize + (len(z.HyperNodes) * (wire.Int32Size)) + 19 + wire.Int32Size + 7 + wire.Int32Size + 6 + wire.Int32Size + 8 + wire.Int32Size + 7 + wire.ArrayHeaderSize
+	for za0007 := range z.Claims {
+		if z.Claims[za0007] == nil {
+			s += wire.NilSize
+		} else {
+			s += 1 + wire.BoolSize + wire.ArrayHeaderSize
+			for za0008 := range z.Claims[za0007].Checks {
+				s += z.Claims[za0007].Checks[za0008].Msgsize()
+			}
+		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *ClaimCheck) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// array header, size 3
+	o = append(o, 0x93)
+	o = wire.AppendInt32(o, z.Stage)
+	o = wire.AppendInt32(o, z.Code)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Reasons)))
+	for za0001 := range z.Reasons {
+		o = wire.AppendString(o, z.Reasons[za0001])
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *ClaimCheck) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if zb0001 != 3 {
+		err = wire.ArrayError{Wanted: 3, Got: zb0001}
+		return
+	}
+	z.Stage, bts, err = wire.ReadInt32Bytes(bts)
+	if err != nil {
+		err = wire.WrapError(err, "Stage")
+		return
+	}
+	z.Code, bts, err = wire.ReadInt32Bytes(bts)
+	if err != nil {
+		err = wire.WrapError(err, "Code")
+		return
+	}
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err, "Reasons")
+		return
+	}
+	if cap(z.Reasons) >= int(zb0002) {
+		z.Reasons = (z.Reasons)[:zb0002]
+	} else {
+		z.Reasons = make([]string, zb0002)
+	}
+	for za0001 := range z.Reasons {
+		z.Reasons[za0001], bts, err = readString(bts)
+		if err != nil {
+			err = wire.WrapError(err, "Reasons", za0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *ClaimCheck) Msgsize() (s int) {
+	s = 1 + wire.Int32Size + wire.Int32Size + wire.ArrayHeaderSize
+	for za0001 := range z.Reasons {
+		s += wire.StringPrefixSize + len(z.Reasons[za0001])
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *DeviceClaim) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "name"
+	o = append(o, 0x82, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Name)
+	// string "devices"
+	o = append(o, 0xa7, 0x64, 0x65, 0x76, 0x69, 0x63, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Devices)))
+	for za0001 := range z.Devices {
+		o = wire.AppendString(o, z.Devices[za0001])
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *DeviceClaim) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "name":
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Name")
+				return
+			}
+		case "devices":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Devices")
+				return
+			}
+			if cap(z.Devices) >= int(zb0002) {
+				z.Devices = (z.Devices)[:zb0002]
+			} else {
+				z.Devices = make([]string, zb0002)
+			}
+			for za0001 := range z.Devices {
+				z.Devices[za0001], bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Devices", za0001)
+					return
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *DeviceClaim) Msgsize() (s int) {
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Name) + 8 + wire.ArrayHeaderSize
+	for za0001 := range z.Devices {
+		s += wire.StringPrefixSize + len(z.Devices[za0001])
+	}
 	return
 }
 
@@ -2381,6 +2616,174 @@ func (z *NodeAffinity) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *NodeClaims) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// array header, size 2
+	o = append(o, 0x92)
+	o = wire.AppendBool(o, z.RuledOut)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Checks)))
+	for za0001 := range z.Checks {
+		o, err = z.Checks[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "Checks", za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *NodeClaims) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if zb0001 != 2 {
+		err = wire.ArrayError{Wanted: 2, Got: zb0001}
+		return
+	}
+	z.RuledOut, bts, err = wire.ReadBoolBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err, "RuledOut")
+		return
+	}
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err, "Checks")
+		return
+	}
+	if cap(z.Checks) >= int(zb0002) {
+		z.Checks = (z.Checks)[:zb0002]
+	} else {
+		z.Checks = make([]ClaimCheck, zb0002)
+	}
+	for za0001 := range z.Checks {
+		bts, err = z.Checks[za0001].UnmarshalMsg(bts)
+		if err != nil {
+			err = wire.WrapError(err, "Checks", za0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NodeClaims) Msgsize() (s int) {
+	s = 1 + wire.BoolSize + wire.ArrayHeaderSize
+	for za0001 := range z.Checks {
+		s += z.Checks[za0001].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z NodeClaimsList) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendArrayHeader(o, uint32(len(z)))
+	for za0001 := range z {
+		if z[za0001] == nil {
+			o = wire.AppendNil(o)
+		} else {
+			// array header, size 2
+			o = append(o, 0x92)
+			o = wire.AppendBool(o, z[za0001].RuledOut)
+			o = wire.AppendArrayHeader(o, uint32(len(z[za0001].Checks)))
+			for za0002 := range z[za0001].Checks {
+				o, err = z[za0001].Checks[za0002].MarshalMsg(o)
+				if err != nil {
+					err = wire.WrapError(err, za0001, "Checks", za0002)
+					return
+				}
+			}
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *NodeClaimsList) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0003 uint32
+	zb0003, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if cap((*z)) >= int(zb0003) {
+		(*z) = (*z)[:zb0003]
+	} else {
+		(*z) = make(NodeClaimsList, zb0003)
+	}
+	for zb0001 := range *z {
+		if wire.IsNil(bts) {
+			bts, err = wire.ReadNilBytes(bts)
+			if err != nil {
+				return
+			}
+			(*z)[zb0001] = nil
+		} else {
+			if (*z)[zb0001] == nil {
+				(*z)[zb0001] = new(NodeClaims)
+			}
+			var zb0004 uint32
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, zb0001)
+				return
+			}
+			if zb0004 != 2 {
+				err = wire.ArrayError{Wanted: 2, Got: zb0004}
+				return
+			}
+			(*z)[zb0001].RuledOut, bts, err = wire.ReadBoolBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, zb0001, "RuledOut")
+				return
+			}
+			var zb0005 uint32
+			zb0005, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, zb0001, "Checks")
+				return
+			}
+			if cap((*z)[zb0001].Checks) >= int(zb0005) {
+				(*z)[zb0001].Checks = ((*z)[zb0001].Checks)[:zb0005]
+			} else {
+				(*z)[zb0001].Checks = make([]ClaimCheck, zb0005)
+			}
+			for zb0002 := range (*z)[zb0001].Checks {
+				bts, err = (*z)[zb0001].Checks[zb0002].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, zb0001, "Checks", zb0002)
+					return
+				}
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z NodeClaimsList) Msgsize() (s int) {
+	s = wire.ArrayHeaderSize
+	for zb0006 := range z {
+		if z[zb0006] == nil {
+			s += wire.NilSize
+		} else {
+			s += 1 + wire.BoolSize + wire.ArrayHeaderSize
+			for zb0007 := range z[zb0006].Checks {
+				s += z[zb0006].Checks[zb0007].Msgsize()
+			}
+		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *NodeSelector) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 1
@@ -2659,6 +3062,99 @@ func (z *NodeSelectorTerm) Msgsize() (s int) {
 		s += z.MatchFields[za0002].Msgsize()
 	}
 	s += 8 + wire.BoolSize
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *NodeVolumeLimits) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 2
+	// string "node"
+	o = append(o, 0x82, 0xa4, 0x6e, 0x6f, 0x64, 0x65)
+	o = wire.AppendInt32(o, z.Node)
+	// string "limits"
+	o = append(o, 0xa6, 0x6c, 0x69, 0x6d, 0x69, 0x74, 0x73)
+	o = wire.AppendMapHeader(o, uint32(len(z.Limits)))
+	for za0001, za0002 := range z.Limits {
+		o = wire.AppendString(o, za0001)
+		o = wire.AppendInt32(o, za0002)
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *NodeVolumeLimits) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "node":
+			z.Node, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Node")
+				return
+			}
+		case "limits":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Limits")
+				return
+			}
+			if z.Limits == nil {
+				z.Limits = make(map[string]int32, zb0002)
+			} else if len(z.Limits) > 0 {
+				clear(z.Limits)
+			}
+			for zb0002 > 0 {
+				var za0002 int32
+				zb0002--
+				var za0001 string
+				za0001, bts, err = readString(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Limits")
+					return
+				}
+				za0002, bts, err = wire.ReadInt32Bytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Limits", za0001)
+					return
+				}
+				z.Limits[za0001] = za0002
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *NodeVolumeLimits) Msgsize() (s int) {
+	s = 1 + 5 + wire.Int32Size + 7 + wire.MapHeaderSize
+	if z.Limits != nil {
+		for za0001, za0002 := range z.Limits {
+			_ = za0002
+			s += wire.StringPrefixSize + len(za0001) + wire.Int32Size
+		}
+	}
 	return
 }
 
@@ -5053,6 +5549,260 @@ func (z *Task) Msgsize() (s int) {
 }
 
 // MarshalMsg implements wire.Marshaler
+func (z *TaskClaims) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "task"
+	o = append(o, 0x83, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = wire.AppendInt32(o, z.Task)
+	// string "volumes"
+	o = append(o, 0xa7, 0x76, 0x6f, 0x6c, 0x75, 0x6d, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Volumes)))
+	for za0001 := range z.Volumes {
+		// map header, size 3
+		// string "name"
+		o = append(o, 0x83, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+		o = wire.AppendString(o, z.Volumes[za0001].Name)
+		// string "volume"
+		o = append(o, 0xa6, 0x76, 0x6f, 0x6c, 0x75, 0x6d, 0x65)
+		o = wire.AppendString(o, z.Volumes[za0001].Volume)
+		// string "storageClass"
+		o = append(o, 0xac, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x43, 0x6c, 0x61, 0x73, 0x73)
+		o = wire.AppendString(o, z.Volumes[za0001].StorageClass)
+	}
+	// string "devices"
+	o = append(o, 0xa7, 0x64, 0x65, 0x76, 0x69, 0x63, 0x65, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.Devices)))
+	for za0002 := range z.Devices {
+		// map header, size 2
+		// string "name"
+		o = append(o, 0x82, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+		o = wire.AppendString(o, z.Devices[za0002].Name)
+		// string "devices"
+		o = append(o, 0xa7, 0x64, 0x65, 0x76, 0x69, 0x63, 0x65, 0x73)
+		o = wire.AppendArrayHeader(o, uint32(len(z.Devices[za0002].Devices)))
+		for za0003 := range z.Devices[za0002].Devices {
+			o = wire.AppendString(o, z.Devices[za0002].Devices[za0003])
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *TaskClaims) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "task":
+			z.Task, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Task")
+				return
+			}
+		case "volumes":
+			var zb0002 uint32
+			zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Volumes")
+				return
+			}
+			if cap(z.Volumes) >= int(zb0002) {
+				z.Volumes = (z.Volumes)[:zb0002]
+			} else {
+				z.Volumes = make([]VolumeClaim, zb0002)
+			}
+			for za0001 := range z.Volumes {
+				var zb0003 uint32
+				zb0003, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Volumes", za0001)
+					return
+				}
+				for zb0003 > 0 {
+					zb0003--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Volumes", za0001)
+						return
+					}
+					switch unsafeString(field) {
+					case "name":
+						z.Volumes[za0001].Name, bts, err = readString(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Volumes", za0001, "Name")
+							return
+						}
+					case "volume":
+						z.Volumes[za0001].Volume, bts, err = readString(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Volumes", za0001, "Volume")
+							return
+						}
+					case "storageClass":
+						z.Volumes[za0001].StorageClass, bts, err = readString(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Volumes", za0001, "StorageClass")
+							return
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Volumes", za0001)
+							return
+						}
+					}
+				}
+			}
+		case "devices":
+			var zb0004 uint32
+			zb0004, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Devices")
+				return
+			}
+			if cap(z.Devices) >= int(zb0004) {
+				z.Devices = (z.Devices)[:zb0004]
+			} else {
+				z.Devices = make([]DeviceClaim, zb0004)
+			}
+			for za0002 := range z.Devices {
+				var zb0005 uint32
+				zb0005, bts, err = wire.ReadMapHeaderBytes(bts)
+				if err != nil {
+					err = wire.WrapError(err, "Devices", za0002)
+					return
+				}
+				for zb0005 > 0 {
+					zb0005--
+					field, bts, err = wire.ReadMapKeyZC(bts)
+					if err != nil {
+						err = wire.WrapError(err, "Devices", za0002)
+						return
+					}
+					switch unsafeString(field) {
+					case "name":
+						z.Devices[za0002].Name, bts, err = readString(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Devices", za0002, "Name")
+							return
+						}
+					case "devices":
+						var zb0006 uint32
+						zb0006, bts, err = wire.ReadArrayHeaderBytes(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Devices", za0002, "Devices")
+							return
+						}
+						if cap(z.Devices[za0002].Devices) >= int(zb0006) {
+							z.Devices[za0002].Devices = (z.Devices[za0002].Devices)[:zb0006]
+						} else {
+							z.Devices[za0002].Devices = make([]string, zb0006)
+						}
+						for za0003 := range z.Devices[za0002].Devices {
+							z.Devices[za0002].Devices[za0003], bts, err = readString(bts)
+							if err != nil {
+								err = wire.WrapError(err, "Devices", za0002, "Devices", za0003)
+								return
+							}
+						}
+					default:
+						bts, err = wire.Skip(bts)
+						if err != nil {
+							err = wire.WrapError(err, "Devices", za0002)
+							return
+						}
+					}
+				}
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *TaskClaims) Msgsize() (s int) {
+	s = 1 + 5 + wire.Int32Size + 8 + wire.ArrayHeaderSize
+	for za0001 := range z.Volumes {
+		s += 1 + 5 + wire.StringPrefixSize + len(z.Volumes[za0001].Name) + 7 + wire.StringPrefixSize + len(z.Volumes[za0001].Volume) + 13 + wire.StringPrefixSize + len(z.Volumes[za0001].StorageClass)
+	}
+	s += 8 + wire.ArrayHeaderSize
+	for za0002 := range z.Devices {
+		s += 1 + 5 + wire.StringPrefixSize + len(z.Devices[za0002].Name) + 8 + wire.ArrayHeaderSize
+		for za0003 := range z.Devices[za0002].Devices {
+			s += wire.StringPrefixSize + len(z.Devices[za0002].Devices[za0003])
+		}
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z TaskClaimsList) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendArrayHeader(o, uint32(len(z)))
+	for za0001 := range z {
+		o, err = z[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *TaskClaimsList) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if cap((*z)) >= int(zb0002) {
+		(*z) = (*z)[:zb0002]
+	} else {
+		(*z) = make(TaskClaimsList, zb0002)
+	}
+	for zb0001 := range *z {
+		bts, err = (*z)[zb0001].UnmarshalMsg(bts)
+		if err != nil {
+			err = wire.WrapError(err, zb0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z TaskClaimsList) Msgsize() (s int) {
+	s = wire.ArrayHeaderSize
+	for zb0003 := range z {
+		s += z[zb0003].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
 func (z *Toleration) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
 	// map header, size 4
@@ -5134,9 +5884,9 @@ func (z *Toleration) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 9
+	// map header, size 11
 	// string "nodes"
-	o = append(o, 0x89, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
+	o = append(o, 0x8b, 0xa5, 0x6e, 0x6f, 0x64, 0x65, 0x73)
 	o = wire.AppendArrayHeader(o, uint32(len(z.Nodes)))
 	for za0001 := range z.Nodes {
 		o, err = z.Nodes[za0001].MarshalMsg(o)
@@ -5219,6 +5969,26 @@ func (z *View) MarshalMsg(b []byte) (o []byte, err error) {
 		o, err = z.HyperNodes[za0012].MarshalMsg(o)
 		if err != nil {
 			err = wire.WrapError(err, "HyperNodes", za0012)
+			return
+		}
+	}
+	// string "taskClaims"
+	o = append(o, 0xaa, 0x74, 0x61, 0x73, 0x6b, 0x43, 0x6c, 0x61, 0x69, 0x6d, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.TaskClaims)))
+	for za0013 := range z.TaskClaims {
+		o, err = z.TaskClaims[za0013].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "TaskClaims", za0013)
+			return
+		}
+	}
+	// string "volumeLimits"
+	o = append(o, 0xac, 0x76, 0x6f, 0x6c, 0x75, 0x6d, 0x65, 0x4c, 0x69, 0x6d, 0x69, 0x74, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.VolumeLimits)))
+	for za0014 := range z.VolumeLimits {
+		o, err = z.VolumeLimits[za0014].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "VolumeLimits", za0014)
 			return
 		}
 	}
@@ -5445,6 +6215,44 @@ func (z *View) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "taskClaims":
+			var zb0012 uint32
+			zb0012, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "TaskClaims")
+				return
+			}
+			if cap(z.TaskClaims) >= int(zb0012) {
+				z.TaskClaims = (z.TaskClaims)[:zb0012]
+			} else {
+				z.TaskClaims = make(TaskClaimsList, zb0012)
+			}
+			for za0013 := range z.TaskClaims {
+				bts, err = z.TaskClaims[za0013].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "TaskClaims", za0013)
+					return
+				}
+			}
+		case "volumeLimits":
+			var zb0013 uint32
+			zb0013, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "VolumeLimits")
+				return
+			}
+			if cap(z.VolumeLimits) >= int(zb0013) {
+				z.VolumeLimits = (z.VolumeLimits)[:zb0013]
+			} else {
+				z.VolumeLimits = make(VolumeLimitsList, zb0013)
+			}
+			for za0014 := range z.VolumeLimits {
+				bts, err = z.VolumeLimits[za0014].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "VolumeLimits", za0014)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -5503,6 +6311,131 @@ func (z *View) Msgsize() (s int) {
 	s += 11 + wire.ArrayHeaderSize
 	for za0012 := range z.HyperNodes {
 		s += z.HyperNodes[za0012].Msgsize()
+	}
+	s += 11 + wire.ArrayHeaderSize
+	for za0013 := range z.TaskClaims {
+		s += z.TaskClaims[za0013].Msgsize()
+	}
+	s += 13 + wire.ArrayHeaderSize
+	for za0014 := range z.VolumeLimits {
+		s += z.VolumeLimits[za0014].Msgsize()
+	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z VolumeClaim) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 3
+	// string "name"
+	o = append(o, 0x83, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Name)
+	// string "volume"
+	o = append(o, 0xa6, 0x76, 0x6f, 0x6c, 0x75, 0x6d, 0x65)
+	o = wire.AppendString(o, z.Volume)
+	// string "storageClass"
+	o = append(o, 0xac, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x43, 0x6c, 0x61, 0x73, 0x73)
+	o = wire.AppendString(o, z.StorageClass)
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *VolumeClaim) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "name":
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Name")
+				return
+			}
+		case "volume":
+			z.Volume, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Volume")
+				return
+			}
+		case "storageClass":
+			z.StorageClass, bts, err = readString(bts)
+			if err != nil {
+				err = wire.WrapError(err, "StorageClass")
+				return
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z VolumeClaim) Msgsize() (s int) {
+	s = 1 + 5 + wire.StringPrefixSize + len(z.Name) + 7 + wire.StringPrefixSize + len(z.Volume) + 13 + wire.StringPrefixSize + len(z.StorageClass)
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z VolumeLimitsList) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	o = wire.AppendArrayHeader(o, uint32(len(z)))
+	for za0001 := range z {
+		o, err = z[za0001].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, za0001)
+			return
+		}
+	}
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *VolumeLimitsList) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0002 uint32
+	zb0002, bts, err = wire.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	if cap((*z)) >= int(zb0002) {
+		(*z) = (*z)[:zb0002]
+	} else {
+		(*z) = make(VolumeLimitsList, zb0002)
+	}
+	for zb0001 := range *z {
+		bts, err = (*z)[zb0001].UnmarshalMsg(bts)
+		if err != nil {
+			err = wire.WrapError(err, zb0001)
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z VolumeLimitsList) Msgsize() (s int) {
+	s = wire.ArrayHeaderSize
+	for zb0003 := range z {
+		s += z[zb0003].Msgsize()
 	}
 	return
 }

@@ -39,9 +39,9 @@ type deviceState struct {
 	claims map[*v1.Pod]*dra.PodClaims
 }
 
-func (p *Plugin) openDevices(ssn *framework.Session) {
-	p.devices = nil
-	if !p.args.DynamicResourceAllocation {
+func (c *Claims) openDevices(ssn *framework.Session) {
+	c.devices = nil
+	if !c.dra {
 		return
 	}
 	d := ssn.Devices
@@ -49,57 +49,57 @@ func (p *Plugin) openDevices(ssn *framework.Session) {
 		d = &api.Devices{}
 	}
 	sess := dra.NewSession(dra.NewSnapshot(d.Claims, d.Slices, d.Classes))
-	sess.SetSearchTimeout(p.draTimeout)
-	p.devices = &deviceState{dra: sess, claims: map[*v1.Pod]*dra.PodClaims{}}
+	sess.SetSearchTimeout(c.draTimeout)
+	c.devices = &deviceState{dra: sess, claims: map[*v1.Pod]*dra.PodClaims{}}
 }
 
 // devicePrePredicate is DynamicResources' PrePredicate, worded as Volcano
 // words a failed pre-predicate.
-func (p *Plugin) devicePrePredicate(pod *v1.Pod) *framework.Status {
-	if p.devices == nil || len(pod.Spec.ResourceClaims) == 0 {
+func (c *Claims) devicePrePredicate(pod *v1.Pod) *framework.Status {
+	if c.devices == nil || len(pod.Spec.ResourceClaims) == 0 {
 		return nil
 	}
-	pc, err := p.devices.dra.PreFilter(pod)
+	pc, err := c.devices.dra.PreFilter(pod)
 	if err != nil {
 		return &framework.Status{Code: draCode(err), Reasons: []string{"plugin DynamicResources pre-predicates failed " + err.Error()}}
 	}
-	p.devices.mu.Lock()
-	p.devices.claims[pod] = pc
-	p.devices.mu.Unlock()
+	c.devices.mu.Lock()
+	c.devices.claims[pod] = pc
+	c.devices.mu.Unlock()
 	return nil
 }
 
 // deviceClaims returns the pod's claims for the node filter: read at
 // PrePredicate, or now when no PrePredicate ran.
-func (p *Plugin) deviceClaims(pod *v1.Pod) (*dra.PodClaims, *framework.Status) {
-	if p.devices == nil || len(pod.Spec.ResourceClaims) == 0 {
+func (c *Claims) deviceClaims(pod *v1.Pod) (*dra.PodClaims, *framework.Status) {
+	if c.devices == nil || len(pod.Spec.ResourceClaims) == 0 {
 		return nil, nil
 	}
-	p.devices.mu.Lock()
-	pc, ok := p.devices.claims[pod]
-	p.devices.mu.Unlock()
+	c.devices.mu.Lock()
+	pc, ok := c.devices.claims[pod]
+	c.devices.mu.Unlock()
 	if ok {
 		return pc, nil
 	}
-	pc, err := p.devices.dra.PreFilter(pod)
+	pc, err := c.devices.dra.PreFilter(pod)
 	if err != nil {
 		return nil, &framework.Status{Code: draCode(err), Reasons: []string{err.Error()}}
 	}
-	p.devices.mu.Lock()
-	p.devices.claims[pod] = pc
-	p.devices.mu.Unlock()
+	c.devices.mu.Lock()
+	c.devices.claims[pod] = pc
+	c.devices.mu.Unlock()
 	return pc, nil
 }
 
 // deviceFilter is DynamicResources' filter on one node: whether the pod's
 // claims can have their devices there, and which.
-func (p *Plugin) deviceFilter(pc *dra.PodClaims, node *api.NodeInfo) (*dra.Allocation, *framework.Status) {
+func (c *Claims) deviceFilter(pc *dra.PodClaims, node *api.NodeInfo) (*dra.Allocation, *framework.Status) {
 	if pc == nil || node.Node == nil {
 		return nil, nil
 	}
 	// The session bounds each device search with draTimeout; most calls
 	// reuse an earlier search's answer and need no timer.
-	alloc, err := p.devices.dra.Filter(context.Background(), pc, node.Node)
+	alloc, err := c.devices.dra.Filter(context.Background(), pc, node.Node)
 	if err != nil {
 		return nil, draStatus(err)
 	}
@@ -108,11 +108,11 @@ func (p *Plugin) deviceFilter(pc *dra.PodClaims, node *api.NodeInfo) (*dra.Alloc
 
 // deviceFits is deviceFilter's status alone, for the node filter: the
 // devices matter only on the node the task is placed on.
-func (p *Plugin) deviceFits(pc *dra.PodClaims, node *api.NodeInfo) *framework.Status {
+func (c *Claims) deviceFits(pc *dra.PodClaims, node *api.NodeInfo) *framework.Status {
 	if pc == nil || node.Node == nil {
 		return nil
 	}
-	if err := p.devices.dra.Fits(context.Background(), pc, node.Node); err != nil {
+	if err := c.devices.dra.Fits(context.Background(), pc, node.Node); err != nil {
 		return draStatus(err)
 	}
 	return nil
@@ -134,26 +134,26 @@ func draCode(err error) framework.Code {
 
 // reserveDevices gives the task's claims their devices on its node for
 // the rest of the session and records what the bind is to write.
-func (p *Plugin) reserveDevices(task *api.TaskInfo) error {
-	if p.devices == nil || task.Pod == nil || task.BindClaims != nil || len(task.Pod.Spec.ResourceClaims) == 0 {
+func (c *Claims) reserveDevices(task *api.TaskInfo) error {
+	if c.devices == nil || task.Pod == nil || task.BindClaims != nil || len(task.Pod.Spec.ResourceClaims) == 0 {
 		return nil
 	}
-	node := p.nodeByName[task.NodeName]
+	node := c.nodes[task.NodeName]
 	if node == nil {
 		return nil
 	}
-	pc, st := p.deviceClaims(task.Pod)
+	pc, st := c.deviceClaims(task.Pod)
 	if st != nil {
 		return fmt.Errorf("claims of pod %s: %s", task.Key(), st.Message())
 	}
 	if pc == nil {
 		return nil
 	}
-	alloc, st := p.deviceFilter(pc, node.info)
+	alloc, st := c.deviceFilter(pc, node)
 	if st != nil {
 		return fmt.Errorf("claims of pod %s on node %s: %s", task.Key(), task.NodeName, st.Message())
 	}
-	if err := p.devices.dra.Reserve(task.Pod, pc, task.NodeName, alloc); err != nil {
+	if err := c.devices.dra.Reserve(task.Pod, pc, task.NodeName, alloc); err != nil {
 		return fmt.Errorf("claims of pod %s on node %s: %w", task.Key(), task.NodeName, err)
 	}
 	task.BindClaims = alloc
@@ -161,10 +161,10 @@ func (p *Plugin) reserveDevices(task *api.TaskInfo) error {
 }
 
 // releaseDevices takes back what reserveDevices reserved.
-func (p *Plugin) releaseDevices(task *api.TaskInfo) {
-	if task.BindClaims == nil || p.devices == nil {
+func (c *Claims) releaseDevices(task *api.TaskInfo) {
+	if task.BindClaims == nil || c.devices == nil {
 		return
 	}
-	p.devices.dra.Unreserve(task.Pod)
+	c.devices.dra.Unreserve(task.Pod)
 	task.BindClaims = nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -120,15 +119,8 @@ type Plugin struct {
 	ssn        *framework.Session
 	trialBlind bool
 
-	// volumeArgs are the volume binding arguments; volumes the session's
-	// volume state, nil when every volume check is off (volumes.go).
-	volumeArgs volumeArgs
-	volumes    *volumeState
-	// draTimeout bounds one node's device search; devices is the
-	// session's dynamic resource allocation state, nil when the filter is
-	// off (devices.go).
-	draTimeout time.Duration
-	devices    *deviceState
+	// Claims are the volume and device checks, run between the others.
+	*Claims
 }
 
 type lastEntry struct {
@@ -152,16 +144,12 @@ func New(args framework.Arguments) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	va, err := parseVolumeArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	draTimeout, err := parseDRAArgs(args)
+	c, err := newClaims(a, args)
 	if err != nil {
 		return nil, err
 	}
 	warnUnread(args)
-	return &Plugin{args: a, volumeArgs: va, draTimeout: draTimeout}, nil
+	return &Plugin{args: a, Claims: c}, nil
 }
 
 // movedKeys are keys older Volcano releases read here and v1.15 reads
@@ -239,8 +227,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.rules = nil
 	p.ssn = ssn
 	p.trialBlind = ssn.PluginOption(Name) != nil && !ssn.TakesPartInVictimTrials(Name)
-	p.openVolumes(ssn)
-	p.openDevices(ssn)
+	p.Claims.OnSessionOpen(ssn)
 	if (p.args.PodAffinity || p.args.PodTopologySpread) && ssn.HasPodRules() {
 		p.rules = newPodRules(ssn, p.args)
 	}
@@ -269,8 +256,7 @@ func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.last.Store(nil)
 	p.rules = nil
 	p.ssn = nil
-	p.volumes = nil
-	p.devices = nil
+	p.Claims.OnSessionClose()
 }
 
 // podEntry is what the filters keep of one pod: its template and the
@@ -338,10 +324,7 @@ func (p *Plugin) PrePredicate(task *api.TaskInfo) *framework.Status {
 			return st
 		}
 	}
-	if st := p.volumePrePredicate(task.Pod); st != nil {
-		return st
-	}
-	return p.devicePrePredicate(task.Pod)
+	return p.Claims.PrePredicate(task)
 }
 
 // Predicate runs the filters in Volcano's order.
@@ -478,22 +461,14 @@ func (p *Plugin) podCount(ns *nodeState) int {
 // placements that call it cannot be refused.
 func (p *Plugin) OnAllocate(task *api.TaskInfo) {
 	p.followAllocate(task)
-	if err := p.reserveVolumes(task); err != nil {
-		logReserveFailure(task, err)
-	}
-	if err := p.reserveDevices(task); err != nil {
-		logReserveFailure(task, err)
-	}
+	p.Claims.ReserveOrLog(task)
 }
 
 // TryAllocate follows the placement and reserves the task's volumes,
 // refusing the placement when they no longer fit its node.
 func (p *Plugin) TryAllocate(task *api.TaskInfo) error {
 	p.followAllocate(task)
-	if err := p.reserveVolumes(task); err != nil {
-		return err
-	}
-	return p.reserveDevices(task)
+	return p.Claims.Reserve(task)
 }
 
 func (p *Plugin) followAllocate(task *api.TaskInfo) {
@@ -509,8 +484,7 @@ func (p *Plugin) followAllocate(task *api.TaskInfo) {
 // OnDeallocate follows evictions, which leave the task on its node as
 // Releasing; an undone placement removes the task from the node itself.
 func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
-	p.releaseVolumes(task)
-	p.releaseDevices(task)
+	p.Claims.Release(task)
 	if p.rules != nil {
 		p.rules.onDeallocate(task)
 	}

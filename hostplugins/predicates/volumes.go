@@ -77,11 +77,6 @@ func parseVolumeArgs(args framework.Arguments) (volumeArgs, error) {
 	return va, nil
 }
 
-// volumeChecks says which volume checks the arguments turn on.
-func (p *Plugin) volumeChecks() volumes.Checks {
-	return volumes.Checks{Binding: p.args.VolumeBinding, Zone: p.args.VolumeZone, Limits: p.args.NodeVolumeLimits}
-}
-
 // volumeState is the session's volume state and each pod's claims as
 // PrePredicate read them.
 type volumeState struct {
@@ -90,26 +85,26 @@ type volumeState struct {
 	claims map[*v1.Pod]*volumes.PodClaims
 }
 
-func (p *Plugin) openVolumes(ssn *framework.Session) {
-	on := p.volumeChecks()
+func (c *Claims) openVolumes(ssn *framework.Session) {
+	on := c.checks
 	if !on.Binding && !on.Zone && !on.Limits {
-		p.volumes = nil
+		c.volumes = nil
 		return
 	}
-	p.volumes = &volumeState{vol: volumes.NewSession(ssn.Storage), claims: map[*v1.Pod]*volumes.PodClaims{}}
+	c.volumes = &volumeState{vol: volumes.NewSession(ssn.Storage), claims: map[*v1.Pod]*volumes.PodClaims{}}
 }
 
 // claimsOf reads a pod's claims once per session (PrePredicate normally
 // does; a Predicate call without one reads them itself).
-func (p *Plugin) claimsOf(pod *v1.Pod) (*volumes.PodClaims, *volumes.Rejection) {
-	vs := p.volumes
+func (c *Claims) claimsOf(pod *v1.Pod) (*volumes.PodClaims, *volumes.Rejection) {
+	vs := c.volumes
 	vs.mu.Lock()
 	pc, ok := vs.claims[pod]
 	vs.mu.Unlock()
 	if ok {
 		return pc, nil
 	}
-	pc, rej := vs.vol.PreFilter(pod, p.volumeChecks())
+	pc, rej := vs.vol.PreFilter(pod, c.checks)
 	if rej != nil {
 		return nil, rej
 	}
@@ -121,14 +116,14 @@ func (p *Plugin) claimsOf(pod *v1.Pod) (*volumes.PodClaims, *volumes.Rejection) 
 
 // volumePrePredicate is the volume checks' PrePredicate, worded as
 // Volcano words a failed pre-predicate.
-func (p *Plugin) volumePrePredicate(pod *v1.Pod) *framework.Status {
-	if p.volumes == nil || len(pod.Spec.Volumes) == 0 {
+func (c *Claims) volumePrePredicate(pod *v1.Pod) *framework.Status {
+	if c.volumes == nil || len(pod.Spec.Volumes) == 0 {
 		return nil
 	}
-	vs := p.volumes
+	vs := c.volumes
 	// Each PrePredicate reads the claims afresh: a placement since the
 	// last one may have taken a volume this pod was offered.
-	pc, rej := vs.vol.PreFilter(pod, p.volumeChecks())
+	pc, rej := vs.vol.PreFilter(pod, c.checks)
 	if rej != nil {
 		return &framework.Status{Code: statusCode(rej.Code), Reasons: []string{"plugin " + rej.Plugin + " pre-predicates failed " + rej.Message()}}
 	}
@@ -150,11 +145,11 @@ func statusCode(c volumes.Code) framework.Code {
 
 // volumeClaims returns the pod's claims for the node filters; nil when the
 // pod has none to check.
-func (p *Plugin) volumeClaims(task *api.TaskInfo) (*volumes.PodClaims, *framework.Status) {
-	if p.volumes == nil || len(task.Pod.Spec.Volumes) == 0 {
+func (c *Claims) volumeClaims(task *api.TaskInfo) (*volumes.PodClaims, *framework.Status) {
+	if c.volumes == nil || len(task.Pod.Spec.Volumes) == 0 {
 		return nil, nil
 	}
-	pc, rej := p.claimsOf(task.Pod)
+	pc, rej := c.claimsOf(task.Pod)
 	if rej != nil {
 		return nil, &framework.Status{Code: statusCode(rej.Code), Reasons: rej.Reasons}
 	}
@@ -163,11 +158,11 @@ func (p *Plugin) volumeClaims(task *api.TaskInfo) (*volumes.PodClaims, *framewor
 
 // volumeLimitsFilter is NodeVolumeLimits' filter on one node: Unschedulable,
 // so its reason adds to the others.
-func (p *Plugin) volumeLimitsFilter(pc *volumes.PodClaims, node *api.NodeInfo) *volumes.Rejection {
+func (c *Claims) volumeLimitsFilter(pc *volumes.PodClaims, node *api.NodeInfo) *volumes.Rejection {
 	if pc == nil || node.Node == nil {
 		return nil
 	}
-	return p.volumes.vol.FilterLimits(pc, node.Node, func(yield func(*v1.Pod)) {
+	return c.volumes.vol.FilterLimits(pc, node.Node, func(yield func(*v1.Pod)) {
 		for _, t := range node.Tasks {
 			if t.Pod != nil {
 				yield(t.Pod)
@@ -179,42 +174,42 @@ func (p *Plugin) volumeLimitsFilter(pc *volumes.PodClaims, node *api.NodeInfo) *
 // reserveVolumes reserves, for the rest of the session, the volumes the
 // pod's unbound claims take on its node, and records what the bind is to
 // write; it fails when they no longer fit there.
-func (p *Plugin) reserveVolumes(task *api.TaskInfo) error {
-	if p.volumes == nil || task.Pod == nil || task.BindVolumes != nil || !p.args.VolumeBinding {
+func (c *Claims) reserveVolumes(task *api.TaskInfo) error {
+	if c.volumes == nil || task.Pod == nil || task.BindVolumes != nil || !c.checks.Binding {
 		return nil
 	}
-	node := p.nodeByName[task.NodeName]
-	if node == nil || node.info.Node == nil {
+	node := c.nodes[task.NodeName]
+	if node == nil || node.Node == nil {
 		return nil
 	}
-	pc, rej := p.claimsOf(task.Pod)
+	pc, rej := c.claimsOf(task.Pod)
 	if rej != nil || !pc.Binds() {
 		if rej != nil {
 			return fmt.Errorf("volumes of pod %s: %s", task.Key(), rej.Message())
 		}
 		return nil
 	}
-	found, rej := p.volumes.vol.FilterBinding(pc, node.info.Node)
+	found, rej := c.volumes.vol.FilterBinding(pc, node.Node)
 	if rej != nil {
 		return fmt.Errorf("volumes of pod %s on node %s: %s", task.Key(), task.NodeName, rej.Message())
 	}
-	reserved, err := p.volumes.vol.Reserve(found, task.NodeName)
+	reserved, err := c.volumes.vol.Reserve(found, task.NodeName)
 	if err != nil {
 		return fmt.Errorf("volumes of pod %s on node %s: %w", task.Key(), task.NodeName, err)
 	}
 	if reserved != nil {
-		reserved.Timeout = p.volumeArgs.timeout
+		reserved.Timeout = c.volumeArgs.timeout
 		task.BindVolumes = reserved
 	}
 	return nil
 }
 
 // releaseVolumes takes back what reserveVolumes reserved for the task.
-func (p *Plugin) releaseVolumes(task *api.TaskInfo) {
-	if task.BindVolumes == nil || p.volumes == nil {
+func (c *Claims) releaseVolumes(task *api.TaskInfo) {
+	if task.BindVolumes == nil || c.volumes == nil {
 		return
 	}
-	p.volumes.vol.Unreserve(task.BindVolumes)
+	c.volumes.vol.Unreserve(task.BindVolumes)
 	task.BindVolumes = nil
 }
 
@@ -226,11 +221,11 @@ func logReserveFailure(task *api.TaskInfo, err error) {
 // BatchNodeOrder is the volume binding score, when a shape is configured:
 // per node, how full the pod's claims make the static volumes chosen
 // there, times volumebinding.weight.
-func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, scores []float64) error {
-	if p.volumeArgs.scorer == nil || p.volumes == nil || task.Pod == nil {
+func (c *Claims) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, scores []float64) error {
+	if c.volumeArgs.scorer == nil || c.volumes == nil || task.Pod == nil {
 		return nil
 	}
-	pc, st := p.volumeClaims(task)
+	pc, st := c.volumeClaims(task)
 	if st != nil || !pc.Binds() {
 		return nil
 	}
@@ -238,11 +233,11 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, score
 		if n.Node == nil {
 			continue
 		}
-		found, rej := p.volumes.vol.FilterBinding(pc, n.Node)
+		found, rej := c.volumes.vol.FilterBinding(pc, n.Node)
 		if rej != nil {
 			continue
 		}
-		scores[i] += float64(p.volumeArgs.scorer.Score(found) * int64(p.volumeArgs.weight))
+		scores[i] += float64(c.volumeArgs.scorer.Score(found) * int64(c.volumeArgs.weight))
 	}
 	return nil
 }
@@ -251,7 +246,7 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, score
 // configured.
 func (p *Plugin) Offers(h framework.Hook) bool {
 	if h == framework.HookBatchNodeOrder {
-		return p.volumeArgs.scorer != nil
+		return p.Scores()
 	}
 	return true
 }
@@ -259,29 +254,29 @@ func (p *Plugin) Offers(h framework.Hook) bool {
 // volumesUnresolvable reports whether a volume filter or the device
 // filter rules the node out for good, for preempt and reclaim, which check
 // no resources first.
-func (p *Plugin) volumesUnresolvable(task *api.TaskInfo, node *api.NodeInfo) bool {
-	if dc, st := p.deviceClaims(task.Pod); st != nil {
+func (c *Claims) volumesUnresolvable(task *api.TaskInfo, node *api.NodeInfo) bool {
+	if dc, st := c.deviceClaims(task.Pod); st != nil {
 		return st.Code == framework.UnschedulableAndUnresolvable
 	} else if dc != nil {
-		if st := p.deviceFits(dc, node); st != nil && st.Code == framework.UnschedulableAndUnresolvable {
+		if st := c.deviceFits(dc, node); st != nil && st.Code == framework.UnschedulableAndUnresolvable {
 			return true
 		}
 	}
-	pc, st := p.volumeClaims(task)
+	pc, st := c.volumeClaims(task)
 	if st != nil {
 		return st.Code == framework.UnschedulableAndUnresolvable
 	}
 	if pc == nil || node.Node == nil {
 		return false
 	}
-	if rej := p.volumeLimitsFilter(pc, node); rej != nil && rej.Code == volumes.Unresolvable {
+	if rej := c.volumeLimitsFilter(pc, node); rej != nil && rej.Code == volumes.Unresolvable {
 		return true
 	}
-	if rej := p.volumes.vol.FilterZone(pc, node.Node); rej != nil {
+	if rej := c.volumes.vol.FilterZone(pc, node.Node); rej != nil {
 		return rej.Code == volumes.Unresolvable
 	}
 	if pc.Binds() {
-		if _, rej := p.volumes.vol.FilterBinding(pc, node.Node); rej != nil {
+		if _, rej := c.volumes.vol.FilterBinding(pc, node.Node); rej != nil {
 			return rej.Code == volumes.Unresolvable
 		}
 	}

@@ -29,7 +29,7 @@ func filterDevices(t *testing.T, sess *Session, pod *v1.Pod, node *v1.Node) ([]s
 	if len(alloc.Claims) != 1 || alloc.Claims[0].Name != *pod.Spec.ResourceClaims[0].ResourceClaimName {
 		t.Fatalf("%s: allocation for %+v", pod.Name, alloc.Claims)
 	}
-	return deviceNames(alloc.Claims[0].Result), alloc.Claims[0].Result, nil
+	return DeviceNames(alloc.Claims[0].Result), alloc.Claims[0].Result, nil
 }
 
 // Pods whose claims have equal specs share the allocator's answer for a
@@ -345,10 +345,10 @@ func TestAnswersStoredDuringReserve(t *testing.T) {
 			}
 			var got, wantDevices []string
 			if a.results != nil {
-				got = deviceNames(a.results[0])
+				got = DeviceNames(a.results[0])
 			}
 			if want != nil {
-				wantDevices = deviceNames(allocationFromV1(&want[0]))
+				wantDevices = DeviceNames(allocationFromV1(&want[0]))
 			}
 			if !slices.Equal(got, wantDevices) {
 				t.Fatalf("stored answer for %s: %v, a new search: %v", node.Name, got, wantDevices)

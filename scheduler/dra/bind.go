@@ -89,7 +89,7 @@ func BindClaims(pod *v1.Pod, alloc *Allocation, get ClaimGetter) ([]ClaimWrite, 
 			Name:     pod.Name,
 			UID:      pod.UID,
 		})
-		w.Devices = deviceNames(claim.Status.Allocation)
+		w.Devices = DeviceNames(claim.Status.Allocation)
 		writes = append(writes, w)
 	}
 	return writes, nil

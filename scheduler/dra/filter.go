@@ -35,12 +35,14 @@ type ClaimAllocation struct {
 func (a *Allocation) Devices() map[string][]string {
 	out := make(map[string][]string, len(a.Claims))
 	for _, c := range a.Claims {
-		out[c.Namespace+"/"+c.Name] = deviceNames(c.Result)
+		out[c.Namespace+"/"+c.Name] = DeviceNames(c.Result)
 	}
 	return out
 }
 
-func deviceNames(r *resourcev1beta1.AllocationResult) []string {
+// DeviceNames lists an allocation's devices as "driver/pool/device", in
+// result order; nil for none.
+func DeviceNames(r *resourcev1beta1.AllocationResult) []string {
 	if r == nil {
 		return nil
 	}

@@ -115,7 +115,7 @@ func (s *Session) sortClaims(pod *v1.Pod, pc *PodClaims) *Rejection {
 	}
 	immediate := false
 	for _, c := range claims {
-		if fullyBound(c) {
+		if FullyBound(c) {
 			pc.bound = append(pc.bound, c)
 			continue
 		}
@@ -138,9 +138,9 @@ func (s *Session) sortClaims(pod *v1.Pod, pc *PodClaims) *Rejection {
 	return nil
 }
 
-// fullyBound reports whether the PV controller has finished binding a
+// FullyBound reports whether the PV controller has finished binding a
 // claim: it names its volume and carries the bind-completed annotation.
-func fullyBound(c *v1.PersistentVolumeClaim) bool {
+func FullyBound(c *v1.PersistentVolumeClaim) bool {
 	return c.Spec.VolumeName != "" && metav1.HasAnnotation(c.ObjectMeta, storagehelpers.AnnBindCompleted)
 }
 

@@ -112,7 +112,7 @@ func (w Writer) bound(ctx context.Context, pod *v1.Pod, nodeName string, b *api.
 		if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID == "" {
 			return false, fmt.Errorf("ClaimRef got reset for pv %q", pv.Name)
 		}
-		if !fullyBound(pvc) {
+		if !FullyBound(pvc) {
 			return false, nil
 		}
 	}
@@ -142,7 +142,7 @@ func (w Writer) bound(ctx context.Context, pod *v1.Pod, nodeName string, b *api.
 				return false, err
 			}
 		}
-		if !fullyBound(pvc) {
+		if !FullyBound(pvc) {
 			return false, nil
 		}
 	}

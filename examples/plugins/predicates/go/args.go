@@ -8,22 +8,22 @@ import (
 type args struct {
 	nodeAffinity, nodePorts, taintToleration bool
 	podAffinity, podTopologySpread           bool
-	// volumes says a volume filter or the device filter is on, which the
-	// port cannot apply: the Wasm view carries no claims, volumes or
-	// devices yet.
-	volumes bool
+	// claimFlags says a volume check or the device check is on: the
+	// scheduler runs them for the port from ABI 1.10 (claims.go).
+	claimFlags bool
 }
 
-// volumeKeys are the flags of the volume and device filters the port
-// cannot apply.
-var volumeKeys = [...]string{"predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable", "predicate.VolumeBindingEnable",
+// claimKeys are the flags of the checks the scheduler runs for the port.
+var claimKeys = [...]string{"predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable", "predicate.VolumeBindingEnable",
 	"predicate.DynamicResourceAllocationEnable"}
 
 // argTable lists every argument the port reads, with Volcano's defaults
 // (hostplugins/predicates.ParseArgs): parseArgs reads it and
-// DeclaredArguments declares it. An entry without a field is accepted and
-// type-checked but not implemented (hostplugins/predicates/doc.go), so that
-// a value of the wrong type is reported, as the native plugin does.
+// DeclaredArguments declares it. An entry without a field is type-checked
+// here and read elsewhere: the volume and device flags by the scheduler,
+// which runs those checks for the port (claims.go), with
+// volumebinding.* and dynamicresources.filterTimeoutSeconds; CacheEnable
+// by nobody (hostplugins/predicates/doc.go).
 var argTable = [...]struct {
 	key   string
 	def   bool
@@ -51,8 +51,8 @@ func parseArgs(m map[string]any) (args, error) {
 		if e.field != nil {
 			*e.field(&a) = v
 		}
-		for _, k := range volumeKeys {
-			a.volumes = a.volumes || (e.key == k && v)
+		for _, k := range claimKeys {
+			a.claimFlags = a.claimFlags || (e.key == k && v)
 		}
 	}
 	return a, nil

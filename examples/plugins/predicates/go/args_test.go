@@ -36,7 +36,7 @@ func TestArguments(t *testing.T) {
 			"predicate.PodAffinityEnable": false, "predicate.PodTopologySpreadEnable": false, "predicate.NodeVolumeLimitsEnable": false,
 			"predicate.VolumeZoneEnable": false, "predicate.VolumeBindingEnable": false, "predicate.DynamicResourceAllocationEnable": false},
 			args{}, ""},
-		{"one volume filter on", map[string]any{"predicate.NodeVolumeLimitsEnable": false, "predicate.VolumeBindingEnable": false},
+		{"volume flags are the scheduler's", map[string]any{"predicate.NodeVolumeLimitsEnable": false, "predicate.VolumeBindingEnable": false},
 			args{true, true, true, true, true, true}, ""},
 		{"ignored but type-checked", map[string]any{"predicate.CacheEnable": 3}, args{}, "predicate.CacheEnable"},
 	} {

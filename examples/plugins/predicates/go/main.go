@@ -40,9 +40,9 @@ const (
 // plugin is the predicates policy for one session.
 type plugin struct {
 	args args
-	// volumesWarned: the module has logged that it cannot apply the
-	// volume filters.
-	volumesWarned bool
+	// oldHostWarned: the module has logged that the scheduler does not
+	// run the volume and device checks for it.
+	oldHostWarned bool
 
 	nodes []nodeState
 	// entries holds each task's template and request, by task handle.
@@ -70,6 +70,7 @@ var (
 	_ caldera.NodeLocalClasser           = (*plugin)(nil)
 	_ caldera.DomainRuler                = (*plugin)(nil)
 	_ caldera.ShapeLocalPrePredicater    = (*plugin)(nil)
+	_ caldera.ClaimChecker               = (*plugin)(nil)
 )
 
 func (*plugin) Name() string { return "predicates" }
@@ -98,11 +99,11 @@ func (p *plugin) OnSessionOpen(s *caldera.Session) error {
 		return err
 	}
 	p.args = a
-	if a.volumes && !p.volumesWarned {
-		p.volumesWarned = true
-		caldera.Log(caldera.LevelError, "the Wasm port of predicates does not apply the volume and device filters (VolumeBinding, VolumeZone, NodeVolumeLimits, DynamicResources): "+
-			"pods with PersistentVolumeClaims or ResourceClaims are placed as if they had none; use the native predicates plugin, "+
-			"or set predicate.VolumeBindingEnable, predicate.VolumeZoneEnable, predicate.NodeVolumeLimitsEnable and predicate.DynamicResourceAllocationEnable to false")
+	if a.claimFlags && s.HostABIMinor() < 10 && !p.oldHostWarned {
+		p.oldHostWarned = true
+		caldera.Log(caldera.LevelError, "this scheduler speaks an ABI before 1.10 and does not run the volume and device checks "+
+			"(VolumeBinding, VolumeZone, NodeVolumeLimits, DynamicResources) for the port: pods with PersistentVolumeClaims or ResourceClaims "+
+			"are placed as if they had none; use the native predicates plugin, or a scheduler of ABI 1.10 or later")
 	}
 	v := &s.View
 	// Not cleared: init sets every field and keeps the arrays.
@@ -194,6 +195,9 @@ func (p *plugin) PredicateBatch(s *caldera.Session, task *caldera.Task, nodes []
 					code = caldera.UnschedulableAndUnresolvable
 				}
 			}
+			if nc := s.NodeClaims(i); nc != nil && nc.RuledOut {
+				code = caldera.UnschedulableAndUnresolvable
+			}
 			verdicts[i] = caldera.Verdict{Code: code, Reason: r}
 			continue
 		}
@@ -207,15 +211,37 @@ func (p *plugin) PredicateBatch(s *caldera.Session, task *caldera.Task, nodes []
 		case portsTaken:
 			reason = reasonNodePorts
 		}
-		// The filters that depend on other pods come after NodePorts, as
-		// in Volcano; their reasons add up, and an unresolvable one ends
-		// the check.
+		// The filters that depend on other pods and the scheduler's volume
+		// and device checks come after NodePorts, in Volcano's order
+		// (claims.go); their reasons add up, and an unresolvable one, or
+		// a check that ends, ends the node's check.
+		nc := s.NodeClaims(i)
+		code, ended := caldera.Unschedulable, false
+		if reason, code, ended = claimChecks(nc, caldera.StageClaims, caldera.StageClaims, reason); ended {
+			verdicts[i] = caldera.Verdict{Code: code, Reason: reason}
+			continue
+		}
 		if rs != nil {
 			var unresolvable bool
-			if reason, unresolvable = rs.filter(n, reason); unresolvable {
+			if reason, unresolvable = rs.filterAffinity(n, reason); unresolvable {
 				verdicts[i] = caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: reason}
 				continue
 			}
+		}
+		if reason, code, ended = claimChecks(nc, caldera.StageLimits, caldera.StageZone, reason); ended {
+			verdicts[i] = caldera.Verdict{Code: code, Reason: reason}
+			continue
+		}
+		if rs != nil {
+			var unresolvable bool
+			if reason, unresolvable = rs.filterSpread(n, reason); unresolvable {
+				verdicts[i] = caldera.Verdict{Code: caldera.UnschedulableAndUnresolvable, Reason: reason}
+				continue
+			}
+		}
+		if reason, code, ended = claimChecks(nc, caldera.StageBinding, caldera.StageDevices, reason); ended {
+			verdicts[i] = caldera.Verdict{Code: code, Reason: reason}
+			continue
 		}
 		if reason != "" {
 			verdicts[i] = caldera.Verdict{Code: caldera.Unschedulable, Reason: reason}

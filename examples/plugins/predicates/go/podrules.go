@@ -151,6 +151,15 @@ func (s *ruleStates) preFilter() string {
 // reasons to reasons (joined with ", "); unresolvable says a failure
 // preemption cannot fix, which ends the check.
 func (s *ruleStates) filter(n *caldera.Node, reasons string) (_ string, unresolvable bool) {
+	if reasons, unresolvable = s.filterAffinity(n, reasons); unresolvable {
+		return reasons, true
+	}
+	return s.filterSpread(n, reasons)
+}
+
+// filterAffinity is filter's first half: the rules' parse errors and
+// InterPodAffinity, which the volume limits and zone checks follow.
+func (s *ruleStates) filterAffinity(n *caldera.Node, reasons string) (_ string, unresolvable bool) {
 	if r := s.preFilter(); r != "" {
 		return join(reasons, r), true
 	}
@@ -162,6 +171,12 @@ func (s *ruleStates) filter(n *caldera.Node, reasons string) (_ string, unresolv
 			}
 		}
 	}
+	return reasons, false
+}
+
+// filterSpread is filter's second half, PodTopologySpread, which the
+// volume binding and device checks follow.
+func (s *ruleStates) filterSpread(n *caldera.Node, reasons string) (_ string, unresolvable bool) {
 	if s.spread != nil {
 		if r, u := s.spread.Filter(n); r != "" {
 			reasons = join(reasons, r)

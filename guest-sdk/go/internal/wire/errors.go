@@ -28,6 +28,16 @@ func (e overflowError) Error() string {
 	return "msgpack: " + e.value + " overflows int" + strconv.Itoa(e.bits)
 }
 
+// ArrayError: a tuple (a struct sent as an array) has another number of
+// elements than its fields; the generated codec of such structs returns it.
+type ArrayError struct {
+	Wanted, Got uint32
+}
+
+func (e ArrayError) Error() string {
+	return "msgpack: wanted an array of " + strconv.FormatUint(uint64(e.Wanted), 10) + " elements, found " + strconv.FormatUint(uint64(e.Got), 10)
+}
+
 // pathError says where in the object an error was met, as msgp's
 // WrapError does: "<cause> at Tasks/3/Request".
 type pathError struct {

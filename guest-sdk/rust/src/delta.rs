@@ -12,16 +12,18 @@ use crate::msgpack::{DecodeError, Reader, Result};
 use crate::view::View;
 
 /// Applies `{nodes: D, queues: D, jobs: D, tasks: D, plugins: [str],
-/// namespaces: {..}, disruptionBudgets: [..], resourceQuotas: [..]}` to a
-/// held view.
+/// namespaces: {..}, disruptionBudgets: [..], resourceQuotas: [..],
+/// hyperNodes: [..], taskClaims: [..], volumeLimits: [..]}` to a held view.
 pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
-    // The plugin list, namespaces, budgets and quotas come whole with every
-    // open; absent means none.
+    // The plugin list, namespaces, budgets, quotas, hypernodes, claims and
+    // volume limits come whole with every open; absent means none.
     view.plugins.clear();
     view.namespaces.clear();
     view.disruption_budgets.clear();
     view.resource_quotas.clear();
     view.hyper_nodes.clear();
+    view.task_claims.clear();
+    view.volume_limits.clear();
     let n = r.map_len()?;
     for _ in 0..n {
         let key = r.str()?;
@@ -35,6 +37,8 @@ pub(crate) fn apply(view: &mut View, r: &mut Reader<'_>) -> Result<()> {
             "disruptionBudgets" => whole(r, &mut view.disruption_budgets),
             "resourceQuotas" => whole(r, &mut view.resource_quotas),
             "hyperNodes" => whole(r, &mut view.hyper_nodes),
+            "taskClaims" => whole(r, &mut view.task_claims),
+            "volumeLimits" => whole(r, &mut view.volume_limits),
             _ => r.skip(),
         };
         done.map_err(|e| DecodeError(format!("delta {}: {}", key, e)))?;

@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::claims::{ClaimCheck, ClaimStage, NodeClaims};
 use crate::hooks::*;
 use crate::module::*;
 use crate::msgpack::{Reader, Writer};
@@ -14,8 +15,12 @@ use crate::arguments::Arguments;
 use crate::event::*;
 use crate::view::{phase, status, HyperNode, Job, Node, Resource, Taint, Task, View};
 
+fn golden_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name))
+}
+
 fn golden(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name));
+    let path = golden_path(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e))
 }
 
@@ -201,7 +206,8 @@ fn golden_vectors() {
     // Requests the host encodes.
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    {
+    // The claims and volume limits sent, which every delta brings again.
+    let claims = {
         let s = m.session.as_ref().unwrap();
         let v = s.view();
         assert_eq!((v.nodes.len(), v.queues.len(), v.jobs.len(), v.tasks.len()), (1, 2, 1, 2));
@@ -253,10 +259,19 @@ fn golden_vectors() {
         assert_eq!((hn[1].name.as_str(), hn[1].tier, hn[1].parent, hn[1].nodes.clone(), hn[1].handle), ("leaf-a", 1, 0, vec![0], 1));
         let nt = j.network_topology.as_ref().unwrap();
         assert_eq!((nt.mode.as_str(), nt.highest_tier, j.allocated_hyper_node), ("hard", Some(1), Some(1)));
+        // The claims and volume limits (ABI 1.10), whatever the vector
+        // holds, are found by handle.
+        for c in &v.task_claims {
+            assert!(std::ptr::eq(s.task_claims(c.task).unwrap(), c), "task {}'s claims", c.task);
+        }
+        for l in &v.volume_limits {
+            assert!(std::ptr::eq(s.volume_limits(l.node).unwrap(), l), "node {}'s volume limits", l.node);
+        }
         assert_eq!(s.tasks_of(j).count(), 2);
         assert_eq!(s.arguments().str("binpack.resources"), Some("nvidia.com/gpu"));
         assert_eq!(s.arguments().int("binpack.weight", 0).unwrap(), 10);
-    }
+        (v.task_claims.clone(), v.volume_limits.clone())
+    };
 
     // The session's fit errors come with its close (ABI 1.6).
     call(&mut m, HOOK_SESSION_CLOSE, &golden("request_session_close_fit_errors"));
@@ -273,6 +288,7 @@ fn golden_vectors() {
         assert_eq!(v.namespaces["ns"]["team"], "a", "namespaces come with every delta");
         assert_eq!((v.disruption_budgets.len(), v.resource_quotas.len()), (2, 1), "budgets and quotas come with every delta");
         assert_eq!(v.hyper_nodes.len(), 2, "hypernodes come with every delta");
+        assert_eq!((&v.task_claims, &v.volume_limits), (&claims.0, &claims.1), "claims and volume limits come with every delta");
     }
 
     // Events ride on a request: task 1 placed on node 0, job 0 admitted.
@@ -459,4 +475,44 @@ fn golden_domain_rules() {
     let (code, msg) = reply(&call(&mut old, HOOK_SESSION_OPEN, &open));
     assert_eq!((code, msg.as_str()), (0, ""), "session_open without abi");
     assert_eq!(call(&mut old, HOOK_PRE_PREDICATE, &pre), b"\x93\x00\xa0\x92\x00\xa0", "to a 1.4 host, [code, reason]");
+}
+
+/// Notes what `Session::node_claims` says of each node of a
+/// predicate_batch.
+#[derive(Default)]
+struct ClaimsSeen {
+    seen: Vec<Option<NodeClaims>>,
+}
+
+impl Plugin for ClaimsSeen {
+    const NAME: &'static str = "claims-seen";
+    const CLAIM_CHECKS: bool = true;
+}
+
+impl Predicate for ClaimsSeen {
+    fn predicate_batch(&mut self, s: &Session, _: &Task, nodes: &[&Node], _: &mut [Verdict]) {
+        self.seen = (0..nodes.len()).map(|i| s.node_claims(i).cloned()).collect();
+    }
+}
+
+/// request_predicate_batch_claims (ABI 1.10; docs/abi.md, section 5,
+/// "Volumes and devices"): task 1 on nodes 0 and 1, every check passing on
+/// node 0, node 1 ruled out by a device claim that cannot be allocated.
+/// request_session_open's view has one node: this request is served in a
+/// view of its own, as reply_victim_tasks is.
+#[test]
+fn predicate_batch_claims_golden_vector() {
+    let name = "request_predicate_batch_claims";
+    // Until the host side of ABI 1.10 writes the vector.
+    if !golden_path(name).exists() {
+        eprintln!("{}: skipped, {} does not exist yet", name, golden_path(name).display());
+        return;
+    }
+    let mut m = Module::new(ClaimsSeen::default(), crate::__hooks!(ClaimsSeen));
+    let view = View { nodes: vec![Node::default(); 2], tasks: vec![Task::default(); 2], ..View::default() };
+    m.session = Some(Session::new(view, Arguments::default()));
+    let (code, msg) = reply(&call(&mut m, HOOK_PREDICATE_BATCH, &golden(name)));
+    assert_eq!((code, msg.as_str()), (0, ""), "{}", name);
+    let devices = ClaimCheck { stage: ClaimStage::Devices, code: Code::UnschedulableAndUnresolvable, reasons: vec!["cannot allocate all claims".into()] };
+    assert_eq!(m.plugin.seen, [None, Some(NodeClaims { ruled_out: true, checks: vec![devices] })]);
 }

@@ -95,6 +95,20 @@ pub trait Plugin {
         false
     }
 
+    /// Whether the scheduler runs, for this plugin, the volume and device
+    /// checks of Volcano's predicates plugin (kube-scheduler's
+    /// VolumeBinding, VolumeZone, NodeVolumeLimits and DynamicResources,
+    /// with the plugin's `predicate.*`, `volumebinding.*` and
+    /// `dynamicresources.*` arguments), which a guest cannot run (ABI
+    /// 1.10). The scheduler then rejects a pod whose claims fit nowhere
+    /// before asking [`Predicate`], brings each failing node's outcome to
+    /// `predicate_batch` ([`Session::node_claims`]), reserves the volumes
+    /// and devices of each placement and writes them before the pod is
+    /// bound. Only for a plugin that implements [`Predicate`]: a scheduler
+    /// refuses one that declares this without it. A scheduler of ABI 1.9
+    /// or earlier ignores it and runs no check ([`Session::host_abi_minor`]).
+    const CLAIM_CHECKS: bool = false;
+
     /// The configuration arguments the plugin reads, with their types and
     /// defaults, for the module's descriptor (`caldera plugin inspect`
     /// prints them): `&[Argument::int("tight.weight", 1)]`. Declare them
@@ -171,7 +185,9 @@ pub trait PrePredicate: Plugin {
 }
 
 /// Decides for many nodes at once whether the task may go there:
-/// `verdicts[i]` is for `nodes[i]` and arrives as [`Verdict::PASS`].
+/// `verdicts[i]` is for `nodes[i]` and arrives as [`Verdict::PASS`]. For a
+/// plugin that declares [`Plugin::CLAIM_CHECKS`], [`Session::node_claims`]
+/// says what the scheduler's volume and device checks found on `nodes[i]`.
 pub trait Predicate: Plugin {
     fn predicate_batch(&mut self, s: &Session, task: &Task, nodes: &[&Node], verdicts: &mut [Verdict]);
 }
@@ -335,6 +351,22 @@ pub enum Code {
     UnschedulableAndUnresolvable = 3,
     Wait = 4,
     Skip = 5,
+}
+
+impl Code {
+    /// The code of a number the scheduler sent; `None` for one outside
+    /// section 7's table.
+    pub(crate) fn from_wire(n: i32) -> Option<Code> {
+        Some(match n {
+            0 => Code::Success,
+            1 => Code::Error,
+            2 => Code::Unschedulable,
+            3 => Code::UnschedulableAndUnresolvable,
+            4 => Code::Wait,
+            5 => Code::Skip,
+            _ => return None,
+        })
+    }
 }
 
 /// A task's domain rules ([`Plugin::predicate_domain_rules`]), in the

@@ -57,6 +57,7 @@
 //! [`Session::new`] and call the hooks.
 
 mod arguments;
+mod claims;
 mod delta;
 mod event;
 mod exports;
@@ -71,6 +72,7 @@ mod undo;
 mod view;
 
 pub use arguments::{Argument, ArgumentError, Arguments, Value};
+pub use claims::{ClaimCheck, ClaimStage, DeviceClaim, NodeClaims, NodeVolumeLimits, TaskClaims, VolumeClaim};
 pub use event::{kind, Adjustment, CacheEvent, CacheEventHandler, EventType, EventVerdict, Object};
 pub use hooks::{
     Allocatable, BestNode, Code, DomainRule, DomainRules, Error, Evictable, Eviction, EvictionKind, GradientScope, HyperNodeGradient, HyperNodeOrder, HyperNodeSearch, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
@@ -159,6 +161,8 @@ macro_rules! export {
     };
 }
 
+#[cfg(test)]
+mod claims_tests;
 #[cfg(test)]
 mod golden_tests;
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! at a time.
 
 use crate::arguments::Arguments;
+use crate::claims::{self, NodeClaims};
 use crate::delta;
 use crate::event::{encode_verdicts, Batch, CacheEvent, EventVerdict};
 use crate::hooks::{Code, DomainRules, Error, Eviction, EvictionKind, GradientScope, HyperNodeSearch, Invalid, Plugin, SearchPurpose, Verdict, Vote};
@@ -14,7 +15,7 @@ use crate::view::{Handle, HyperNode, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 9;
+pub(crate) const ABI_MINOR: u32 = 10;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -206,6 +207,9 @@ struct Args {
     within: Handle,
     scope: i32,
     purpose: i32,
+    /// predicate_batch's `claims` (ABI 1.10): the scheduler's volume and
+    /// device checks on each node; `None` when it sent none.
+    claims: Option<Vec<Option<NodeClaims>>>,
 }
 
 /// A failed call: a code other than OK and its message.
@@ -302,7 +306,21 @@ impl<P: Plugin> Module<P> {
             return Err(decode_failure("no session is open".into()));
         }
         self.decode_args(args).map_err(|e| decode_failure(format!("decoding the request: {}", e)))?;
-        self.dispatch(hook)
+        if hook != HOOK_PREDICATE_BATCH {
+            return self.dispatch(hook);
+        }
+        // The claims are the session's while the plugin reads them
+        // (Session::node_claims), for this call only, as `trial` is; the
+        // hook holds the session shared, so they are lent before it.
+        let claims = self.args.claims.take();
+        if let Some(s) = self.session.as_mut() {
+            s.set_node_claims(claims);
+        }
+        let served = self.dispatch(hook);
+        if let Some(s) = self.session.as_mut() {
+            s.set_node_claims(None);
+        }
+        served
     }
 
     fn events(&mut self, r: &mut Reader<'_>) -> Result<(), Failure> {
@@ -415,6 +433,7 @@ impl<P: Plugin> Module<P> {
         a.within = -1;
         a.scope = 0;
         a.purpose = 0;
+        a.claims = None;
         let raw = match raw {
             Some(raw) => raw,
             None => return Ok(()),
@@ -450,6 +469,7 @@ impl<P: Plugin> Module<P> {
                 "within" => a.within = r.i32()?,
                 "scope" => a.scope = r.i32()?,
                 "purpose" => a.purpose = r.i32()?,
+                "claims" => a.claims = claims::decode_node_claims(&mut r)?,
                 _ => r.skip()?,
             }
         }
@@ -521,6 +541,10 @@ impl<P: Plugin> Module<P> {
             HOOK_PREDICATE_BATCH => {
                 let f = need(hooks.predicate_batch, "predicate_batch")?;
                 let (t, nodes) = task_on_nodes(s, args).map_err(|e| decode_failure(format!("predicate_batch: {}", e.0)))?;
+                match s.node_claims_sent() {
+                    Some(n) if n != nodes.len() => return Err(decode_failure(format!("predicate_batch: {} claims for {} nodes", n, nodes.len()))),
+                    _ => {}
+                }
                 verdicts.clear();
                 verdicts.resize(nodes.len(), Verdict::PASS);
                 s.set_victim_trial(args.trial);
@@ -725,16 +749,18 @@ impl<P: Plugin> Module<P> {
 
 impl<P: Plugin> Serve for Module<P> {
     /// `{name, abi: [major, minor], hooks, arguments, eventKinds,
-    /// stableKeys, localKeys, deltas, undoEvents, nodeLocal, sdk}`, as the
-    /// Go SDK writes it;
+    /// stableKeys, localKeys, deltas, undoEvents, nodeLocal, claimChecks,
+    /// sdk}`, as the Go SDK writes it;
     /// `arguments` only when the plugin declares some, `eventKinds` only
-    /// when an event handler names kinds, `nodeLocal` only when true.
+    /// when an event handler names kinds, `nodeLocal` and `claimChecks` only
+    /// when true.
     fn describe(&self, out: &mut Vec<u8>) {
         out.clear();
         let mut w = Writer(out);
         let args = P::ARGUMENTS;
         let kinds = self.hooks.event_kinds;
-        w.map(8 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()) + usize::from(P::NODE_LOCAL_PREDICATES));
+        let flags = usize::from(P::NODE_LOCAL_PREDICATES) + usize::from(P::CLAIM_CHECKS);
+        w.map(8 + usize::from(!args.is_empty()) + usize::from(!kinds.is_empty()) + flags);
         w.str("name");
         w.str(P::NAME);
         w.str("abi");
@@ -771,6 +797,10 @@ impl<P: Plugin> Serve for Module<P> {
         w.bool(true);
         if P::NODE_LOCAL_PREDICATES {
             w.str("nodeLocal");
+            w.bool(true);
+        }
+        if P::CLAIM_CHECKS {
+            w.str("claimChecks");
             w.bool(true);
         }
         w.str("sdk");
@@ -819,12 +849,16 @@ fn open_args(raw: &[u8], last: Option<View>) -> Result<(View, Arguments, Vec<u32
             _ => r.skip()?,
         }
     }
-    if let Some(d) = delta {
-        let mut v = last.ok_or_else(|| DecodeError("a delta arrived but this instance holds no earlier view".into()))?;
-        delta::apply(&mut v, &mut Reader::new(d))?;
-        return Ok((v, arguments, host_abi));
-    }
-    Ok((view.unwrap_or_default(), arguments, host_abi))
+    let view = match delta {
+        Some(d) => {
+            let mut v = last.ok_or_else(|| DecodeError("a delta arrived but this instance holds no earlier view".into()))?;
+            delta::apply(&mut v, &mut Reader::new(d))?;
+            v
+        }
+        None => view.unwrap_or_default(),
+    };
+    claims::check_handles(&view)?;
+    Ok((view, arguments, host_abi))
 }
 
 /// Decodes session_close's args (1.6): the session's fit errors, by task

@@ -66,7 +66,7 @@ fn module() -> Module<Counter> {
     Module::new(Counter::default(), crate::__hooks!(Counter))
 }
 
-fn view() -> View {
+pub(crate) fn view() -> View {
     let cpu = |m| Resource { milli_cpu: m, ..Resource::default() };
     View {
         nodes: vec![
@@ -83,7 +83,7 @@ fn view() -> View {
 }
 
 /// session_open with a whole view, encoded by rmp-serde as maps.
-fn open_request(v: &View) -> Vec<u8> {
+pub(crate) fn open_request(v: &View) -> Vec<u8> {
     let view = rmp_serde::to_vec_named(v).unwrap();
     let mut b = request(&[], |w| {
         w.map(1);
@@ -93,7 +93,7 @@ fn open_request(v: &View) -> Vec<u8> {
     b
 }
 
-fn call<P: Plugin>(m: &mut Module<P>, hook: u32, req: &[u8]) -> Vec<u8> {
+pub(crate) fn call<P: Plugin>(m: &mut Module<P>, hook: u32, req: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     m.call(hook, req, &mut out);
     out
@@ -115,7 +115,7 @@ fn export_declares_exactly_the_implemented_hooks() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
             "abi" => {
                 assert_eq!(r.array_len().unwrap(), 2);
-                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 9));
+                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 10));
             }
             "hooks" => {
                 assert_eq!(r.array_len().unwrap() as usize, names.len());
@@ -583,7 +583,7 @@ const PASS: &[u8] = b"\x81\xa6action\xa4pass";
 const DROP: &[u8] = b"\x81\xa6action\xa4drop";
 
 /// The keys of a descriptor, with eventKinds' values.
-fn descriptor_keys(out: &[u8]) -> (Vec<String>, Vec<String>, Vec<String>) {
+pub(crate) fn descriptor_keys(out: &[u8]) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut r = Reader::new(out);
     let (mut keys, mut hooks, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..r.map_len().unwrap() {

@@ -3,6 +3,7 @@
 use std::cell::{Cell, RefCell};
 
 use crate::arguments::Arguments;
+use crate::claims::{self, NodeClaims, NodeVolumeLimits, TaskClaims};
 use crate::undo::Undo;
 use crate::view::{phase, status, Handle, HyperNode, Job, Node, Queue, Task, View};
 
@@ -19,6 +20,10 @@ pub struct Session {
     // handle order.
     job_start: Vec<u32>,
     job_tasks: Vec<u32>,
+    // The index of each task's entry in view.task_claims and of each
+    // node's in view.volume_limits (claims::index_by_handle).
+    claims_at: Vec<u32>,
+    limits_at: Vec<u32>,
     conditions: RefCell<Vec<Condition>>,
     undo: Undo,
     // Set by the default `Plugin::on_session_close`: the plugin does
@@ -31,6 +36,10 @@ pub struct Session {
     // hypernode holding what the task's job placed so far (ABI 1.9), -1
     // otherwise (`job_hyper_node`).
     job_hyper_node: Cell<Handle>,
+    // Set while `Predicate::predicate_batch` serves a call that brings the
+    // scheduler's volume and device checks (ABI 1.10), one entry per node
+    // of the call (`node_claims`).
+    node_claims: Option<Vec<Option<NodeClaims>>>,
     // The scheduler's ABI version as session_open said it (1.5 and later
     // say it), [major, minor]; empty when it did not.
     host_abi: Vec<u32>,
@@ -67,11 +76,14 @@ impl Session {
             arguments,
             job_start: Vec::new(),
             job_tasks: Vec::new(),
+            claims_at: Vec::new(),
+            limits_at: Vec::new(),
             conditions: RefCell::new(Vec::new()),
             undo: Undo::default(),
             closed_by_default: Cell::new(false),
             trial: Cell::new(false),
             job_hyper_node: Cell::new(-1),
+            node_claims: None,
             host_abi: Vec::new(),
             fit_errors: std::collections::HashMap::new(),
         };
@@ -150,6 +162,8 @@ impl Session {
         }
         self.job_start = start;
         self.job_tasks = list;
+        self.claims_at = claims::index_by_handle(v.task_claims.iter().map(|c| c.task), v.tasks.len());
+        self.limits_at = claims::index_by_handle(v.volume_limits.iter().map(|l| l.node), v.nodes.len());
     }
 
     /// The whole view.
@@ -252,6 +266,43 @@ impl Session {
 
     pub(crate) fn set_job_hyper_node(&self, h: Handle) {
         self.job_hyper_node.set(h);
+    }
+
+    /// The claims of the task's pod (ABI 1.10): its PersistentVolumeClaims
+    /// and ResourceClaims; `None` when it uses none or the handle is
+    /// outside the view.
+    pub fn task_claims(&self, task: Handle) -> Option<&TaskClaims> {
+        claims::by_handle(&self.view.task_claims, &self.claims_at, task)
+    }
+
+    /// The volume limits the node's CSINode states, by CSI driver (ABI
+    /// 1.10); `None` when it states none or the handle is outside the view.
+    pub fn volume_limits(&self, node: Handle) -> Option<&NodeVolumeLimits> {
+        claims::by_handle(&self.view.volume_limits, &self.limits_at, node)
+    }
+
+    /// In [`Predicate::predicate_batch`](crate::Predicate::predicate_batch)
+    /// of a plugin that declares
+    /// [`Plugin::CLAIM_CHECKS`](crate::Plugin::CLAIM_CHECKS), what the
+    /// scheduler's volume and device checks found on `nodes[i]` (ABI 1.10);
+    /// `None` when every check passes there, when the task has no claim to
+    /// check, and outside `predicate_batch`.
+    pub fn node_claims(&self, i: usize) -> Option<&NodeClaims> {
+        self.node_claims.as_ref()?.get(i)?.as_ref()
+    }
+
+    /// Gives the session what the scheduler's volume and device checks
+    /// found on each node of a `predicate_batch` call, `None` for a call
+    /// without them: for a plugin's unit tests, which build their sessions
+    /// with [`Session::new`] (the SDK sets them for each call it serves).
+    pub fn set_node_claims(&mut self, claims: Option<Vec<Option<NodeClaims>>>) {
+        self.node_claims = claims;
+    }
+
+    /// How many entries the scheduler's `claims` has, `None` when it sent
+    /// none.
+    pub(crate) fn node_claims_sent(&self) -> Option<usize> {
+        self.node_claims.as_ref().map(Vec::len)
     }
 
     /// Asks the scheduler to set a condition on the job's PodGroup when the

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::claims::{NodeVolumeLimits, TaskClaims};
+
 /// An object's index in its list of the [`View`], the same on both sides of
 /// the boundary. `-1` means "none" where the ABI allows it (a task on no
 /// node).
@@ -478,6 +480,18 @@ pub struct View {
     /// hypernode's handle is its index here (ABI 1.9).
     #[serde(rename = "hyperNodes", deserialize_with = "nullable")]
     pub hyper_nodes: Vec<HyperNode>,
+    /// The claims of each task that uses a PersistentVolumeClaim or a
+    /// ResourceClaim, in task handle order (ABI 1.10); events do not change
+    /// them. [`Session::task_claims`](crate::Session::task_claims) finds a
+    /// task's.
+    #[serde(rename = "taskClaims", deserialize_with = "nullable")]
+    pub task_claims: Vec<TaskClaims>,
+    /// The volume limits of each node whose CSINode states some, in node
+    /// handle order (ABI 1.10).
+    /// [`Session::volume_limits`](crate::Session::volume_limits) finds a
+    /// node's.
+    #[serde(rename = "volumeLimits", deserialize_with = "nullable")]
+    pub volume_limits: Vec<NodeVolumeLimits>,
 }
 
 /// A hypernode of the session: a network switch's tier grouping nodes and

@@ -458,7 +458,7 @@ fn golden_domain_rules() {
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 9, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 10, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));
@@ -496,18 +496,12 @@ impl Predicate for ClaimsSeen {
 }
 
 /// request_predicate_batch_claims (ABI 1.10; docs/abi.md, section 5,
-/// "Volumes and devices"): task 1 on nodes 0 and 1, every check passing on
-/// node 0, node 1 ruled out by a device claim that cannot be allocated.
-/// request_session_open's view has one node: this request is served in a
-/// view of its own, as reply_victim_tasks is.
+/// "Volumes and devices"): task 1 on node 0 twice, every check passing the
+/// first time, ruled out the second by a device claim that cannot be
+/// allocated. Served in a view of its own, as reply_victim_tasks is.
 #[test]
 fn predicate_batch_claims_golden_vector() {
     let name = "request_predicate_batch_claims";
-    // Until the host side of ABI 1.10 writes the vector.
-    if !golden_path(name).exists() {
-        eprintln!("{}: skipped, {} does not exist yet", name, golden_path(name).display());
-        return;
-    }
     let mut m = Module::new(ClaimsSeen::default(), crate::__hooks!(ClaimsSeen));
     let view = View { nodes: vec![Node::default(); 2], tasks: vec![Task::default(); 2], ..View::default() };
     m.session = Some(Session::new(view, Arguments::default()));

@@ -244,6 +244,10 @@ func (a *adapter) Offers(h framework.Hook) bool {
 
 func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.ssn = ssn
+	// First: the checks hold even when the module cannot take part.
+	if a.claims != nil {
+		a.claims.OnSessionOpen(ssn)
+	}
 	a.events = a.events[:0]
 	a.skipped = false
 	a.refused = nil
@@ -262,9 +266,6 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	}
 	a.lease = lease
 	a.inTrials = ssn.TakesPartInVictimTrials(a.name)
-	if a.claims != nil {
-		a.claims.OnSessionOpen(ssn)
-	}
 	if err := a.open(false); err != nil {
 		a.failed(abi.HookSessionOpen, err)
 		if !lease.Lost() {

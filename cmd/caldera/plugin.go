@@ -145,7 +145,7 @@ func describe(path string, p *runtime.Plugin) (*moduleInfo, error) {
 	for _, promise := range []struct {
 		name string
 		made bool
-	}{{"stableKeys", d.StableKeys}, {"localKeys", d.LocalKeys}, {"deltas", d.Deltas}, {"undoEvents", d.UndoEvents}, {"nodeLocal", d.NodeLocal}} {
+	}{{"stableKeys", d.StableKeys}, {"localKeys", d.LocalKeys}, {"deltas", d.Deltas}, {"undoEvents", d.UndoEvents}, {"nodeLocal", d.NodeLocal}, {"claimChecks", d.ClaimChecks}} {
 		if promise.made {
 			m.Promises = append(m.Promises, promise.name)
 		}

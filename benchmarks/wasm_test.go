@@ -29,6 +29,9 @@ tiers:
 func BenchmarkSessionBinpack(b *testing.B) {
 	for _, w := range []Workload{
 		{Nodes: 1000, Gangs: 200, GangSize: 10},
+		// BenchmarkSessionClaims' workload: the host runs the volume and
+		// device checks for the predicates port (ABI 1.10).
+		{Nodes: 1000, Gangs: 200, GangSize: 10, Volumes: true, Devices: true},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 	} {
 		for _, impl := range []string{"binpack", "binpack.tinygo", "binpack.go"} {
@@ -113,6 +116,9 @@ tiers:
 func BenchmarkSessionPorts(b *testing.B) {
 	for _, w := range []Workload{
 		{Nodes: 1000, Gangs: 200, GangSize: 10},
+		// BenchmarkSessionClaims' workload: the host runs the volume and
+		// device checks for the predicates port (ABI 1.10).
+		{Nodes: 1000, Gangs: 200, GangSize: 10, Volumes: true, Devices: true},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
 		// The worst case for node-local scores: no session promises them.
 		{Nodes: 5000, Gangs: 1000, GangSize: 10, SoftTaints: true},

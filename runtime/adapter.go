@@ -13,8 +13,8 @@ import (
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/abi"
-	"github.com/caldera-scheduler/caldera/hostplugins/predicates"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/claims"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -36,7 +36,7 @@ func Factory(name string, p *Plugin, policy Policy) framework.Factory {
 		}
 		a := &adapter{name: name, mod: p, args: args, policy: policy}
 		if p.ClaimChecks() {
-			c, err := predicates.NewClaims(args)
+			c, err := claims.New(args)
 			if err != nil {
 				return nil, err
 			}
@@ -54,7 +54,7 @@ type adapter struct {
 	policy Policy
 	// claims are the volume and device checks the host runs for a module
 	// that declares claimChecks (adapter_claims.go); nil for others.
-	claims *predicates.Claims
+	claims *claims.Claims
 
 	ssn     *framework.Session
 	lease   *Lease

@@ -3,6 +3,7 @@ package runtime
 import (
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/claims"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
 
@@ -34,13 +35,14 @@ func (a *adapter) claimsOn(task *api.TaskInfo, c *predicateCache) []*abi.NodeCla
 	c.claims = c.claims[:0]
 	failing := false
 	for _, h := range c.window {
-		failed, ruledOut := a.claims.Check(task, a.ssn.NodeList[h])
+		node := a.ssn.NodeList[h]
+		failed := a.claims.Check(task, node)
 		if len(failed) == 0 {
 			c.claims = append(c.claims, nil)
 			continue
 		}
 		failing = true
-		nc := &abi.NodeClaims{RuledOut: ruledOut, Checks: make([]abi.ClaimCheck, len(failed))}
+		nc := &abi.NodeClaims{RuledOut: a.claims.RuledOut(task, node), Checks: make([]abi.ClaimCheck, len(failed))}
 		for i, f := range failed {
 			nc.Checks[i] = abi.ClaimCheck{Stage: int32(f.Stage), Code: abi.Code(f.Code), Reasons: f.Reasons}
 		}
@@ -56,18 +58,11 @@ func (a *adapter) claimsOn(task *api.TaskInfo, c *predicateCache) []*abi.NodeCla
 // takes part: the host still keeps pods off nodes their claims cannot
 // use, with the checks' reasons in their order.
 func (a *adapter) claimsAlone(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
-	failed, _ := a.claims.Check(task, node)
-	if len(failed) == 0 {
+	reasons, code, _ := claims.Apply(a.claims.Check(task, node), claims.StageClaims, claims.StageDevices, nil)
+	if len(reasons) == 0 {
 		return nil
 	}
-	st := &framework.Status{Code: framework.Unschedulable}
-	for _, f := range failed {
-		st.Reasons = append(st.Reasons, f.Reasons...)
-		if f.Ends() {
-			st.Code = f.Code
-		}
-	}
-	return st
+	return &framework.Status{Code: code, Reasons: reasons}
 }
 
 var _ framework.AllocateRefuser = &adapter{}

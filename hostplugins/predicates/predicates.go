@@ -9,9 +9,9 @@ import (
 
 	"github.com/caldera-scheduler/caldera/internal/logonce"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
+	"github.com/caldera-scheduler/caldera/scheduler/claims"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 	"github.com/caldera-scheduler/caldera/scheduler/podrules"
-	"github.com/caldera-scheduler/caldera/scheduler/volumes"
 )
 
 // Name is the plugin's name in the scheduler configuration.
@@ -23,11 +23,11 @@ const (
 	NodePortsEnableKey                 = "predicate.NodePortsEnable"
 	TaintTolerationEnableKey           = "predicate.TaintTolerationEnable"
 	PodAffinityEnableKey               = "predicate.PodAffinityEnable"
-	NodeVolumeLimitsEnableKey          = "predicate.NodeVolumeLimitsEnable"
-	VolumeZoneEnableKey                = "predicate.VolumeZoneEnable"
+	NodeVolumeLimitsEnableKey          = claims.NodeVolumeLimitsEnableKey
+	VolumeZoneEnableKey                = claims.VolumeZoneEnableKey
 	PodTopologySpreadEnableKey         = "predicate.PodTopologySpreadEnable"
-	VolumeBindingEnableKey             = "predicate.VolumeBindingEnable"
-	DynamicResourceAllocationEnableKey = "predicate.DynamicResourceAllocationEnable"
+	VolumeBindingEnableKey             = claims.VolumeBindingEnableKey
+	DynamicResourceAllocationEnableKey = claims.DynamicResourceAllocationEnableKey
 	CacheEnableKey                     = "predicate.CacheEnable"
 )
 
@@ -119,8 +119,9 @@ type Plugin struct {
 	ssn        *framework.Session
 	trialBlind bool
 
-	// Claims are the volume and device checks, run between the others.
-	*Claims
+	// Claims are the volume and device checks, run between the others;
+	// the plugin also serves their score and reservations through it.
+	*claims.Claims
 }
 
 type lastEntry struct {
@@ -144,7 +145,7 @@ func New(args framework.Arguments) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newClaims(a, args)
+	c, err := claims.New(args)
 	if err != nil {
 		return nil, err
 	}
@@ -168,13 +169,22 @@ func warnUnread(args framework.Arguments) {
 	for _, key := range args.Unknown(NodeAffinityEnableKey, NodePortsEnableKey, TaintTolerationEnableKey, PodAffinityEnableKey,
 		NodeVolumeLimitsEnableKey, VolumeZoneEnableKey, PodTopologySpreadEnableKey, VolumeBindingEnableKey,
 		DynamicResourceAllocationEnableKey, CacheEnableKey,
-		VolumeBindingTimeoutKey, VolumeBindingWeightKey, VolumeBindingShapeKey, DRAFilterTimeoutKey) {
+		claims.VolumeBindingTimeoutKey, claims.VolumeBindingWeightKey, claims.VolumeBindingShapeKey, claims.DRAFilterTimeoutKey) {
 		msg := fmt.Sprintf("argument %q is read neither by Volcano v1.15's predicates nor by Caldera; it has no effect", key)
 		if to, ok := movedKeys[key]; ok {
 			msg += "; Volcano v1.15 reads it as " + to
 		}
 		logonce.Warning(Name, msg)
 	}
+}
+
+// Offers says the plugin scores nodes only when a volume binding shape is
+// configured.
+func (p *Plugin) Offers(h framework.Hook) bool {
+	if h == framework.HookBatchNodeOrder {
+		return p.Scores()
+	}
+	return true
 }
 
 // Name returns "predicates".
@@ -354,7 +364,7 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		// reclaim check no resources here and rule a node out when a
 		// filter after this one is unresolvable, so the code says so.
 		code := framework.Unschedulable
-		if p.rulesUnresolvable(task, node) || p.volumesUnresolvable(task, node) {
+		if p.rulesUnresolvable(task, node) || p.Claims.RuledOut(task, node) {
 			code = framework.UnschedulableAndUnresolvable
 		}
 		return framework.NewStatus(code, insufficientPrefix+dim)
@@ -369,13 +379,16 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 	if portsTaken {
 		reasons = append(reasons, ReasonNodePorts)
 	}
-	// The filters that depend on other pods and volumes come after
-	// NodePorts, in Volcano's order (inter-pod affinity, volume limits,
-	// volume zone, topology spread, volume binding); their Unschedulable
-	// reasons add up, and an unresolvable one ends the check.
-	pc, st := p.volumeClaims(task)
-	if st != nil {
-		return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
+	// The filters that depend on other pods and the volume and device
+	// checks come after NodePorts, in Volcano's order: a claim that cannot
+	// be read, inter-pod affinity, volume limits and zone, topology
+	// spread, volume binding and devices. Their Unschedulable reasons add
+	// up; an unresolvable one, or a check that ends, ends the node's check.
+	checks := p.Claims.Check(task, node)
+	var code framework.Code
+	var ended bool
+	if reasons, code, ended = claims.Apply(checks, claims.StageClaims, claims.StageClaims, reasons); ended {
+		return &framework.Status{Code: code, Reasons: reasons}
 	}
 	var rs *ruleStates
 	var nd *podrules.Node
@@ -388,16 +401,8 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 			}
 		}
 	}
-	if pc != nil {
-		if rej := p.volumeLimitsFilter(pc, node); rej != nil {
-			if rej.Code != volumes.Unschedulable {
-				return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
-			}
-			reasons = append(reasons, rej.Reasons...)
-		}
-		if rej := p.volumes.vol.FilterZone(pc, node.Node); rej != nil {
-			return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
-		}
+	if reasons, code, ended = claims.Apply(checks, claims.StageLimits, claims.StageZone, reasons); ended {
+		return &framework.Status{Code: code, Reasons: reasons}
 	}
 	if rs != nil {
 		var unresolvable bool
@@ -405,17 +410,8 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 			return failed(framework.UnschedulableAndUnresolvable, reasons)
 		}
 	}
-	if pc.Binds() {
-		if _, rej := p.volumes.vol.FilterBinding(pc, node.Node); rej != nil {
-			return &framework.Status{Code: statusCode(rej.Code), Reasons: append(reasons, rej.Reasons...)}
-		}
-	}
-	if dc, st := p.deviceClaims(task.Pod); st != nil {
-		return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
-	} else if dc != nil {
-		if st := p.deviceFits(dc, node); st != nil {
-			return &framework.Status{Code: st.Code, Reasons: append(reasons, st.Reasons...)}
-		}
+	if reasons, code, ended = claims.Apply(checks, claims.StageBinding, claims.StageDevices, reasons); ended {
+		return &framework.Status{Code: code, Reasons: reasons}
 	}
 	if len(reasons) > 0 {
 		return failed(framework.Unschedulable, reasons)

@@ -1,21 +1,34 @@
-package predicates
+// Package claims is the predicates plugin's volume and device checks
+// (kube-scheduler's VolumeBinding, VolumeZone, NodeVolumeLimits and
+// DynamicResources as Volcano v1.15 runs them) with what goes with them:
+// the reservations a placement makes, what its bind is to write, and the
+// volume binding score. The native predicates plugin runs them between its
+// own filters; the Wasm runtime runs them for a module that declares
+// claimChecks (ABI 1.10), which gets their outcome per node and places it
+// among its own filters. Both place them with Apply, by Stage.
+package claims
 
 import (
 	"fmt"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 	"github.com/caldera-scheduler/caldera/scheduler/volumes"
 )
 
-// Claims is the predicates plugin's volume and device checks
-// (VolumeBinding, VolumeZone, NodeVolumeLimits, DynamicResources) with
-// what goes with them: the reservations a placement makes and the volume
-// binding score. The native plugin runs them between its own filters; the
-// Wasm runtime runs them for a module that declares claimChecks (ABI
-// 1.10), which gets their outcome per node (Check) and places it among its
-// own filters.
+// Flag keys, as Volcano names them: the checks each turns on.
+const (
+	NodeVolumeLimitsEnableKey          = "predicate.NodeVolumeLimitsEnable"
+	VolumeZoneEnableKey                = "predicate.VolumeZoneEnable"
+	VolumeBindingEnableKey             = "predicate.VolumeBindingEnable"
+	DynamicResourceAllocationEnableKey = "predicate.DynamicResourceAllocationEnable"
+)
+
+// Claims is the checks' state for one plugin: its arguments, and the
+// session's volume and device state while a session is open.
 type Claims struct {
 	checks volumes.Checks
 	dra    bool
@@ -33,17 +46,24 @@ type Claims struct {
 	nodes map[string]*api.NodeInfo
 }
 
-// NewClaims reads the checks' arguments with Volcano's defaults: the four
-// flags, volumebinding.* and dynamicresources.filterTimeoutSeconds.
-func NewClaims(args framework.Arguments) (*Claims, error) {
-	a, err := ParseArgs(args)
-	if err != nil {
-		return nil, err
+// New reads the checks' arguments with Volcano's defaults (every flag on):
+// the four flags, volumebinding.* and dynamicresources.filterTimeoutSeconds.
+// A value of the wrong type is an error naming its key.
+func New(args framework.Arguments) (*Claims, error) {
+	c := &Claims{checks: volumes.Checks{Binding: true, Zone: true, Limits: true}, dra: true}
+	for _, f := range []struct {
+		key string
+		dst *bool
+	}{
+		{NodeVolumeLimitsEnableKey, &c.checks.Limits},
+		{VolumeZoneEnableKey, &c.checks.Zone},
+		{VolumeBindingEnableKey, &c.checks.Binding},
+		{DynamicResourceAllocationEnableKey, &c.dra},
+	} {
+		if err := args.Bool(f.key, f.dst); err != nil {
+			return nil, err
+		}
 	}
-	return newClaims(a, args)
-}
-
-func newClaims(a Args, args framework.Arguments) (*Claims, error) {
 	va, err := parseVolumeArgs(args)
 	if err != nil {
 		return nil, err
@@ -52,12 +72,8 @@ func newClaims(a Args, args framework.Arguments) (*Claims, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Claims{
-		checks:     volumes.Checks{Binding: a.VolumeBinding, Zone: a.VolumeZone, Limits: a.NodeVolumeLimits},
-		dra:        a.DynamicResourceAllocation,
-		volumeArgs: va,
-		draTimeout: draTimeout,
-	}, nil
+	c.volumeArgs, c.draTimeout = va, draTimeout
+	return c, nil
 }
 
 // OnSessionOpen starts the session's volume and device state.
@@ -118,30 +134,41 @@ func (c ClaimCheck) Ends() bool {
 }
 
 // HasChecks says the task has something for the checks: a volume the
-// volume checks read or a ResourceClaim with the device filter on.
+// volume checks read or a ResourceClaim with the device filter on. Nearly
+// every pod has a service-account token volume, which none of them reads.
 func (c *Claims) HasChecks(task *api.TaskInfo) bool {
 	if task.Pod == nil {
 		return false
 	}
-	return (c.volumes != nil && len(task.Pod.Spec.Volumes) > 0) || (c.devices != nil && len(task.Pod.Spec.ResourceClaims) > 0)
-}
-
-// Check runs the checks on one node as the native plugin's Predicate runs
-// them: the failures in order, ending at the first that ends the node's
-// filtering. ruledOut says some check rules the node out for good,
-// whatever the order: Volcano's preempt and reclaim read that where the
-// node lacks the resources.
-func (c *Claims) Check(task *api.TaskInfo, node *api.NodeInfo) (failed []ClaimCheck, ruledOut bool) {
-	if task.Pod == nil {
-		return nil, false
+	if c.devices != nil && len(task.Pod.Spec.ResourceClaims) > 0 {
+		return true
 	}
-	failed = c.check(task, node)
-	// Where every check passes none rules the node out; otherwise the
-	// native plugin's own answer, which looks at the devices first.
-	return failed, len(failed) > 0 && c.volumesUnresolvable(task, node)
+	if c.volumes != nil {
+		for i := range task.Pod.Spec.Volumes {
+			if attachable(&task.Pod.Spec.Volumes[i]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-func (c *Claims) check(task *api.TaskInfo, node *api.NodeInfo) (failed []ClaimCheck) {
+// attachable reports whether the volume checks may read a volume: any
+// kind but those the kubelet makes on the node itself, so that a kind
+// added to Kubernetes later is checked rather than skipped.
+func attachable(v *v1.Volume) bool {
+	s := &v.VolumeSource
+	return s.EmptyDir == nil && s.HostPath == nil && s.Secret == nil && s.ConfigMap == nil &&
+		s.Projected == nil && s.DownwardAPI == nil && s.GitRepo == nil && s.Image == nil
+}
+
+// Check runs the checks on one node in the order Volcano's predicates
+// runs them: the failures in order, ending at the first that ends the
+// node's filtering. Nil: every check passes.
+func (c *Claims) Check(task *api.TaskInfo, node *api.NodeInfo) (failed []ClaimCheck) {
+	if !c.HasChecks(task) {
+		return nil
+	}
 	pc, st := c.volumeClaims(task)
 	if st != nil {
 		return []ClaimCheck{{StageClaims, st.Code, st.Reasons}}
@@ -170,6 +197,30 @@ func (c *Claims) check(task *api.TaskInfo, node *api.NodeInfo) (failed []ClaimCh
 		}
 	}
 	return failed
+}
+
+// RuledOut reports whether a check rules the node out for good, whatever
+// the order: Volcano's preempt and reclaim, which check no resources, read
+// it where the node lacks them. Where every check passes, none does.
+func (c *Claims) RuledOut(task *api.TaskInfo, node *api.NodeInfo) bool {
+	return c.HasChecks(task) && c.volumesUnresolvable(task, node)
+}
+
+// Apply adds the reasons of the failed checks of stages from to to
+// (inclusive) to reasons, as the native plugin gathers a node's reasons,
+// and reports whether one of them ends the node's filtering, with its
+// code.
+func Apply(failed []ClaimCheck, from, to Stage, reasons []string) ([]string, framework.Code, bool) {
+	for _, f := range failed {
+		if f.Stage < from || f.Stage > to {
+			continue
+		}
+		reasons = append(reasons, f.Reasons...)
+		if f.Ends() {
+			return reasons, f.Code, true
+		}
+	}
+	return reasons, framework.Unschedulable, false
 }
 
 // Reserve reserves, for the rest of the session, the volumes and devices

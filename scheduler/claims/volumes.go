@@ -1,4 +1,4 @@
-package predicates
+package claims
 
 import (
 	"fmt"
@@ -240,15 +240,6 @@ func (c *Claims) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, score
 		scores[i] += float64(c.volumeArgs.scorer.Score(found) * int64(c.volumeArgs.weight))
 	}
 	return nil
-}
-
-// Offers says the plugin scores nodes only when a volume binding shape is
-// configured.
-func (p *Plugin) Offers(h framework.Hook) bool {
-	if h == framework.HookBatchNodeOrder {
-		return p.Scores()
-	}
-	return true
 }
 
 // volumesUnresolvable reports whether a volume filter or the device

@@ -46,9 +46,9 @@ build:
 
 # Unit tests, the acceptance scenarios and the simulator, then the Rust SDK's and
 # examples' tests; what CI runs. With the ports built, cmd/caldera's differential
-# test runs every scenario through three builds of eleven ports: cmd/caldera
-# takes 23-30 minutes on the 2-core machine, beyond go test's default 10-minute
-# limit per package.
+# test runs every scenario through the Go, TinyGo and Rust builds of the ports:
+# cmd/caldera takes 600-625 s on the 2-core machine, beyond go test's default
+# 10-minute limit per package; 45 minutes leaves room for a loaded machine.
 test:
 	$(GO) test -count=1 -timeout 45m ./...
 	@$(MAKE) --no-print-directory rust-test

@@ -602,16 +602,14 @@ func (a *adapter) OnAllocate(task *api.TaskInfo) {
 // TryAllocate refuses a placement whose volumes or devices no longer fit
 // its node.
 func (a *adapter) TryAllocate(task *api.TaskInfo) error {
+	var err error
 	if a.claims != nil {
-		if err := a.claims.Reserve(task); err != nil {
-			// The session undoes the placement at once, with an
-			// OnDeallocate that releases what was reserved.
-			a.allocateEvent(task)
-			return err
-		}
+		// On a refusal the session undoes the placement at once, with an
+		// OnDeallocate that releases what was reserved.
+		err = a.claims.Reserve(task)
 	}
 	a.allocateEvent(task)
-	return nil
+	return err
 }
 
 func (a *adapter) allocateEvent(task *api.TaskInfo) {

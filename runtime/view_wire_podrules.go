@@ -151,9 +151,5 @@ func appendStrsField(b []byte, key string, ss []string) []byte {
 	if len(ss) == 0 {
 		return b
 	}
-	b = appendArrayLen(appendStr(b, key), len(ss))
-	for _, s := range ss {
-		b = appendStr(b, s)
-	}
-	return b
+	return appendStrs(appendStr(b, key), ss)
 }

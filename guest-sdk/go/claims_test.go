@@ -80,6 +80,7 @@ func TestClaimListsNameTheViewsObjects(t *testing.T) {
 		{"task out of range", twoNodes(TaskClaimsList{{Task: 1}}, nil), "session_open: taskClaims task handle 1 of 1"},
 		{"node out of range", twoNodes(nil, VolumeLimitsList{{Node: -1}}), "session_open: volumeLimits node handle -1 of 2"},
 		{"task twice", twoNodes(TaskClaimsList{{Task: 0}, {Task: 0}}, nil), "session_open: taskClaims: not in task handle order"},
+		{"nodes out of order", twoNodes(nil, VolumeLimitsList{{Node: 1}, {Node: 0}}), "session_open: volumeLimits: not in node handle order"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			Register(&claimReader{})

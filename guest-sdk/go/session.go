@@ -44,30 +44,33 @@ func (s *Session) NodeClaims(i int) *NodeClaims {
 
 // Claims returns the task's claims (ABI 1.10), nil when it uses none.
 func (s *Session) Claims(t *Task) *TaskClaims {
-	tc := s.View.TaskClaims
-	// In task handle order: a binary search.
-	lo, hi := 0, len(tc)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if tc[m].Task < t.Handle {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(tc) && tc[lo].Task == t.Handle {
-		return &tc[lo]
-	}
-	return nil
+	return byHandle(s.View.TaskClaims, t.Handle, func(c *TaskClaims) int32 { return c.Task })
 }
 
 // VolumeLimits returns the node's CSI attach limits by driver (ABI 1.10),
 // nil when its CSINode states none.
 func (s *Session) VolumeLimits(n *Node) map[string]int32 {
-	for i := range s.View.VolumeLimits {
-		if l := &s.View.VolumeLimits[i]; l.Node == n.Handle {
-			return l.Limits
+	if l := byHandle(s.View.VolumeLimits, n.Handle, func(l *NodeVolumeLimits) int32 { return l.Node }); l != nil {
+		return l.Limits
+	}
+	return nil
+}
+
+// byHandle finds the entry for handle h in a list in handle order
+// (checkClaimHandles made sure), by binary search: a policy may ask for
+// every node of a batch.
+func byHandle[T any](list []T, h int32, handle func(*T) int32) *T {
+	lo, hi := 0, len(list)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if handle(&list[m]) < h {
+			lo = m + 1
+		} else {
+			hi = m
 		}
+	}
+	if lo < len(list) && handle(&list[lo]) == h {
+		return &list[lo]
 	}
 	return nil
 }
@@ -85,10 +88,15 @@ func (v *View) checkClaimHandles() error {
 		}
 		last = tc.Task
 	}
+	last = -1
 	for _, l := range v.VolumeLimits {
 		if l.Node < 0 || int(l.Node) >= len(v.Nodes) {
 			return handleError("volumeLimits node", l.Node, len(v.Nodes))
 		}
+		if l.Node <= last {
+			return errors.New("volumeLimits: not in node handle order")
+		}
+		last = l.Node
 	}
 	return nil
 }

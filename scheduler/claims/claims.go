@@ -9,7 +9,6 @@
 package claims
 
 import (
-	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -247,21 +246,4 @@ func (c *Claims) ReserveOrLog(task *api.TaskInfo) {
 func (c *Claims) Release(task *api.TaskInfo) {
 	c.releaseVolumes(task)
 	c.releaseDevices(task)
-}
-
-// String names the stage as docs/abi.md does.
-func (s Stage) String() string {
-	switch s {
-	case StageClaims:
-		return "claims"
-	case StageLimits:
-		return "limits"
-	case StageZone:
-		return "zone"
-	case StageBinding:
-		return "binding"
-	case StageDevices:
-		return "devices"
-	}
-	return fmt.Sprintf("stage %d", int32(s))
 }

@@ -19,6 +19,9 @@ type Policy struct {
 	// while the scheduler runs (a Wasm module's sha256), for the plugins the
 	// configuration names; native plugins are absent.
 	Versions map[string]string
+	// Images names, for the plugins whose module came from an OCI
+	// registry (wasm.image), the image pinned by its manifest digest.
+	Images map[string]string
 	// Retire, if set, runs once, after the policy has been replaced and the
 	// last session using it has finished: it frees what only this policy
 	// holds (module instances and compiled code).

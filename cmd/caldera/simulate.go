@@ -138,7 +138,11 @@ func sessionWriter(w io.Writer, output string) func(*simulator.SessionResult) er
 		}
 		names := make([]string, 0, len(s.Plugins))
 		for name, digest := range s.Plugins {
-			names = append(names, name+"="+shortDigest(digest))
+			entry := name + "=" + shortDigest(digest)
+			if image := s.Images[name]; image != "" {
+				entry += " (" + image + ")"
+			}
+			names = append(names, entry)
 		}
 		sort.Strings(names)
 		plugins := "none"

@@ -1,4 +1,5 @@
-// Package cachedir keeps the on-disk Wasm compilation cache within a size.
+// Package cachedir keeps the on-disk Wasm cache within a size: the
+// compilation cache and the modules pulled from registries.
 //
 // wazero writes one file per compiled module into the cache directory and
 // never removes one unless wazero itself changes version. A hot-reloaded
@@ -17,6 +18,15 @@ import (
 	"time"
 )
 
+// Where runtime/ocimodule keeps pulled blobs (manifests and modules, by
+// sha256) and what tags resolved to, under the cache directory. Blobs
+// count toward the bound and are evicted with compiled modules; tag
+// records are a few bytes each and are not.
+var (
+	OCIBlobs = filepath.Join("oci", "blobs", "sha256")
+	OCITags  = filepath.Join("oci", "tags")
+)
+
 // staleTemp is the age past which a temporary file is a leftover of a
 // write that never finished (the process stopped), not one under way.
 const staleTemp = 10 * time.Minute
@@ -27,16 +37,17 @@ type Pruned struct {
 	Freed, Kept int64 // bytes removed and left
 }
 
-// Prune keeps the newest compiled modules under dir (by modification time,
-// that is by when each was compiled) that take at most maxBytes together,
-// and removes the first that would not fit and every older one. Only
-// wazero's entries are counted and removed: the files directly inside
-// dir's wazero-* folders (one per wazero version) named by a hex digest,
-// or temporary files of theirs (<digest>.*.tmp) once stale; anything else
-// in dir is left alone, so a cache directory shared with other files
-// loses none of them. Removing an entry costs at most one compile later:
-// wazero reads a cached module once, when it is loaded, and compiles it
-// again when the entry is gone. A folder that cannot be read is skipped
+// Prune keeps the newest entries under dir (by modification time: when a
+// module was compiled, when a pulled blob was last used) that take at most
+// maxBytes together, and removes the first that would not fit and every
+// older one. Only entries are counted and removed: the files directly
+// inside dir's wazero-* folders (one per wazero version) and OCIBlobs
+// named by a hex digest, or temporary files of theirs (<digest>.*.tmp)
+// once stale; anything else in dir is left alone, so a cache directory
+// shared with other files loses none of them. Removing an entry costs at
+// most one compile or one pull later: wazero reads a cached module once,
+// when it is loaded, and compiles it again when the entry is gone; a
+// module in service is in memory and needs neither. A folder that cannot be read is skipped
 // and reported in the error, after the rest has been pruned. maxBytes <= 0
 // removes nothing. A missing dir is an empty cache.
 func Prune(dir string, maxBytes int64, now time.Time) (Pruned, error) {
@@ -72,19 +83,25 @@ type entry struct {
 	mod  time.Time
 }
 
-// wazeroEntries lists the removable entries of dir's wazero-* folders; a
-// temporary file still being written is added to out.Kept instead.
+// wazeroEntries lists the removable entries of dir's wazero-* folders and
+// of its pulled blobs; a temporary file still being written is added to
+// out.Kept instead.
 func wazeroEntries(dir string, now time.Time, out *Pruned) ([]entry, error) {
 	versions, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
-	var entries []entry
+	var folders []string
 	for _, v := range versions {
-		if !v.IsDir() || !strings.HasPrefix(v.Name(), "wazero-") {
-			continue
+		if v.IsDir() && strings.HasPrefix(v.Name(), "wazero-") {
+			folders = append(folders, filepath.Join(dir, v.Name()))
 		}
-		folder := filepath.Join(dir, v.Name())
+	}
+	if _, serr := os.Stat(filepath.Join(dir, OCIBlobs)); serr == nil {
+		folders = append(folders, filepath.Join(dir, OCIBlobs))
+	}
+	var entries []entry
+	for _, folder := range folders {
 		files, rerr := os.ReadDir(folder)
 		if rerr != nil {
 			err = errors.Join(err, rerr)

@@ -82,3 +82,26 @@ func TestPruneWithoutBoundOrCache(t *testing.T) {
 		t.Errorf("no cache directory yet: %+v, %v; want nothing and no error", got, err)
 	}
 }
+
+// Pulled blobs share the bound with compiled modules, least recently used
+// first; the tag records beside them are not entries.
+func TestPrunePulledBlobsShareTheBound(t *testing.T) {
+	dir, now := t.TempDir(), time.Now()
+	blobs, tags := filepath.ToSlash(OCIBlobs)+"/", filepath.ToSlash(OCITags)+"/"
+	v1 := "wazero-v1.12.0-amd64-linux/"
+	cacheFile(t, dir, blobs+key('a'), 300, now, time.Minute) // used a minute ago
+	cacheFile(t, dir, v1+key('b'), 300, now, time.Hour)
+	cacheFile(t, dir, blobs+key('c'), 300, now, 24*time.Hour)
+	cacheFile(t, dir, tags+key('d'), 80, now, 72*time.Hour)
+	got, err := Prune(dir, 700, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{blobs + key('a'), tags + key('d'), v1 + key('b')}
+	if left := remaining(t, dir); !slices.Equal(left, want) {
+		t.Errorf("left %q, want %q", left, want)
+	}
+	if got.Files != 1 || got.Freed != 300 || got.Kept != 600 {
+		t.Errorf("Prune = %+v, want 1 file of 300 bytes removed, 600 kept", got)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
 // candidate is a policy being built from a snapshot. It holds a reference
@@ -34,13 +37,15 @@ type candidate struct {
 	// fault is the first module that failed, so that the failure names
 	// the module's file rather than the configuration line naming it.
 	fault *Outcome
+	// images are the tier entries' wasm.image references, by plugin.
+	images map[string]string
 }
 
 // build makes a policy from the snapshot: native plugins, one plugin per
 // module file (plus the modules in service whose file is gone), and the
 // configuration validated against them.
 func (r *Reloader) build(ctx context.Context, snap *snapshot, selfTest bool) (*candidate, *scheduler.Policy, error) {
-	c := &candidate{r: r, ctx: ctx, snap: snap, selfTest: selfTest, mods: map[string]*module{}, loadTimes: map[string]time.Duration{}}
+	c := &candidate{r: r, ctx: ctx, snap: snap, selfTest: selfTest, mods: map[string]*module{}, loadTimes: map[string]time.Duration{}, images: imageEntries(snap.config, r.opts.ConfigPath)}
 	if snap.err != nil {
 		return c, nil, snap.err
 	}
@@ -54,6 +59,20 @@ func (r *Reloader) build(ctx context.Context, snap *snapshot, selfTest bool) (*c
 		if _, native := reg[name]; native {
 			err := fmt.Errorf("plugin %q is both a native plugin and %s: rename the file", name, snap.modules[name].path)
 			c.fault = &Outcome{Err: err, Plugin: name, File: snap.modules[name].path}
+			return c, nil, err
+		}
+		reg[name] = c.factory(name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.images)) {
+		image := c.images[name]
+		if f, ok := snap.modules[name]; ok {
+			err := fmt.Errorf("plugin %q is both wasm.image %s and the file %s: remove one", name, image, f.path)
+			c.fault = &Outcome{Err: err, Plugin: name, File: r.opts.ConfigPath}
+			return c, nil, err
+		}
+		if _, native := reg[name]; native {
+			err := fmt.Errorf("plugin %q is a native plugin; wasm.image %s names a module for a Wasm plugin: give the entry another name", name, image)
+			c.fault = &Outcome{Err: err, Plugin: name, File: r.opts.ConfigPath}
 			return c, nil, err
 		}
 		reg[name] = c.factory(name)
@@ -78,10 +97,17 @@ func (r *Reloader) build(ctx context.Context, snap *snapshot, selfTest bool) (*c
 	c.snap = nil
 	mods := c.modules()
 	versions := make(map[string]string, len(mods))
+	var images map[string]string
 	for _, m := range mods {
 		versions[m.name] = m.digest
+		if m.image != "" {
+			if images == nil {
+				images = map[string]string{}
+			}
+			images[m.name] = m.image
+		}
 	}
-	p := &scheduler.Policy{Plugins: reg, Config: cfg, Versions: versions, Retire: func() { r.release(mods) }}
+	p := &scheduler.Policy{Plugins: reg, Config: cfg, Versions: versions, Images: images, Retire: func() { r.release(mods) }}
 	return c, p, nil
 }
 
@@ -127,6 +153,9 @@ func (c *candidate) factory(name string) framework.Factory {
 }
 
 func (c *candidate) path(name string) string {
+	if image, ok := c.images[name]; ok {
+		return image
+	}
 	if f, ok := c.snap.modules[name]; ok {
 		return f.path
 	}
@@ -147,7 +176,22 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 	opts.Cache = c.r.opts.Cache
 	cur := c.r.modules[name]
 	f, present := c.snap.modules[name]
+	if image, ok := c.images[name]; ok {
+		if cur != nil && cur.image != "" && cur.image == c.pinned(image) && (opts.SHA256 == "" || opts.SHA256 == cur.digest) && cur.takes(opts.Limits, args) {
+			// The module in service is that image: nothing to pull,
+			// although its blobs may have left the cache since.
+			c.use(cur)
+			return cur, nil
+		}
+		pulled, err := c.pull(name, image)
+		if err != nil {
+			return nil, err
+		}
+		f, present = pulled, true
+	}
 	switch {
+	case !present && cur != nil && cur.image != "":
+		return nil, fmt.Errorf("plugin %s names no wasm.image any more and there is no file for it in the plugin directory; the module in service came from %s", name, cur.image)
 	case !present && cur == nil:
 		return nil, fmt.Errorf("no module for plugin %s", name)
 	case !present:
@@ -175,7 +219,7 @@ func (c *candidate) resolve(name string, opts runtime.Options, args framework.Ar
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
-	m := &module{name: name, path: f.path, digest: p.SHA256(), plugin: p, limits: opts.Limits, args: args}
+	m := &module{name: name, path: f.path, digest: p.SHA256(), image: f.image, plugin: p, limits: opts.Limits, args: args}
 	c.r.mu.Lock()
 	c.r.live++
 	c.r.mu.Unlock()
@@ -234,3 +278,55 @@ func (c *candidate) discard() { c.r.release(c.modules()) }
 
 // configDigest identifies the configuration's content.
 func configDigest(data []byte) [32]byte { return sha256.Sum256(data) }
+
+// imageEntries returns the plugins whose tier entry names wasm.image, with
+// the reference: read from the configuration before it is validated,
+// since validation needs every plugin's factory. A configuration that does
+// not parse names none here; validation then reports why.
+func imageEntries(config []byte, source string) map[string]string {
+	out := map[string]string{}
+	if config == nil {
+		return out
+	}
+	cfg, err := conf.Parse(config, source, nil)
+	if err != nil {
+		return out
+	}
+	for _, t := range cfg.Tiers {
+		for _, p := range t.Plugins {
+			if image, ok := p.Arguments[argImage].(string); ok {
+				out[p.Name] = image
+			}
+		}
+	}
+	return out
+}
+
+// pinned returns image pinned by digest when that is known without asking
+// a registry: the reference's own digest, or what its tag resolved to in
+// this process. Otherwise "".
+func (c *candidate) pinned(image string) string {
+	if c.r.opts.Images == nil {
+		return ""
+	}
+	return c.r.opts.Images.Pinned(image)
+}
+
+// pull fetches a tier entry's wasm.image, from the cache when it is there.
+func (c *candidate) pull(name, image string) (moduleFile, error) {
+	if c.r.opts.Images == nil {
+		return moduleFile{}, fmt.Errorf("plugin %s: wasm.image %s: this command does not pull modules from registries", name, image)
+	}
+	got, err := c.r.opts.Images.Pull(c.ctx, image)
+	if err != nil {
+		metrics.ModulePulls.WithLabelValues(name, "failed").Inc()
+		return moduleFile{}, fmt.Errorf("plugin %s: wasm.image: %w", name, err)
+	}
+	from := "cache"
+	if got.FromRegistry {
+		from = "registry"
+		klog.InfoS("Pulled Wasm module", "plugin", name, "image", got.Image, "bytes", len(got.Code))
+	}
+	metrics.ModulePulls.WithLabelValues(name, from).Inc()
+	return moduleFile{path: got.Image, digest: contentDigest(got.Code), code: got.Code, image: got.Image}, nil
+}

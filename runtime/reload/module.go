@@ -22,15 +22,20 @@ const (
 	argCallTimeout      = "wasm.callTimeout"
 	argIgnorable        = "wasm.ignorable"
 	argSHA256           = "wasm.sha256"
+	// argImage names the module by OCI reference instead of a file of the
+	// plugin directory (runtime/ocimodule).
+	argImage = "wasm.image"
 )
 
 // module is one loaded version of a plugin's module. Policies share a
 // module while its file and sandbox limits are unchanged; it is closed when
 // the last policy holding it retires.
 type module struct {
-	name, path, digest string
-	plugin             *runtime.Plugin
-	limits             runtime.Limits
+	// path is the module's file, or for a pulled module its image pinned
+	// by manifest digest; image is set for pulled modules only.
+	name, path, digest, image string
+	plugin                    *runtime.Plugin
+	limits                    runtime.Limits
 	// args are the tier entry's arguments the module was self-tested with:
 	// a module is only tried with the arguments it serves with.
 	args framework.Arguments
@@ -44,7 +49,7 @@ type module struct {
 
 // sandboxArgs are the wasm.* arguments there are; any other is refused,
 // lest a misspelt limit leave the default in force unnoticed.
-var sandboxArgs = []string{argMemoryLimitPages, argCallTimeout, argIgnorable, argSHA256}
+var sandboxArgs = []string{argMemoryLimitPages, argCallTimeout, argIgnorable, argSHA256, argImage}
 
 // sandbox reads the wasm.* arguments of a tier entry.
 func sandbox(name string, args framework.Arguments) (runtime.Options, runtime.Policy, error) {
@@ -83,6 +88,10 @@ func sandbox(name string, args framework.Arguments) (runtime.Options, runtime.Po
 		return opts, policy, err
 	}
 	if err := args.String(argSHA256, &opts.SHA256); err != nil {
+		return opts, policy, err
+	}
+	var image string
+	if err := args.String(argImage, &image); err != nil {
 		return opts, policy, err
 	}
 	return opts, policy, nil

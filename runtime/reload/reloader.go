@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/runtime"
+	"github.com/caldera-scheduler/caldera/runtime/ocimodule"
 	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
 )
@@ -52,6 +53,9 @@ type Options struct {
 	// Report, if set, receives every reload that changed the policy or
 	// failed, after it has been logged and counted in the metrics.
 	Report func(Outcome)
+	// Images pulls the modules tier entries name by wasm.image; nil
+	// refuses such entries.
+	Images *ocimodule.Puller
 	// SkipInitialSelfTest loads the first policy without self-testing its
 	// modules, for a one-shot simulation, which exercises them anyway and
 	// reports their failures itself. Reloads always self-test.
@@ -86,7 +90,23 @@ type Reloader struct {
 	// warm compiles changed modules while Watch waits out the debounce;
 	// nil without a plugin directory or a compilation cache.
 	warm *warmer
+
+	// A reload refused because a registry did not answer is tried again
+	// after backoff (doubling up to maxPullBackoff) while Watch runs:
+	// watchCtx is Watch's, retryTimer the pending try, retries counts
+	// tries scheduled or running, for Watch to wait on. Guarded by
+	// reloading.
+	watchCtx   context.Context
+	backoff    time.Duration
+	retryTimer *time.Timer
+	retries    sync.WaitGroup
 }
+
+// Backoff of a reload refused because a registry did not answer.
+const (
+	firstPullBackoff = time.Second
+	maxPullBackoff   = 5 * time.Minute
+)
 
 // New loads the policy from the files. A broken configuration or module is
 // an error here: at start there is no previous version to keep serving.
@@ -199,9 +219,47 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 		return out
 	}
 	r.tried = snap.fingerprint
-	r.retry = out.Err != nil && mayPass(out.Err) && !(retrying && r.retry)
+	pull := out.Err != nil && ocimodule.Retryable(out.Err)
+	r.retry = pull || out.Err != nil && mayPass(out.Err) && !(retrying && r.retry)
 	r.record(out, since)
+	r.retryPull(pull)
 	return out
+}
+
+// retryPull schedules the next try of a reload a registry failed, or
+// resets the backoff after any other outcome; r.reloading held.
+func (r *Reloader) retryPull(failed bool) {
+	if !failed {
+		r.backoff = 0
+		return
+	}
+	if r.watchCtx == nil || r.watchCtx.Err() != nil {
+		return
+	}
+	r.backoff = min(max(2*r.backoff, firstPullBackoff), maxPullBackoff)
+	if r.retryTimer != nil && r.retryTimer.Stop() {
+		r.retries.Done()
+	}
+	ctx := r.watchCtx
+	klog.InfoS("A registry did not answer; the reload is tried again", "in", r.backoff)
+	r.retries.Add(1)
+	r.retryTimer = time.AfterFunc(r.backoff, func() {
+		defer r.retries.Done()
+		if ctx.Err() == nil {
+			r.reload(ctx, time.Now())
+		}
+	})
+}
+
+// stopRetries cancels a scheduled try and waits for one under way.
+func (r *Reloader) stopRetries() {
+	r.reloading.Lock()
+	if r.retryTimer != nil && r.retryTimer.Stop() {
+		r.retries.Done()
+	}
+	r.watchCtx, r.retryTimer = nil, nil
+	r.reloading.Unlock()
+	r.retries.Wait()
 }
 
 // mayPass reports whether a refusal's cause may not recur with the same

@@ -32,8 +32,10 @@ type snapshot struct {
 }
 
 type moduleFile struct {
-	path, digest string
-	code         []byte
+	// image is set for a module pulled from a registry: path is then the
+	// image pinned by digest.
+	path, digest, image string
+	code                []byte
 	// err is why the file could not be read; it fails the policy only if
 	// the configuration names the plugin.
 	err error

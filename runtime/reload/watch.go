@@ -21,6 +21,10 @@ func (r *Reloader) Watch(ctx context.Context) error {
 		return nil
 	}
 	klog.InfoS("Watching for policy changes", "dirs", dirs, "debounce", r.opts.Debounce)
+	r.reloading.Lock()
+	r.watchCtx = ctx
+	r.reloading.Unlock()
+	defer r.stopRetries()
 	if r.warm != nil {
 		warmCtx, stop := context.WithCancel(ctx)
 		stopped := make(chan struct{})

@@ -114,6 +114,13 @@ var (
 		Namespace: namespace, Name: "plugin_module_info",
 		Help: "The module serving each Wasm plugin (value 1), by plugin and sha256",
 	}, []string{"plugin", "sha256"})
+	// ModulePulls counts the modules tier entries name by wasm.image, by
+	// plugin and by where they came from: "registry" (something was
+	// fetched), "cache" (all of it was on disk) or "failed".
+	ModulePulls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "module_pulls_total",
+		Help: "Modules named by wasm.image, by plugin and by result: registry, cache or failed",
+	}, []string{"plugin", "result"})
 	// ReloadLatency is the time from the first change seen in a watched
 	// directory to the new policy being published for the next session.
 	ReloadLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -133,7 +140,7 @@ func All() []prometheus.Collector {
 		E2ESchedulingLatency, ActionLatency, PluginLatency, PluginCalls, PluginCallDuration, PluginCallFailures,
 		ScheduleAttempts, BindFailures, PreemptionVictims,
 		QueueAllocatedMilliCPU, QueueAllocatedMemory, QueueDeservedMilliCPU, QueueDeservedMemory, QueueShare,
-		ConfigReloads, PluginReloads, PluginModule, ReloadLatency,
+		ConfigReloads, PluginReloads, PluginModule, ModulePulls, ReloadLatency,
 		EventHandlerFailures, EventHandlerActions, CustomInformerErrors,
 	}
 }

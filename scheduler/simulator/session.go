@@ -20,6 +20,9 @@ type SessionResult struct {
 	// Plugins maps each plugin of the session whose code can be swapped
 	// (a Wasm module) to the version that served it (its sha256).
 	Plugins map[string]string `json:"plugins"`
+	// Images maps each of those plugins whose module was pulled from a
+	// registry to the image, pinned by manifest digest; absent when none.
+	Images map[string]string `json:"images,omitempty"`
 	// Policy is what the session ran with; it may already be retired.
 	Policy *scheduler.Policy `json:"-"`
 }
@@ -53,6 +56,9 @@ func sessionResult(ctx context.Context, e *embedded, c *cache.Cache, n int, p *s
 	sr := &SessionResult{Result: *res, Session: n, Policy: p, Plugins: map[string]string{}}
 	if p != nil {
 		maps.Copy(sr.Plugins, p.Versions)
+		if len(p.Images) > 0 {
+			sr.Images = maps.Clone(p.Images)
+		}
 	}
 	return sr, nil
 }

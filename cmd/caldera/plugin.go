@@ -24,7 +24,7 @@ import (
 func newPluginCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",
-		Short: "Inspect, validate and test Wasm policy modules",
+		Short: "Inspect, validate, test and publish Wasm policy modules",
 		Args:  cobra.ArbitraryArgs,
 		// Without this a mistyped subcommand printed the help and exited 0.
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -35,7 +35,7 @@ func newPluginCommand() *cobra.Command {
 		},
 	}
 	addWasmCacheFlag(cmd.PersistentFlags())
-	cmd.AddCommand(newPluginTestCommand(), newPluginCallCommand(), newPluginNewCommand())
+	cmd.AddCommand(newPluginTestCommand(), newPluginCallCommand(), newPluginNewCommand(), newPluginPushCommand(), newPluginPullCommand())
 	inspect := &cobra.Command{
 		Use:   "inspect FILE.wasm",
 		Short: "Print a module's declared name, ABI version, hooks, arguments and promises",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/runtime/cachedir"
+	"github.com/caldera-scheduler/caldera/runtime/ocimodule"
 	"github.com/caldera-scheduler/caldera/runtime/reload"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 )
@@ -27,7 +28,31 @@ func addPolicyFlags(f *pflag.FlagSet, watch bool) {
 	f.Bool("watch", watch, "reload the configuration and modules when their files change, keeping the running version when a new one is broken")
 	f.Duration("watch-debounce", reload.DefaultDebounce, "how long the watched directories must stay quiet before a change is read")
 	addWasmCacheFlag(f)
-	f.String("wasm-cache-max-size", defaultWasmCacheMaxSize, "the most --wasm-cache-dir may hold (a Kubernetes quantity); the oldest compiled modules are removed past it, at start and after each reload; 0 for no bound")
+	f.String("wasm-cache-max-size", defaultWasmCacheMaxSize, "the most --wasm-cache-dir may hold (a Kubernetes quantity): compiled modules and modules pulled from registries, the least recently used removed past it, at start and after each reload; 0 for no bound")
+	addRegistryFlags(f)
+}
+
+// addRegistryFlags adds the flags that say how to reach the OCI registries
+// tier entries' wasm.image (and caldera plugin push and pull) name.
+func addRegistryFlags(f *pflag.FlagSet) {
+	f.String("registry-config", "", "Docker config file with registry credentials, such as the .dockerconfigjson key of a kubernetes.io/dockerconfigjson Secret mounted in the pod; read at every pull (default: anonymous)")
+	f.String("registry-ca-file", "", "PEM file of certificate authorities trusted for registries, beside the system's")
+	f.Bool("registry-insecure-skip-tls-verify", false, "accept any registry TLS certificate (trying things out only; digests still guard the content)")
+	f.Bool("registry-plain-http", false, "talk plain HTTP to registries instead of HTTPS")
+}
+
+// registryRemote reads the registry flags and checks the files they name.
+func registryRemote(v *viper.Viper) (ocimodule.Remote, error) {
+	r := ocimodule.Remote{
+		CredentialsFile:    v.GetString("registry-config"),
+		CAFile:             v.GetString("registry-ca-file"),
+		InsecureSkipVerify: v.GetBool("registry-insecure-skip-tls-verify"),
+		PlainHTTP:          v.GetBool("registry-plain-http"),
+	}
+	if err := r.Check(); err != nil {
+		return r, fmt.Errorf("--registry-*: %w", err)
+	}
+	return r, nil
 }
 
 // addWasmCacheFlag adds --wasm-cache-dir, where compiled modules are kept
@@ -115,6 +140,10 @@ func newReloader(ctx context.Context, v *viper.Viper, oneShot bool, report func(
 	if err != nil {
 		return nil, nil, err
 	}
+	remote, err := registryRemote(v)
+	if err != nil {
+		return nil, nil, err
+	}
 	cacheDir := v.GetString("wasm-cache-dir")
 	cache := compilationCache(cacheDir)
 	// Every reload outcome follows compiles: of the modules it loaded, or
@@ -133,6 +162,7 @@ func newReloader(ctx context.Context, v *viper.Viper, oneShot bool, report func(
 		Cache:      cache,
 		Debounce:   v.GetDuration("watch-debounce"),
 		Report:     reported,
+		Images:     ocimodule.NewPuller(remote, ocimodule.NewStore(cacheDir)),
 
 		SkipInitialSelfTest: oneShot,
 	})

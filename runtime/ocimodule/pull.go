@@ -283,3 +283,6 @@ func orNone(s []string) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// ContentDigest is a module's sha256 in hex, as wasm.sha256 pins it.
+func ContentDigest(code []byte) string { return digest.FromBytes(code).Encoded() }

@@ -8,6 +8,8 @@ ETCD_VERSION ?= v3.5.35
 KUBE_VERSION ?= v1.32.13
 KWOK_VERSION ?= v0.8.0
 CONTROLLER_TOOLS_VERSION ?= v0.18.0
+# The distribution project's OCI registry, which serves modules to wasm.image.
+REGISTRY_VERSION ?= v3.1.2
 # Volcano's own vc-controller-manager (and vc-scheduler), run beside caldera by the
 # end-to-end suite: the one release of volcano.sh/volcano the module proxy serves.
 VOLCANO_VERSION ?= v1.10.0
@@ -35,7 +37,8 @@ RUST_TARGET ?= wasm32-unknown-unknown
 E2E_CACHE ?= $(CURDIR)/.cache/e2e
 E2E_TOOLS_ENV = GO=$(GO) ETCD_VERSION=$(ETCD_VERSION) KUBE_VERSION=$(KUBE_VERSION) \
 	KWOK_VERSION=$(KWOK_VERSION) CONTROLLER_TOOLS_VERSION=$(CONTROLLER_TOOLS_VERSION) \
-	KUBE_STAGING_SUBSTITUTES="$(KUBE_STAGING_SUBSTITUTES)" VOLCANO_VERSION=$(VOLCANO_VERSION)
+	KUBE_STAGING_SUBSTITUTES="$(KUBE_STAGING_SUBSTITUTES)" VOLCANO_VERSION=$(VOLCANO_VERSION) \
+	REGISTRY_VERSION=$(REGISTRY_VERSION)
 
 .PHONY: all build test check sdk-check test-all fuzz fmt-check vet tidy-check simulate bench acceptance
 

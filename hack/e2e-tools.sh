@@ -6,19 +6,21 @@
 # and regenerates Volcano's PodGroup, Queue, HyperNode and Numatopology CRDs into deploy/crds/ from the
 # volcano.sh/apis Go types with controller-gen; and Volcano's own
 # vc-controller-manager and vc-scheduler from the volcano.sh/volcano module,
-# with that release's CRD manifests. On request it also builds
+# with that release's CRD manifests; and the OCI registry of the distribution
+# project, which serves Wasm modules pulled by wasm.image. On request it also builds
 # kube-scheduler, the baseline of the end-to-end benchmark (make bench-e2e).
 #
 # Usage: hack/e2e-tools.sh [CACHE_DIR] [COMPONENT...]
 #   CACHE_DIR   defaults to <repo>/.cache/e2e
 #   COMPONENT   any of: etcd kube-apiserver kube-controller-manager kwok crds
-#               volcano kube-scheduler
+#               volcano registry kube-scheduler
 #               (default: all but kube-scheduler, which only the benchmark needs)
 #
 # Layout under CACHE_DIR:
 #   bin/{etcd,kube-apiserver,kube-controller-manager}  the built binaries
 #   bin/{kwok,controller-gen}
 #   bin/{vc-controller-manager,vc-scheduler}         Volcano's, from volcano.sh/volcano
+#   bin/registry                                     distribution's OCI registry
 #   volcano-crds/*.yaml                              that release's CRD manifests
 #   bin/kube-scheduler                               (only when asked for)
 #   stamps/<name>.version                            the version each was built with
@@ -42,13 +44,14 @@ KUBE_STAGING_SUBSTITUTES="${KUBE_STAGING_SUBSTITUTES-k8s.io/kube-scheduler@v0.33
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 VOLCANO_VERSION="${VOLCANO_VERSION:-v1.10.0}"
 CONTROLLER_TOOLS_VERSION="${CONTROLLER_TOOLS_VERSION:-v0.18.0}"
+REGISTRY_VERSION="${REGISTRY_VERSION:-v3.1.2}"
 GO="${GO:-go}"
 
 CACHE_DIR="${1:-${REPO_ROOT}/.cache/e2e}"
 [[ $# -gt 0 ]] && shift
 COMPONENTS=("$@")
 if [[ ${#COMPONENTS[@]} -eq 0 ]]; then
-	COMPONENTS=(etcd kube-apiserver kube-controller-manager kwok crds volcano)
+	COMPONENTS=(etcd kube-apiserver kube-controller-manager kwok crds volcano registry)
 fi
 
 mkdir -p "${CACHE_DIR}"
@@ -399,6 +402,25 @@ build_volcano() {
 	log "volcano: $(ls "${crds}" | wc -l) CRDs in ${crds}"
 }
 
+# build_registry builds the distribution project's registry, the reference
+# implementation of the OCI distribution API, from its Go module.
+build_registry() {
+	if up_to_date registry "${REGISTRY_VERSION}"; then
+		log "registry ${REGISTRY_VERSION}: up to date (${BIN_DIR}/registry)"
+		return
+	fi
+	local dir="${SRC_DIR}/registry"
+	mkdir -p "${dir}"
+	log "registry ${REGISTRY_VERSION}: go install github.com/distribution/distribution/v3/cmd/registry@${REGISTRY_VERSION}"
+	(
+		# Outside any module: go install pkg@version resolves on its own.
+		cd "${dir}"
+		GOFLAGS=-buildvcs=false GOBIN="${BIN_DIR}" "${GO}" install "github.com/distribution/distribution/v3/cmd/registry@${REGISTRY_VERSION}"
+	)
+	stamp registry "${REGISTRY_VERSION}"
+	log "registry: $("${BIN_DIR}/registry" --version 2>&1 | head -n 1)"
+}
+
 for component in "${COMPONENTS[@]}"; do
 	case "${component}" in
 	etcd) timed build_etcd ;;
@@ -406,7 +428,8 @@ for component in "${COMPONENTS[@]}"; do
 	kwok) timed build_kwok ;;
 	crds) timed generate_crds ;;
 	volcano) timed build_volcano ;;
-	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, crds or volcano)" ;;
+	registry) timed build_registry ;;
+	*) die "unknown component '${component}' (want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, crds, volcano or registry)" ;;
 	esac
 done
 log "done; binaries in ${BIN_DIR}"

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caldera-scheduler/caldera/runtime/ocimodule/ocitest"
+	"github.com/caldera-scheduler/caldera/runtime/reload/reloadtest"
 )
 
 // The author's loop: push prints the pinned image, pull gets the same
@@ -64,5 +67,60 @@ func TestPluginPushPullAndSimulateByImage(t *testing.T) {
 	}
 	if byImage != byFile || !strings.Contains(byFile, `"binds":{"`) {
 		t.Errorf("simulate with the image decides otherwise than with the file:\n%s\n%s", byImage, byFile)
+	}
+}
+
+// Each session of `caldera simulate --watch` names the image, pinned by
+// digest, that served a plugin named by wasm.image; naming another digest
+// swaps the module between sessions.
+func TestSimulateWatchNamesTheImage(t *testing.T) {
+	requirePorts(t, "draining.tinygo", "binpack.tinygo")
+	reg := ocitest.New(t, false)
+	push := func(module, tag string) string {
+		out, err := runCaldera("plugin", "push", "--registry-plain-http", filepath.Join(pluginDir, module+".wasm"), reg.Host()+"/policies/placement:"+tag)
+		m := regexp.MustCompile(`(?m)^image: +(\S+)$`).FindStringSubmatch(out)
+		if err != nil || m == nil {
+			t.Fatalf("push %s: %v\n%s", module, err, out)
+		}
+		return m[1]
+	}
+	drainingImage, binpackImage := push("draining.tinygo", "draining"), push("binpack.tinygo", "binpack")
+	draining, _ := os.ReadFile(filepath.Join(pluginDir, "draining.tinygo.wasm"))
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "cluster.yaml"), []byte(watchClusterWithPods()))
+	conf := func(image string) {
+		reloadtest.RenameInto(t, filepath.Join(dir, "scheduler.yaml"), []byte(strings.Replace(watchConf, "{name: policy}", `{name: policy, arguments: {wasm.image: "`+image+`"}}`, 1)))
+	}
+	conf(drainingImage)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := &lines{}
+	cmd := newRootCommand()
+	cmd.SetOut(out)
+	cmd.SetArgs([]string{"simulate", "--watch", "--output=json", "--schedule-period=50ms", "--watch-debounce=100ms", "--registry-plain-http",
+		"--cluster=" + filepath.Join(dir, "cluster.yaml"), "--scheduler-conf=" + filepath.Join(dir, "scheduler.yaml"), "--wasm-cache-dir=" + t.TempDir()})
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.ExecuteContext(ctx) }()
+	waitSession := func(what string, pred func(sessionLine) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			for _, l := range out.sessions(t) {
+				if pred(l) {
+					return
+				}
+			}
+		}
+		t.Fatalf("no session line with %s; output:\n%s", what, out.String())
+	}
+	waitSession("draining's image", func(l sessionLine) bool {
+		return l.Images["policy"] == drainingImage && l.Plugins["policy"] == digest(draining) && len(l.Binds) == 4
+	})
+	conf(binpackImage)
+	waitSession("binpack's image binding the two pending pods", func(l sessionLine) bool {
+		return l.Images["policy"] == binpackImage && len(l.Binds) == 2
+	})
+	cancel()
+	if err := <-exited; err != nil {
+		t.Fatalf("simulate --watch ended with %v", err)
 	}
 }

@@ -36,6 +36,15 @@ tiers:
 - plugins: [{name: predicates}, {name: nodeorder}, {name: policy}]
 `
 
+// watchClusterWithPods is watchCluster with six pending pods of one cpu.
+func watchClusterWithPods() string {
+	cluster := watchCluster
+	for i := range 6 {
+		cluster += fmt.Sprintf("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: default}\nspec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n", i)
+	}
+	return cluster
+}
+
 // TestSimulateWatchReloadsBetweenSessions drives `caldera simulate --watch
 // --output json` as a policy author would: draining serves plugin policy
 // and keeps two pods pending; a broken module is dropped in and refused
@@ -50,11 +59,7 @@ func TestSimulateWatchReloadsBetweenSessions(t *testing.T) {
 	binpack, _ := os.ReadFile(filepath.Join(pluginDir, "binpack.tinygo.wasm"))
 	dir := t.TempDir()
 	module := filepath.Join(dir, "policy.wasm")
-	cluster := watchCluster
-	for i := range 6 {
-		cluster += fmt.Sprintf("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: default}\nspec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n", i)
-	}
-	mustWrite(t, filepath.Join(dir, "cluster.yaml"), []byte(cluster))
+	mustWrite(t, filepath.Join(dir, "cluster.yaml"), []byte(watchClusterWithPods()))
 	mustWrite(t, filepath.Join(dir, "scheduler.yaml"), []byte(watchConf))
 	mustWrite(t, module, draining)
 	cacheDir := t.TempDir()
@@ -167,6 +172,8 @@ type sessionLine struct {
 	Claims  map[string][]string `json:"claims"`
 	Session int                 `json:"session"`
 	Plugins map[string]string   `json:"plugins"`
+	// Images is set for the plugins whose module came from a registry.
+	Images map[string]string `json:"images"`
 }
 
 // lines is an io.Writer the test can read while the command writes.

@@ -56,14 +56,14 @@ func writeFile(t testing.TB, path string, data []byte) {
 
 // newTestReloader loads conf and the modules of dir, with a compilation
 // cache in a temporary directory, and closes the reloader at the end of
-// the test.
-func newTestReloader(t testing.TB, dir string, report func(Outcome)) *Reloader {
+// the test. with changes the options first.
+func newTestReloader(t testing.TB, dir string, report func(Outcome), with ...func(*Options)) *Reloader {
 	t.Helper()
 	cache, err := wazero.NewCompilationCacheWithDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(context.Background(), Options{
+	opts := Options{
 		ConfigPath: filepath.Join(dir, "scheduler.yaml"),
 		PluginDir:  dir,
 		Native:     hostplugins.Registry,
@@ -71,7 +71,11 @@ func newTestReloader(t testing.TB, dir string, report func(Outcome)) *Reloader {
 		Cache:      cache,
 		Debounce:   50 * time.Millisecond,
 		Report:     report,
-	})
+	}
+	for _, w := range with {
+		w(&opts)
+	}
+	r, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

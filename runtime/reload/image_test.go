@@ -8,12 +8,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/tetratelabs/wazero"
 
-	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/runtime/ocimodule"
 	"github.com/caldera-scheduler/caldera/runtime/ocimodule/ocitest"
-	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/metrics"
 )
 
@@ -36,24 +33,9 @@ func pushModule(t *testing.T, reg *ocitest.Registry, repoTag string, code []byte
 // plain-HTTP puller whose store is in cacheDir.
 func newImageReloader(t *testing.T, dir, cacheDir string) *Reloader {
 	t.Helper()
-	cache, err := wazero.NewCompilationCacheWithDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := New(context.Background(), Options{
-		ConfigPath: filepath.Join(dir, "scheduler.yaml"),
-		PluginDir:  dir,
-		Native:     hostplugins.Registry,
-		Actions:    actions.Registry(),
-		Cache:      cache,
-		Debounce:   50 * time.Millisecond,
-		Images:     ocimodule.NewPuller(ocimodule.Remote{PlainHTTP: true}, ocimodule.NewStore(cacheDir)),
+	return newTestReloader(t, dir, nil, func(o *Options) {
+		o.Images = ocimodule.NewPuller(ocimodule.Remote{PlainHTTP: true}, ocimodule.NewStore(cacheDir))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	return r
 }
 
 // A tier entry naming its module by image is pulled, self-tested and

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -67,6 +69,27 @@ func TestPluginPushPullAndSimulateByImage(t *testing.T) {
 	}
 	if byImage != byFile || !strings.Contains(byFile, `"binds":{"`) {
 		t.Errorf("simulate with the image decides otherwise than with the file:\n%s\n%s", byImage, byFile)
+	}
+
+	// caldera plugin test passes the registry flags to each folder.
+	var res struct{ Binds map[string]string }
+	if err := json.Unmarshal([]byte(byFile), &res); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "by-image")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cl, _ := os.ReadFile(cluster)
+	mustWrite(t, filepath.Join(folder, "cluster.yaml"), cl)
+	sc, _ := os.ReadFile(conf(`{name: binpack.tinygo, arguments: {wasm.image: "` + image + `"}}`))
+	mustWrite(t, filepath.Join(folder, "scheduler.yaml"), sc)
+	mustWrite(t, filepath.Join(folder, "expect.yaml"), fmt.Appendf(nil, "bindCount: %d\n", len(res.Binds)))
+	if out, err := runCaldera("plugin", "test", "--registry-plain-http", "--wasm-cache-dir", t.TempDir(), folder); err != nil || !strings.Contains(out, "ok    "+folder) {
+		t.Errorf("plugin test of a folder naming the image: %v\n%s", err, out)
+	}
+	if out, err := runCaldera("plugin", "test", "--wasm-cache-dir", t.TempDir(), folder); err == nil || !strings.Contains(out, "FAIL  "+folder) {
+		t.Errorf("plugin test without --registry-plain-http passed against a plain-HTTP registry: %v\n%s", err, out)
 	}
 }
 

@@ -29,22 +29,35 @@ in docs/plugin-guide.md.`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	cmd.Flags().String("plugin-dir", "", "directory of the .wasm modules the scenarios' configurations name (default: each scenario's own folder)")
+	addRegistryFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		v := settings(cmd.Flags())
 		dirs, err := scenario.Find(args...)
 		if err != nil {
 			return err
 		}
-		return runScenarios(cmd.Context(), cmd.OutOrStdout(), dirs, v.GetString("plugin-dir"), v.GetString("wasm-cache-dir"))
+		opts := scenarioOptions{pluginDir: v.GetString("plugin-dir"), cacheDir: v.GetString("wasm-cache-dir"), registry: map[string]string{}}
+		for _, name := range []string{"registry-config", "registry-ca-file", "registry-insecure-skip-tls-verify", "registry-plain-http"} {
+			opts.registry[name] = v.GetString(name)
+		}
+		return runScenarios(cmd.Context(), cmd.OutOrStdout(), dirs, opts)
 	}
 	return cmd
 }
 
+// scenarioOptions are the flags of `caldera plugin test` that reach each
+// folder's simulation: where modules are, the Wasm cache, and how to reach
+// registries for tier entries naming wasm.image.
+type scenarioOptions struct {
+	pluginDir, cacheDir string
+	registry            map[string]string
+}
+
 // runScenarios runs the folders, reports each, and fails when one does.
-func runScenarios(ctx context.Context, w io.Writer, dirs []string, pluginDir, cacheDir string) error {
+func runScenarios(ctx context.Context, w io.Writer, dirs []string, opts scenarioOptions) error {
 	failed := 0
 	for _, dir := range dirs {
-		diffs := scenarioDiffs(ctx, dir, pluginDir, cacheDir)
+		diffs := scenarioDiffs(ctx, dir, opts)
 		if len(diffs) == 0 {
 			fmt.Fprintf(w, "ok    %s\n", dir)
 			continue
@@ -65,12 +78,12 @@ func runScenarios(ctx context.Context, w io.Writer, dirs []string, pluginDir, ca
 // scenarioDiffs runs one folder and returns what differs from its
 // expectation; a folder that cannot be read or run is one difference
 // saying why.
-func scenarioDiffs(ctx context.Context, dir, pluginDir, cacheDir string) []string {
+func scenarioDiffs(ctx context.Context, dir string, opts scenarioOptions) []string {
 	f, err := scenario.Read(dir)
 	if err != nil {
 		return []string{"error: " + err.Error()}
 	}
-	res, err := runScenario(ctx, f, pluginDir, cacheDir)
+	res, err := runScenario(ctx, f, opts)
 	if err != nil {
 		return []string{"error: " + err.Error()}
 	}
@@ -82,16 +95,21 @@ func scenarioDiffs(ctx context.Context, dir, pluginDir, cacheDir string) []strin
 }
 
 // runScenario runs a folder through caldera simulate's flags and code.
-func runScenario(ctx context.Context, f *scenario.Folder, pluginDir, cacheDir string) (*simulator.Result, error) {
+func runScenario(ctx context.Context, f *scenario.Folder, opts scenarioOptions) (*simulator.Result, error) {
 	flags := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
 	addSimulateFlags(flags)
 	set := map[string]string{
 		"cluster":        f.Cluster(),
 		"cycles":         strconv.Itoa(f.Expect.Sessions),
 		"scheduler-conf": f.SchedulerConf,
-		"plugin-dir":     pluginDir,
-		"wasm-cache-dir": cacheDir,
+		"plugin-dir":     opts.pluginDir,
+		"wasm-cache-dir": opts.cacheDir,
 		"watch":          "false",
+	}
+	for name, value := range opts.registry {
+		if value != "" {
+			set[name] = value
+		}
 	}
 	for name, value := range set {
 		if err := flags.Set(name, value); err != nil {

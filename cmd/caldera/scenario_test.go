@@ -47,7 +47,7 @@ func TestScenarios(t *testing.T) {
 	for _, dir := range scenarioDirs(t) {
 		name, _ := filepath.Rel("../../testdata/scenarios", dir)
 		t.Run(name, func(t *testing.T) {
-			for _, d := range scenarioDiffs(context.Background(), dir, "", "") {
+			for _, d := range scenarioDiffs(context.Background(), dir, scenarioOptions{}) {
 				t.Error(d)
 			}
 		})

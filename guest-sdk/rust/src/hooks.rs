@@ -95,6 +95,31 @@ pub trait Plugin {
         false
     }
 
+    /// Whether this session's [`NodeOrder`] scores are node-local: the
+    /// score for a task and a node depends on nothing but that node and the
+    /// task's shape (as [`Plugin::NODE_LOCAL_PREDICATES`] words it), not on
+    /// the other nodes of the batch either, so no normalisation over them.
+    /// Asked after [`Plugin::on_session_open`]; true lets the scheduler keep
+    /// each score for the rest of the session while the node is unchanged
+    /// and ask only about the nodes without one (session_open's
+    /// `nodeLocalScores`). A score that reads anything else must say false,
+    /// or stale scores will place pods.
+    fn scores_node_local(&self, _s: &Session) -> bool {
+        false
+    }
+
+    /// Whether, in a session where [`Plugin::scores_node_local`] said true,
+    /// the scores read none of a task's inter-pod rules either (pod
+    /// affinity, pod anti-affinity, affinity error, spread constraints,
+    /// spread defaulted): tasks that differ only there then share kept
+    /// scores, the pods of many gangs with spread constraints or
+    /// anti-affinity of their own in a session where no score reads them
+    /// (session_open's `scoreShapeWithoutRules`, ABI 1.5). Asked only on a
+    /// scheduler that reads it ([`Session::host_abi_minor`] 5 or later).
+    fn scores_read_no_rules(&self, _s: &Session) -> bool {
+        false
+    }
+
     /// Whether the scheduler runs, for this plugin, the volume and device
     /// checks of Volcano's predicates plugin (kube-scheduler's
     /// VolumeBinding, VolumeZone, NodeVolumeLimits and DynamicResources,

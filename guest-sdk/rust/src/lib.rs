@@ -62,10 +62,12 @@ mod delta;
 mod event;
 mod exports;
 mod hooks;
+mod keys;
 mod log;
 mod matching;
 mod module;
 mod msgpack;
+pub mod podrules;
 mod probe;
 mod session;
 mod undo;
@@ -79,13 +81,15 @@ pub use hooks::{
     Overused, Plugin, PrePredicate, Predicate, Preemptable, Preemptive, QueueOrder, Reclaimable, TargetJob, TaskOrder, Verdict,
     SearchPurpose, VictimQueueOrder, VictimTasks, Vote,
 };
+pub use keys::{append_key_string, append_tolerations_key, append_uvarint, append_varint};
 pub use log::{log, Level};
 pub use matching::{tolerates_any, NODE_NAME_FIELD};
 pub use module::SDK_VERSION;
 pub use session::Session;
 pub use view::{
-    phase, status, Handle, HostPort, Job, KubeRequest, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    DisruptionBudget, HyperNode, NetworkTopology, PreferredTerm, Queue, Resource, ResourceQuota, Taint, Task, Toleration, View,
+    phase, status, Handle, HostPort, Image, Job, KubeRequest, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+    DisruptionBudget, HyperNode, NetworkTopology, Pod, PodAffinity, PodAffinityTerm, PreferredTerm, Queue, Resource, ResourceQuota, Selector,
+    SpreadConstraint, Taint, Task, Toleration, View, WeightedPodAffinityTerm,
 };
 
 /// What [`export!`] expands to; not part of the API.

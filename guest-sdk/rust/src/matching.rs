@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::view::{Node, NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration};
+use crate::view::{Node, NodeSelectorRequirement, NodeSelectorTerm, Selector, Taint, Task, Toleration};
 
 /// The one node field a term's `match_fields` can name.
 pub const NODE_NAME_FIELD: &str = "metadata.name";
@@ -86,6 +86,32 @@ pub fn tolerates_any(tolerations: &[Toleration], taint: &Taint) -> bool {
     tolerations.iter().any(|t| t.tolerates(taint))
 }
 
+impl Selector {
+    /// Whether a set of labels satisfies every requirement of the label
+    /// selector; one without requirements matches everything. An absent
+    /// selector (`Option::None` where the view allows one) matches nothing:
+    /// metav1.LabelSelectorAsSelector of a missing and of an empty selector.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.requirements.iter().all(|r| label_matches(r, labels))
+    }
+}
+
+impl Task {
+    /// Whether the node satisfies the task's `node_selector` and required
+    /// node affinity, as kube-scheduler's GetRequiredNodeAffinity(pod).Match
+    /// does: required terms are ORed, and a required affinity without terms
+    /// matches no node.
+    pub fn matches_required_node_affinity(&self, node: &Node) -> bool {
+        if !self.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v)) {
+            return false;
+        }
+        match self.node_affinity.as_ref().and_then(|a| a.required.as_ref()) {
+            None => true,
+            Some(required) => required.terms.iter().any(|t| t.matches(node)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +135,28 @@ mod tests {
         assert!(exists.tolerates(&taint));
         assert!(!other.tolerates(&taint));
         assert!(tolerates_any(&[other, exists], &taint));
+    }
+
+    #[test]
+    fn selectors_and_required_affinity_follow_kubernetes() {
+        let labels: BTreeMap<String, String> = [("app".to_string(), "db".to_string())].into_iter().collect();
+        assert!(Selector::default().matches(&labels), "no requirements match every pod");
+        assert!(Selector { requirements: vec![req("app", "In", &["db", "web"]), req("tier", "DoesNotExist", &[])] }.matches(&labels));
+        assert!(!Selector { requirements: vec![req("app", "NotIn", &["db"])] }.matches(&labels));
+
+        let node = Node { name: "n1".into(), labels: [("zone".to_string(), "a".to_string())].into_iter().collect(), ..Node::default() };
+        let mut task = Task::default();
+        assert!(task.matches_required_node_affinity(&node));
+        task.node_selector.insert("zone".into(), "b".into());
+        assert!(!task.matches_required_node_affinity(&node));
+        task.node_selector.insert("zone".into(), "a".into());
+        let term = |r| NodeSelectorTerm { match_expressions: vec![r], ..NodeSelectorTerm::default() };
+        task.node_affinity = Some(crate::NodeAffinity {
+            required: Some(crate::NodeSelector { terms: vec![term(req("zone", "In", &["b"])), term(req("zone", "Exists", &[]))] }),
+            preferred: Vec::new(),
+        });
+        assert!(task.matches_required_node_affinity(&node), "terms are ORed");
+        task.node_affinity.as_mut().unwrap().required.as_mut().unwrap().terms.clear();
+        assert!(!task.matches_required_node_affinity(&node), "no terms match no node");
     }
 }

@@ -244,9 +244,21 @@ enum Answer {
     Valid(Result<(), Invalid>),
     Conditions(Vec<Condition>),
     EventVerdicts,
-    /// session_open's `{nodeLocalWithdrawn: true}`, with the node-local
-    /// classes the plugin gave, if any.
-    NodeLocalWithdrawn(Option<Vec<i32>>),
+    /// session_open's promises for the session, when it makes any.
+    Promises(Promises),
+}
+
+/// What session_open's result promises (docs/abi.md, section 5).
+#[derive(Default)]
+struct Promises {
+    /// `nodeLocalScores`.
+    scores: bool,
+    /// `scoreShapeWithoutRules` (1.5).
+    ruleless: bool,
+    /// `nodeLocalWithdrawn` (1.4), with the `nodeLocalClasses` the plugin
+    /// gave, if any.
+    withdrawn: bool,
+    classes: Option<Vec<i32>>,
 }
 
 type Served = Result<Answer, Failure>;
@@ -372,15 +384,21 @@ impl<P: Plugin> Module<P> {
         let s = self.session.insert(session);
         self.classes.clear();
         self.plugin.on_session_open(s).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
+        let scores = self.plugin.scores_node_local(s);
+        let ruleless = scores && ABI_MINOR >= 5 && s.host_abi_minor() >= 5 && self.plugin.scores_read_no_rules(s);
+        let mut p = Promises { scores, ruleless, ..Promises::default() };
         if P::NODE_LOCAL_PREDICATES && !self.plugin.predicates_node_local_in(s) {
+            p.withdrawn = true;
             let mut classes = vec![-1; s.tasks().len()];
-            let given = self.plugin.predicates_node_local_classes(s, &mut classes);
-            if given {
+            if self.plugin.predicates_node_local_classes(s, &mut classes) {
                 self.classes.clone_from(&classes);
+                p.classes = Some(classes);
             }
-            return Ok(Answer::NodeLocalWithdrawn(given.then_some(classes)));
         }
-        Ok(Answer::Nil)
+        if !(p.scores || p.withdrawn) {
+            return Ok(Answer::Nil);
+        }
+        Ok(Answer::Promises(p))
     }
 
     fn close(&mut self) -> Answer {
@@ -731,11 +749,16 @@ impl<P: Plugin> Module<P> {
                 }
             }
             Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
-            Answer::NodeLocalWithdrawn(classes) => {
-                w.map(if classes.is_some() { 2 } else { 1 });
-                w.str("nodeLocalWithdrawn");
-                w.bool(true);
-                if let Some(classes) = classes {
+            Answer::Promises(p) => {
+                w.map(usize::from(p.scores) + usize::from(p.ruleless) + usize::from(p.withdrawn) + usize::from(p.classes.is_some()));
+                // In the Go SDK's order.
+                for (on, key) in [(p.scores, "nodeLocalScores"), (p.ruleless, "scoreShapeWithoutRules"), (p.withdrawn, "nodeLocalWithdrawn")] {
+                    if on {
+                        w.str(key);
+                        w.bool(true);
+                    }
+                }
+                if let Some(classes) = p.classes {
                     w.str("nodeLocalClasses");
                     w.array(classes.len());
                     for c in classes {

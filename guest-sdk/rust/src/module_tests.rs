@@ -461,6 +461,61 @@ fn session_open_sends_node_local_classes_with_the_withdrawal() {
     assert_eq!(call(&mut m, HOOK_SESSION_OPEN, &open_request(&v)), want);
 }
 
+/// Node-local scores are promised per session, and scoring without rules
+/// only to a scheduler of ABI 1.5 or later, which says its version.
+#[test]
+fn session_open_promises_node_local_scores_when_the_plugin_says_so() {
+    #[derive(Default)]
+    struct Scorer;
+    impl Plugin for Scorer {
+        const NAME: &'static str = "scorer";
+        /// Node-local while no task has pod rules, and then rule-free.
+        fn scores_node_local(&self, s: &Session) -> bool {
+            s.tasks().iter().all(|t| t.pod_anti_affinity.is_none())
+        }
+        fn scores_read_no_rules(&self, _: &Session) -> bool {
+            true
+        }
+    }
+    let open = |v: &View, abi: Option<[i64; 2]>| {
+        let view = rmp_serde::to_vec_named(v).unwrap();
+        let mut b = request(&[], |w| {
+            w.map(if abi.is_some() { 2 } else { 1 });
+            if let Some(abi) = abi {
+                w.str("abi");
+                w.array(2);
+                w.int(abi[0]);
+                w.int(abi[1]);
+            }
+            w.str("view");
+        });
+        b.extend_from_slice(&view);
+        b
+    };
+    let promised = |keys: &[&str]| {
+        let mut b = b"\x93\x00\xa0".to_vec();
+        let mut w = Writer(&mut b);
+        w.map(keys.len());
+        for k in keys {
+            w.str(k);
+            w.bool(true);
+        }
+        b
+    };
+    let mut rules = view();
+    rules.tasks[1].pod_anti_affinity = Some(PodAffinity::default());
+    let mut m = Module::new(Scorer, crate::__hooks!(Scorer));
+    for (v, abi, want) in [
+        (&view(), Some([1, 10]), promised(&["nodeLocalScores", "scoreShapeWithoutRules"])),
+        (&view(), Some([1, 4]), promised(&["nodeLocalScores"])),
+        (&view(), None, promised(&["nodeLocalScores"])),
+        (&rules, Some([1, 10]), b"\x93\x00\xa0\xc0".to_vec()),
+    ] {
+        assert_eq!(call(&mut m, HOOK_SESSION_OPEN, &open(v, abi)), want, "abi {:?}", abi);
+        call(&mut m, HOOK_SESSION_CLOSE, &request(&[], |w| w.nil()));
+    }
+}
+
 /// Counts placements and, at close, notes the first task's status.
 #[derive(Default)]
 struct Closing {

@@ -95,6 +95,18 @@ pub trait Plugin {
         false
     }
 
+    /// Whether this session's [`PrePredicate`] verdict for a task depends
+    /// on nothing but the task's shape (as
+    /// [`Plugin::NODE_LOCAL_PREDICATES`] words it) and the session's
+    /// arguments: not on other tasks, jobs or nodes, nor on what the session
+    /// placed or evicted. Asked after [`Plugin::on_session_open`]; true lets
+    /// the scheduler ask once per shape and keep the verdict, rejections
+    /// included, for the rest of the session (session_open's
+    /// `prePredicateByShape`).
+    fn pre_predicates_by_shape(&self, _s: &Session) -> bool {
+        false
+    }
+
     /// Whether this session's [`NodeOrder`] scores are node-local: the
     /// score for a task and a node depends on nothing but that node and the
     /// task's shape (as [`Plugin::NODE_LOCAL_PREDICATES`] words it), not on
@@ -401,6 +413,14 @@ pub struct DomainRules {
     /// Tasks whose failing verdicts word their failures alike share it.
     pub class: i32,
     pub rules: Vec<DomainRule>,
+}
+
+impl DomainRules {
+    /// Appends a rule without values and returns it.
+    pub fn add(&mut self, key: &str, fail: u8) -> &mut DomainRule {
+        self.rules.push(DomainRule { key: key.to_string(), values: Vec::new(), fail });
+        self.rules.last_mut().expect("pushed above")
+    }
 }
 
 /// One rule: a node lacks the label `key`, carries one of `values`, or

@@ -255,6 +255,8 @@ struct Promises {
     scores: bool,
     /// `scoreShapeWithoutRules` (1.5).
     ruleless: bool,
+    /// `prePredicateByShape`.
+    pre: bool,
     /// `nodeLocalWithdrawn` (1.4), with the `nodeLocalClasses` the plugin
     /// gave, if any.
     withdrawn: bool,
@@ -386,7 +388,8 @@ impl<P: Plugin> Module<P> {
         self.plugin.on_session_open(s).map_err(|e| Failure(Code::Error as i32, e.to_string()))?;
         let scores = self.plugin.scores_node_local(s);
         let ruleless = scores && ABI_MINOR >= 5 && s.host_abi_minor() >= 5 && self.plugin.scores_read_no_rules(s);
-        let mut p = Promises { scores, ruleless, ..Promises::default() };
+        let pre = self.plugin.pre_predicates_by_shape(s);
+        let mut p = Promises { scores, ruleless, pre, ..Promises::default() };
         if P::NODE_LOCAL_PREDICATES && !self.plugin.predicates_node_local_in(s) {
             p.withdrawn = true;
             let mut classes = vec![-1; s.tasks().len()];
@@ -395,7 +398,7 @@ impl<P: Plugin> Module<P> {
                 p.classes = Some(classes);
             }
         }
-        if !(p.scores || p.withdrawn) {
+        if !(p.scores || p.pre || p.withdrawn) {
             return Ok(Answer::Nil);
         }
         Ok(Answer::Promises(p))
@@ -545,7 +548,7 @@ impl<P: Plugin> Module<P> {
                 // Domain rules refine a node-local class, for a scheduler
                 // that reads them.
                 let classed = matches!(usize::try_from(t.handle).ok().and_then(|h| classes.get(h)), Some(&c) if c >= 0);
-                if v.code == Code::Success && ABI_MINOR >= 5 && s.host_abi_minor() >= 5 && classed {
+                if v.code == Code::Success && s.reads_domain_rules() && classed {
                     rules.class = 0;
                     rules.rules.clear();
                     // More than MAX_DOMAIN_RULES are sent too: the
@@ -750,9 +753,10 @@ impl<P: Plugin> Module<P> {
             }
             Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
             Answer::Promises(p) => {
-                w.map(usize::from(p.scores) + usize::from(p.ruleless) + usize::from(p.withdrawn) + usize::from(p.classes.is_some()));
+                w.map(usize::from(p.scores) + usize::from(p.ruleless) + usize::from(p.pre) + usize::from(p.withdrawn) + usize::from(p.classes.is_some()));
                 // In the Go SDK's order.
-                for (on, key) in [(p.scores, "nodeLocalScores"), (p.ruleless, "scoreShapeWithoutRules"), (p.withdrawn, "nodeLocalWithdrawn")] {
+                let flags = [(p.scores, "nodeLocalScores"), (p.ruleless, "scoreShapeWithoutRules"), (p.pre, "prePredicateByShape"), (p.withdrawn, "nodeLocalWithdrawn")];
+                for (on, key) in flags {
                     if on {
                         w.str(key);
                         w.bool(true);

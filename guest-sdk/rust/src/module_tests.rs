@@ -516,6 +516,48 @@ fn session_open_promises_node_local_scores_when_the_plugin_says_so() {
     }
 }
 
+/// Pre-predicate verdicts by shape are promised per session, in the Go
+/// SDK's key order among the other promises.
+#[test]
+fn session_open_promises_pre_predicates_by_shape_when_the_plugin_says_so() {
+    #[derive(Default)]
+    struct ByShape;
+    impl Plugin for ByShape {
+        const NAME: &'static str = "byshape";
+        const NODE_LOCAL_PREDICATES: bool = true;
+        /// By shape and node-local while no task has pod rules.
+        fn pre_predicates_by_shape(&self, s: &Session) -> bool {
+            s.tasks().iter().all(|t| t.pod_anti_affinity.is_none())
+        }
+        fn predicates_node_local_in(&self, s: &Session) -> bool {
+            self.pre_predicates_by_shape(s)
+        }
+        fn scores_node_local(&self, _: &Session) -> bool {
+            true
+        }
+    }
+    let promised = |keys: &[&str]| {
+        let mut b = b"\x93\x00\xa0".to_vec();
+        let mut w = Writer(&mut b);
+        w.map(keys.len());
+        for k in keys {
+            w.str(k);
+            w.bool(true);
+        }
+        b
+    };
+    let mut rules = view();
+    rules.tasks[1].pod_anti_affinity = Some(PodAffinity::default());
+    let mut m = Module::new(ByShape, crate::__hooks!(ByShape));
+    for (v, want) in [
+        (&view(), promised(&["nodeLocalScores", "prePredicateByShape"])),
+        (&rules, promised(&["nodeLocalScores", "nodeLocalWithdrawn"])),
+    ] {
+        assert_eq!(call(&mut m, HOOK_SESSION_OPEN, &open_request(v)), want);
+        call(&mut m, HOOK_SESSION_CLOSE, &request(&[], |w| w.nil()));
+    }
+}
+
 /// Counts placements and, at close, notes the first task's status.
 #[derive(Default)]
 struct Closing {

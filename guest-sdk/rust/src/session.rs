@@ -281,6 +281,17 @@ impl Session {
         claims::by_handle(&self.view.volume_limits, &self.limits_at, node)
     }
 
+    /// Whether this session's
+    /// [`Plugin::predicate_domain_rules`](crate::Plugin::predicate_domain_rules)
+    /// answers reach the scheduler: both it and this SDK speak 1.5 or later.
+    /// A plugin that gives node-local classes on the strength of its rules
+    /// (as [`podrules::ruled_classes`](crate::podrules::ruled_classes) does)
+    /// must ask this, or it would promise classes whose rules are never
+    /// sent.
+    pub fn reads_domain_rules(&self) -> bool {
+        crate::module::ABI_MINOR >= 5 && self.host_abi_minor() >= 5
+    }
+
     /// In [`Predicate::predicate_batch`](crate::Predicate::predicate_batch)
     /// of a plugin that declares
     /// [`Plugin::CLAIM_CHECKS`](crate::Plugin::CLAIM_CHECKS), what the

@@ -100,7 +100,7 @@ impl AffinityScore {
 impl Applier for AffinityScore {
     /// Adds (1) or takes back (-1) what one existing pod contributes, as
     /// kube-scheduler's processExistingPod.
-    fn apply(&mut self, v: &View, pod: &Pod, d: i64) {
+    fn apply(&mut self, _: &Index, v: &View, pod: &Pod, d: i64) {
         let node_labels = &v.nodes[pod.node].labels;
         if node_labels.is_empty() {
             return;

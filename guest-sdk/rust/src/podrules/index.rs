@@ -1,16 +1,20 @@
 //! The pods counted on the session's nodes, by label and by the terms that
 //! may select other pods, and the log of the session's changes to them.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 
+use super::domains::KeyDomains;
 use super::sources::TermIndex;
+use super::spread::KeysEligibility;
 use crate::view::{Handle, PodAffinity, PodAffinityTerm, Task, View, WeightedPodAffinityTerm};
 
 /// What the rules read of a session: the pods counted on nodes, filed by
-/// label and by the terms with which they may score other pods. Pods placed
-/// and removed during the session are logged, so that template states can
-/// catch up.
+/// label and by the terms with which they may select other pods, and the
+/// topology domains of the nodes. Pods placed and removed during the
+/// session are logged, so that template states can catch up.
 ///
 /// A pod is a task of the view or one of a node's `others`, read from the
 /// view by the states; a task placed again is a new pod, since log entries
@@ -24,7 +28,17 @@ pub struct Index {
     pub(crate) log: Vec<(PodId, i64)>,
     pub(crate) all: PodSet,
     pub(crate) by_label: HashMap<u64, PodSet, IdHash>,
+    /// Pods by their required anti-affinity terms (the filter reads them).
+    pub(crate) required_anti: TermIndex,
+    /// Pods by the terms the affinity score reads.
     pub(crate) scoring: TermIndex,
+    /// Each topology key's domains, numbered once per session on first use
+    /// (domains_of); behind a cell because hooks that only read the plugin
+    /// (node-local classes) number them too.
+    pub(crate) domains: RefCell<HashMap<String, Rc<KeyDomains>>>,
+    /// The spread filters' nodes and domains per list of keys
+    /// (eligible_for).
+    pub(crate) eligible: RefCell<HashMap<String, Rc<KeysEligibility>>>,
 }
 
 pub(crate) type PodId = u32;
@@ -135,9 +149,10 @@ pub(crate) fn hash_label(key: &str, value: &str) -> u64 {
     h
 }
 
-/// A state that counts (delta 1) or uncounts (-1) a pod.
+/// A state that counts (delta 1) or uncounts (-1) a pod; the index numbers
+/// the topology domains it counts in.
 pub(crate) trait Applier {
-    fn apply(&mut self, v: &View, pod: &Pod, delta: i64);
+    fn apply(&mut self, idx: &Index, v: &View, pod: &Pod, delta: i64);
 }
 
 impl Index {
@@ -195,6 +210,7 @@ impl Index {
         for (k, v) in f.labels {
             self.by_label.entry(hash_label(k, v)).or_default().insert(id);
         }
+        self.required_anti.add(id, required(f.anti), &[], &[]);
         self.scoring.add(id, required(f.affinity), preferred(f.affinity), preferred(f.anti));
         id
     }
@@ -206,6 +222,7 @@ impl Index {
                 set.remove(&id);
             }
         }
+        self.required_anti.remove(id, required(f.anti), &[], &[]);
         self.scoring.remove(id, required(f.affinity), preferred(f.affinity), preferred(f.anti));
     }
 
@@ -220,14 +237,14 @@ impl Index {
         match sets {
             None => {
                 for &id in &self.all {
-                    a.apply(v, self.pod(id), 1);
+                    a.apply(self, v, self.pod(id), 1);
                 }
             }
             Some(sets) => {
                 for (i, set) in sets.iter().enumerate() {
                     for &id in set.iter() {
                         if !sets[..i].iter().any(|earlier| earlier.contains(&id)) {
-                            a.apply(v, self.pod(id), 1);
+                            a.apply(self, v, self.pod(id), 1);
                         }
                     }
                 }
@@ -239,7 +256,7 @@ impl Index {
     /// Applies the log entries from `seen` on and returns the new position.
     pub(crate) fn catch_up(&self, v: &View, seen: usize, a: &mut dyn Applier) -> usize {
         for &(id, delta) in &self.log[seen..] {
-            a.apply(v, self.pod(id), delta);
+            a.apply(self, v, self.pod(id), delta);
         }
         self.log.len()
     }

@@ -1,6 +1,6 @@
 //! The sets of counted pods that can change a state, so that a state built
-//! mid-session walks those instead of every pod: a gang's spread selectors
-//! pick its own pods by label, and a pod without terms of its own is changed
+//! mid-session walks those instead of every pod: a gang's anti-affinity and
+//! spread selectors pick its own pods by label, and a pod without terms of its own is changed
 //! only by pods whose terms can select it. Catching up still applies every
 //! logged change, which the state's apply filters.
 
@@ -49,6 +49,25 @@ impl<'i> Sources<'i> {
         for t in terms {
             self.add(idx.selecting(t.selector.as_ref()));
         }
+    }
+
+    /// Adds the pods that can match all of the terms: those that can match
+    /// the one term with the fewest candidates.
+    pub(crate) fn every_term(&mut self, idx: &'i Index, terms: &[Term]) {
+        if terms.is_empty() {
+            return;
+        }
+        let mut best: Option<Candidates<'i>> = None;
+        for t in terms {
+            let c = idx.selecting(t.selector.as_ref());
+            if matches!(c, Candidates::Any) {
+                continue;
+            }
+            if best.map_or(true, |b| c.len() < b.len()) {
+                best = Some(c);
+            }
+        }
+        self.add(best.unwrap_or(Candidates::Any));
     }
 
     /// What [`Index::start`] walks: `None` for every pod.
@@ -145,10 +164,15 @@ fn demands(req: &[PodAffinityTerm], w1: &[WeightedPodAffinityTerm], w2: &[Weight
     let mut all = true;
     let terms = req.iter().chain(w1.iter().map(|w| &w.term)).chain(w2.iter().map(|w| &w.term));
     for sel in terms.filter_map(|t| t.selector.as_ref()) {
-        match sel.requirements.iter().find_map(equality) {
+        match demanded_by(sel) {
             Some(lp) => out.push(lp),
             None => all = false,
         }
     }
     (out, all)
+}
+
+/// The label of a selector's first equality requirement.
+pub(crate) fn demanded_by(sel: &Selector) -> Option<u64> {
+    sel.requirements.iter().find_map(equality)
 }

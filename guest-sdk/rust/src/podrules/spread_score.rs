@@ -1,12 +1,12 @@
 //! The PodTopologySpread score.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::golog;
-use super::index::{Applier, Index, Pod, PodFields};
+use super::index::{Applier, Index, Pod};
 use super::sources::Sources;
+use super::spread::{constraints_of, counted, has_all_keys, includes};
 use super::{HOSTNAME_KEY, MAX_NODE_SCORE};
-use crate::matching::tolerates_any;
 use crate::view::{Node, SpreadConstraint, Task, View};
 
 const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
@@ -148,7 +148,7 @@ impl SpreadScore {
 }
 
 impl Applier for SpreadScore {
-    fn apply(&mut self, v: &View, pod: &Pod, d: i64) {
+    fn apply(&mut self, _: &Index, v: &View, pod: &Pod, d: i64) {
         let node_labels = &v.nodes[pod.node].labels;
         let p = pod.fields(v);
         for (i, c) in self.cs.iter().enumerate() {
@@ -169,42 +169,4 @@ impl Applier for SpreadScore {
             }
         }
     }
-}
-
-/// A task's constraints of one kind in spec order, or the error of the
-/// first of that kind that does not parse.
-fn constraints_of(t: &Task, kind: &str) -> Result<Vec<SpreadConstraint>, String> {
-    let mut out = Vec::new();
-    for c in t.spread_constraints.iter().filter(|c| c.when_unsatisfiable == kind) {
-        if !c.error.is_empty() {
-            return Err(c.error.clone());
-        }
-        out.push(c.clone());
-    }
-    Ok(out)
-}
-
-fn has_all_keys(labels: &BTreeMap<String, String>, cs: &[SpreadConstraint]) -> bool {
-    cs.iter().all(|c| labels.contains_key(&c.topology_key))
-}
-
-/// Applies a constraint's node inclusion policies to a node.
-fn includes(c: &SpreadConstraint, t: &Task, n: &Node) -> bool {
-    if c.node_affinity_policy == "Honor" && !t.matches_required_node_affinity(n) {
-        return false;
-    }
-    if c.node_taints_policy == "Honor" {
-        let hard = |effect: &str| effect == "NoSchedule" || effect == "NoExecute";
-        if n.taints.iter().any(|taint| hard(&taint.effect) && !tolerates_any(&t.tolerations, taint)) {
-            return false;
-        }
-    }
-    true
-}
-
-/// Whether an existing pod counts for a constraint of a task in namespace
-/// `ns`: kube-scheduler's countPodsMatchSelector, which never counts for an
-/// empty selector and skips terminating pods.
-fn counted(c: &SpreadConstraint, p: &PodFields<'_>, ns: &str) -> bool {
-    !p.terminating && p.namespace == ns && c.selector.as_ref().map_or(false, |s| !s.requirements.is_empty() && s.matches(p.labels))
 }

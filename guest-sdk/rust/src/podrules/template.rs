@@ -45,7 +45,7 @@ pub fn template_key(key: &mut Vec<u8>, t: &Task) {
 }
 
 /// Appends a map's entries in key order, after their count.
-fn append_map(key: &mut Vec<u8>, m: &BTreeMap<String, String>) {
+pub(super) fn append_map(key: &mut Vec<u8>, m: &BTreeMap<String, String>) {
     append_uvarint(key, m.len() as u64);
     for (k, v) in m {
         append_key_string(key, k);
@@ -57,6 +57,20 @@ fn append_map(key: &mut Vec<u8>, m: &BTreeMap<String, String>) {
 fn append_msgpack<T: Serialize>(key: &mut Vec<u8>, v: &T) {
     // Encoding view values into a Vec cannot fail.
     let _ = rmp_serde::encode::write(key, v);
+}
+
+/// Whether any pod of the view, pending or on a node, has inter-pod
+/// affinity terms or spread constraints of its own: without any, the rules
+/// pass every node and score nothing but system default spread
+/// constraints.
+pub fn has_rules(v: &View) -> bool {
+    let own = |t: &Task| {
+        t.pod_affinity.is_some()
+            || t.pod_anti_affinity.is_some()
+            || !t.affinity_error.is_empty()
+            || !t.spread_constraints.is_empty() && !t.spread_defaulted
+    };
+    v.tasks.iter().any(own) || v.nodes.iter().flat_map(|n| &n.others).any(|o| o.pod_affinity.is_some() || o.pod_anti_affinity.is_some())
 }
 
 /// Whether the InterPodAffinity score (when `affinity`, `hard` being

@@ -29,6 +29,17 @@ pub(crate) fn selects(sel: Option<&Selector>, labels: &BTreeMap<String, String>)
     sel.map_or(false, |s| s.matches(labels))
 }
 
+/// Whether a pod matches every term; false for none.
+pub(crate) fn matches_all(terms: &[Term], namespace: &str, labels: &BTreeMap<String, String>) -> bool {
+    !terms.is_empty() && terms.iter().all(|t| t.matches(namespace, labels))
+}
+
+/// Resolves required terms' namespace selectors against the namespaces'
+/// labels.
+pub(crate) fn resolve_required(v: &View, terms: &[PodAffinityTerm]) -> Vec<Term> {
+    terms.iter().map(|t| resolve(v, t, 0)).collect()
+}
+
 /// Resolves weighted terms' namespace selectors against the namespaces'
 /// labels.
 pub(crate) fn resolve_weighted(v: &View, terms: &[WeightedPodAffinityTerm]) -> Vec<Term> {

@@ -187,7 +187,11 @@ rust:
 RUST_SETUP := RUST_LLD_VERSION=$(RUST_LLD_VERSION) RUST_VERIFY=0 hack/rust.sh $(RUST_CACHE)
 
 CARGO := $(RUST_CACHE)/bin/cargo-wrapped
-CARGO_ENV := CARGO_TARGET_DIR=$(RUST_CACHE)/target
+# Each checkout builds into its own target folder: worktrees share .cache through a
+# link, and two of them building one crate into a shared folder could each copy out
+# the other's module.
+CARGO_TARGET := $(CURDIR)/build/cargo
+CARGO_ENV := CARGO_TARGET_DIR=$(CARGO_TARGET)
 # Example policies (examples/plugins) and event handlers (examples/eventhandlers).
 RUST_EXAMPLES := $(patsubst %/Cargo.toml,%,$(wildcard examples/plugins/*/rust/Cargo.toml examples/eventhandlers/*/rust/Cargo.toml))
 RUST_CRATES := guest-sdk/rust $(RUST_EXAMPLES)
@@ -217,7 +221,7 @@ rust-plugins:
 		name=$$(basename $$(dirname $$dir)); \
 		echo "plugin $$name: rust ($(RUST_TARGET))"; \
 		(cd $$dir && $(CARGO_ENV) $(CARGO) build -q --release --target $(RUST_TARGET)) || exit 1; \
-		cp $(RUST_CACHE)/target/$(RUST_TARGET)/release/caldera_$$(echo $$name | tr - _).wasm build/plugins/$$name.rust.wasm || exit 1; \
+		cp $(CARGO_TARGET)/$(RUST_TARGET)/release/caldera_$$(echo $$name | tr - _).wasm build/plugins/$$name.rust.wasm || exit 1; \
 	done
 
 .PHONY: plugins

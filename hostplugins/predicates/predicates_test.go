@@ -371,3 +371,18 @@ func TestUnreadArgumentsAreLogged(t *testing.T) {
 		}
 	}
 }
+
+// A node that passes costs no allocation: Predicate runs for every pod and
+// node a search visits (millions a session at 5,000 nodes), and a reason
+// buffer moved to the heap once cost 1.8 GB over three such sessions.
+func TestPassingNodeAllocatesNothing(t *testing.T) {
+	ssn := openSession(t, config(""), []*v1.Node{node("n0", roomy)}, []*v1.Pod{pod("p0", "", small)})
+	p := ssn.Plugins()[0].(*Plugin)
+	task, n := taskByName(ssn, "p0"), ssn.NodeList[0]
+	if st := p.Predicate(task, n); st != nil {
+		t.Fatalf("p0 on n0: %v, want a pass", st)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { p.Predicate(task, n) }); allocs != 0 {
+		t.Errorf("Predicate on a passing node allocates %v times a call, want 0", allocs)
+	}
+}

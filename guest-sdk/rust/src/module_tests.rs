@@ -492,16 +492,6 @@ fn session_open_promises_node_local_scores_when_the_plugin_says_so() {
         b.extend_from_slice(&view);
         b
     };
-    let promised = |keys: &[&str]| {
-        let mut b = b"\x93\x00\xa0".to_vec();
-        let mut w = Writer(&mut b);
-        w.map(keys.len());
-        for k in keys {
-            w.str(k);
-            w.bool(true);
-        }
-        b
-    };
     let mut rules = view();
     rules.tasks[1].pod_anti_affinity = Some(PodAffinity::default());
     let mut m = Module::new(Scorer, crate::__hooks!(Scorer));
@@ -536,16 +526,6 @@ fn session_open_promises_pre_predicates_by_shape_when_the_plugin_says_so() {
             true
         }
     }
-    let promised = |keys: &[&str]| {
-        let mut b = b"\x93\x00\xa0".to_vec();
-        let mut w = Writer(&mut b);
-        w.map(keys.len());
-        for k in keys {
-            w.str(k);
-            w.bool(true);
-        }
-        b
-    };
     let mut rules = view();
     rules.tasks[1].pod_anti_affinity = Some(PodAffinity::default());
     let mut m = Module::new(ByShape, crate::__hooks!(ByShape));
@@ -838,4 +818,16 @@ fn a_policy_is_not_a_handler() {
     let node = Object { name: "n1".into(), ..Object::default() };
     let (code, msg) = reply(&call(&mut m, HOOK_CACHE_EVENT, &cache_events(&[("add", "Node", Some(&node))], None)));
     assert_eq!((code, msg.as_str()), (64, "cache_event is not implemented"));
+}
+
+/// A session_open reply with status OK and these promises, each true.
+fn promised(keys: &[&str]) -> Vec<u8> {
+    let mut b = b"\x93\x00\xa0".to_vec();
+    let mut w = Writer(&mut b);
+    w.map(keys.len());
+    for k in keys {
+        w.str(k);
+        w.bool(true);
+    }
+    b
 }

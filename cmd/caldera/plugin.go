@@ -109,11 +109,21 @@ func cacheOf(cmd *cobra.Command) wazero.CompilationCache {
 }
 
 func loadForInspection(path string, cache wazero.CompilationCache) (*runtime.Plugin, error) {
+	opts, err := inspectionOptions(path, cache)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.Load(context.Background(), path, opts)
+}
+
+// inspectionOptions are the sandbox options a module file is inspected
+// with, named after the file.
+func inspectionOptions(path string, cache wazero.CompilationCache) (runtime.Options, error) {
 	if !strings.HasSuffix(path, ".wasm") {
-		return nil, fmt.Errorf("%s: expected a .wasm file", path)
+		return runtime.Options{}, fmt.Errorf("%s: expected a .wasm file", path)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), ".wasm")
-	return runtime.Load(context.Background(), path, runtime.Options{Name: name, Limits: runtime.DefaultLimits(), Cache: cache, Log: reload.GuestLog(name)})
+	return runtime.Options{Name: name, Limits: runtime.DefaultLimits(), Cache: cache, Log: reload.GuestLog(name)}, nil
 }
 
 // moduleInfo is what `caldera plugin inspect` prints of a module.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/caldera-scheduler/caldera/internal/regularfile"
+	"github.com/caldera-scheduler/caldera/runtime"
 	"github.com/caldera-scheduler/caldera/runtime/ocimodule"
 )
 
@@ -33,17 +35,22 @@ pushes to the same digest every time.`,
 			file, ref := args[0], args[1]
 			cache := cacheOf(cmd)
 			defer cache.Close(context.Background())
-			p, err := loadForInspection(file, cache)
+			opts, err := inspectionOptions(file, cache)
 			if err != nil {
 				return err
+			}
+			// Read once: the bytes pushed are the bytes loaded and described.
+			code, err := regularfile.Read(file, regularfile.MaxModule)
+			if err != nil {
+				return err
+			}
+			p, err := runtime.LoadBytes(cmd.Context(), code, opts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
 			}
 			d := p.Descriptor()
 			meta := ocimodule.Metadata{Name: d.Name, ABI: p.Version().String(), SDK: d.SDK, Hooks: d.Hooks}
 			_ = p.Close(context.Background())
-			code, err := os.ReadFile(file)
-			if err != nil {
-				return err
-			}
 			pinned, _, err := remote.PushTo(cmd.Context(), ref, code, meta)
 			if err != nil {
 				return fmt.Errorf("pushing %s to %s: %w", file, ref, err)

@@ -108,7 +108,7 @@ func (p *Puller) Pull(ctx context.Context, image string) (Module, error) {
 	out := Module{}
 	manifestDigest, err := ref.Digest()
 	if err != nil {
-		if manifestDigest, err = p.resolveTag(ctx, image, ref); err != nil {
+		if manifestDigest, err = p.resolveTag(ctx, image, ref, repo); err != nil {
 			return Module{}, err
 		}
 	}
@@ -198,16 +198,12 @@ func (p *Puller) Pinned(image string) string {
 // resolveTag returns the manifest digest of a tagged reference: what it
 // resolved to earlier in this process, else what the registry says now,
 // else, with the registry away, what it resolved to before a restart.
-func (p *Puller) resolveTag(ctx context.Context, image string, ref registry.Reference) (digest.Digest, error) {
+func (p *Puller) resolveTag(ctx context.Context, image string, ref registry.Reference, repo registry.Repository) (digest.Digest, error) {
 	p.mu.Lock()
 	d, ok := p.resolved[image]
 	p.mu.Unlock()
 	if ok {
 		return d, nil
-	}
-	repo, err := p.Remote.repository(ref)
-	if err != nil {
-		return "", err
 	}
 	desc, err := repo.Resolve(ctx, ref.Reference)
 	switch {

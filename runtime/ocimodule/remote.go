@@ -36,11 +36,12 @@ type Remote struct {
 // typo is an error there rather than at the first pull.
 func (o Remote) Check() error {
 	if o.CredentialsFile != "" {
-		if _, err := credentials.NewFileStore(o.CredentialsFile); err != nil {
-			return fmt.Errorf("registry credentials %s: %w", o.CredentialsFile, err)
-		}
+		// A missing file reads as no credentials at all: say so here.
 		if _, err := os.Stat(o.CredentialsFile); err != nil {
 			return fmt.Errorf("registry credentials: %w", err)
+		}
+		if _, err := credentials.NewFileStore(o.CredentialsFile); err != nil {
+			return fmt.Errorf("registry credentials %s: %w", o.CredentialsFile, err)
 		}
 	}
 	_, err := o.tlsConfig()

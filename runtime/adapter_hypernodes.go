@@ -15,15 +15,27 @@ import (
 var (
 	_ framework.HyperNodeScorer     = &adapter{}
 	_ framework.HyperNodeGradienter = &adapter{}
+	_ framework.SubJobsUnseen       = &adapter{}
 )
+
+// SubJobsUnseen: the view (ABI 1.10) carries no sub-groups, so the session
+// keeps jobs with sub-group policies away from a module's hooks.
+func (a *adapter) SubJobsUnseen() {}
+
+func errSubJobsUnseen(plugin string, job *api.JobInfo) error {
+	return fmt.Errorf("plugin %s: job %s has sub-group policies, which the Wasm view does not carry", plugin, job.Key())
+}
 
 // HyperNodeOrder asks the module to score the candidate hypernodes, one
 // score per candidate in their order. A failed call scores nothing and
 // reports the failure, as a failed node_order_batch does; an ignorable
 // plugin that stopped taking part scores nothing.
-func (a *adapter) HyperNodeOrder(job *api.JobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error) {
+func (a *adapter) HyperNodeOrder(job *api.JobInfo, sj *api.SubJobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error) {
 	if a.skipped {
 		return nil, nil
+	}
+	if sj != nil {
+		return nil, errSubJobsUnseen(a.name, job)
 	}
 	j, ok := a.handles.jobs[job.UID]
 	if !ok {
@@ -64,8 +76,13 @@ func (a *adapter) hyperNodeScoringFailed(err error) error {
 // sought) by topology this time. An ignorable plugin that stopped taking
 // part offers the hypernode searched within, as a session without the
 // hook does.
-func (a *adapter) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope framework.GradientScope, purpose framework.SearchPurpose) [][]*api.HyperNodeInfo {
+func (a *adapter) HyperNodeGradient(job *api.JobInfo, sj *api.SubJobInfo, within *api.HyperNodeInfo, scope framework.GradientScope, purpose framework.SearchPurpose) [][]*api.HyperNodeInfo {
 	neutral := [][]*api.HyperNodeInfo{{within}}
+	if sj != nil {
+		// The session refuses such jobs (refuseUnseenSubJobs); offering
+		// nothing keeps one that got here unplaced rather than misplaced.
+		return nil
+	}
 	j, ok := a.handles.jobs[job.UID]
 	if !ok || a.skipped {
 		return failSafe(a, nil, neutral)

@@ -71,6 +71,11 @@ func TestPortsDecideAsNative(t *testing.T) {
 	type run struct{ name, cluster, conf string }
 	var runs []run
 	for _, sc := range scenarioDirs(t) {
+		if hasSubGroupPolicy(t, filepath.Join(sc, "cluster.yaml")) {
+			// The Wasm view carries no sub-groups: such jobs are refused
+			// under ports (TestPortsRefuseSubGroupJobs), not decided.
+			continue
+		}
 		conf, err := os.ReadFile(filepath.Join(sc, "scheduler.yaml"))
 		if os.IsNotExist(err) {
 			conf, err = schedconf.DefaultYAML(), nil
@@ -134,6 +139,70 @@ tiers:
 				}
 			}
 		})
+	}
+}
+
+func hasSubGroupPolicy(t *testing.T, cluster string) bool {
+	t.Helper()
+	b, err := os.ReadFile(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), "subGroupPolicy:")
+}
+
+// A job with sub-group policies is placed by the native plugins and
+// refused, with every pending pod saying why, when a Wasm port decides its
+// gang or its hypernodes: the Wasm view carries no sub-groups. A port
+// whose hooks do not depend on sub-groups (predicates) decides as native.
+func TestPortsRefuseSubGroupJobs(t *testing.T) {
+	folder := "../../testdata/scenarios/volcano/topology-subgroup-hard-hard-within-tier"
+	conf, err := os.ReadFile(filepath.Join(folder, "scheduler.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := filepath.Join(folder, "cluster.yaml")
+	native := runSimulate(t, "--cluster", cluster, "--scheduler-conf", filepath.Join(folder, "scheduler.yaml"))
+	if len(native.Binds) == 0 {
+		t.Fatalf("native plugins bound nothing: %+v", native.Unschedulable)
+	}
+	for _, pb := range portBuilds {
+		name := "predicates." + pb.build
+		t.Run(name, func(t *testing.T) {
+			requirePorts(t, name)
+			path := filepath.Join(t.TempDir(), "scheduler.yaml")
+			if err := os.WriteFile(path, withPort(conf, "predicates", name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", pluginDir)
+			if !reflect.DeepEqual(got.Binds, native.Binds) {
+				t.Errorf("binds %v, want the native %v", got.Binds, native.Binds)
+			}
+		})
+	}
+	for _, port := range []string{"gang", "network-topology-aware"} {
+		for _, pb := range portBuilds {
+			name := port + "." + pb.build
+			t.Run(name, func(t *testing.T) {
+				requirePorts(t, name)
+				path := filepath.Join(t.TempDir(), "scheduler.yaml")
+				if err := os.WriteFile(path, withPort(conf, port, name), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				got := runSimulate(t, "--cluster", cluster, "--scheduler-conf", path, "--plugin-dir", pluginDir)
+				if len(got.Binds) != 0 {
+					t.Errorf("binds %v, want none", got.Binds)
+				}
+				if len(got.Unschedulable) == 0 {
+					t.Fatal("no pod says why it is pending")
+				}
+				for pod, reason := range got.Unschedulable {
+					if !strings.Contains(reason, "spec.subGroupPolicy") || !strings.Contains(reason, name) {
+						t.Errorf("%s: reason %q does not name spec.subGroupPolicy and plugin %s", pod, reason, name)
+					}
+				}
+			})
+		}
 	}
 }
 

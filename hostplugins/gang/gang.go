@@ -23,15 +23,18 @@ type Plugin struct {
 }
 
 var (
-	_ framework.JobValidator       = &Plugin{}
-	_ framework.JobReadyChecker    = &Plugin{}
-	_ framework.JobPipelinedVoter  = &Plugin{}
-	_ framework.JobStarvingChecker = &Plugin{}
-	_ framework.PreemptableFilter  = &Plugin{}
-	_ framework.ReclaimableFilter  = &Plugin{}
-	_ framework.EvictableFilter    = &Plugin{}
-	_ framework.JobOrderer         = &Plugin{}
-	_ framework.EventHandler       = &Plugin{}
+	_ framework.JobValidator         = &Plugin{}
+	_ framework.JobReadyChecker      = &Plugin{}
+	_ framework.JobPipelinedVoter    = &Plugin{}
+	_ framework.JobStarvingChecker   = &Plugin{}
+	_ framework.PreemptableFilter    = &Plugin{}
+	_ framework.ReclaimableFilter    = &Plugin{}
+	_ framework.EvictableFilter      = &Plugin{}
+	_ framework.JobOrderer           = &Plugin{}
+	_ framework.SubJobReadyChecker   = &Plugin{}
+	_ framework.SubJobPipelinedVoter = &Plugin{}
+	_ framework.SubJobOrderer        = &Plugin{}
+	_ framework.EventHandler         = &Plugin{}
 )
 
 // New makes the plugin. It has no arguments.
@@ -53,6 +56,12 @@ func (p *Plugin) JobValid(job *api.JobInfo) *framework.ValidateResult {
 			Message: "Not enough valid pods of each task for gang-scheduling",
 		}
 	}
+	if !job.CheckSubJobValid() {
+		return &framework.ValidateResult{
+			Reason:  v1beta1.NotEnoughPodsOfTaskReason,
+			Message: "Not enough valid subGroups of each task for gang-scheduling",
+		}
+	}
 	if valid := job.ValidTaskNum(); valid < job.MinAvailable {
 		return &framework.ValidateResult{
 			Reason:  v1beta1.NotEnoughPodsReason,
@@ -62,17 +71,34 @@ func (p *Plugin) JobValid(job *api.JobInfo) *framework.ValidateResult {
 	return nil
 }
 
-// JobReady: every role and the job as a whole have their minimum placed.
+// JobReady: every role, every sub-group policy (minSubGroups sub-jobs
+// ready) and the job as a whole have their minimum placed.
 func (p *Plugin) JobReady(job *api.JobInfo) bool {
-	return job.CheckTaskReady() && job.IsReady()
+	return job.CheckTaskReady() && job.CheckSubJobReady() && job.IsReady()
 }
 
 // JobPipelined permits a job whose minimums are placed or promised.
 func (p *Plugin) JobPipelined(job *api.JobInfo) framework.Vote {
-	if job.CheckTaskPipelined() && job.IsPipelined() {
+	if job.CheckTaskPipelined() && job.CheckSubJobPipelined() && job.IsPipelined() {
 		return framework.Permit
 	}
 	return framework.Reject
+}
+
+// SubJobReady: the sub-gang has subGroupSize tasks placed.
+func (p *Plugin) SubJobReady(sj *api.SubJobInfo) bool { return sj.IsReady() }
+
+// SubJobPipelined permits a sub-gang whose size is placed or promised.
+func (p *Plugin) SubJobPipelined(sj *api.SubJobInfo) framework.Vote {
+	if sj.IsPipelined() {
+		return framework.Permit
+	}
+	return framework.Reject
+}
+
+// SubJobOrder puts sub-jobs that are not ready before ready ones.
+func (p *Plugin) SubJobOrder(l, r *api.SubJobInfo) int {
+	return readyLast(l.IsReady(), r.IsReady())
 }
 
 // JobStarving: the job has fewer tasks placed or promised than minAvailable.
@@ -80,7 +106,10 @@ func (p *Plugin) JobStarving(job *api.JobInfo) bool { return job.IsStarving() }
 
 // JobOrder puts jobs that are not ready before ready ones.
 func (p *Plugin) JobOrder(l, r *api.JobInfo) int {
-	lr, rr := l.IsReady(), r.IsReady()
+	return readyLast(l.IsReady(), r.IsReady())
+}
+
+func readyLast(lr, rr bool) int {
 	switch {
 	case lr == rr:
 		return 0

@@ -157,18 +157,30 @@ func (p *Plugin) charge(t *api.TaskInfo, sign float64) {
 // hypernode.gradient.evict.max-hypernodes hypernodes in all (the narrowest
 // of the last gradient dropped first), as Volcano's
 // reverseAndCapEvictionGradients.
-func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope framework.GradientScope, purpose framework.SearchPurpose) [][]*api.HyperNodeInfo {
+//
+// A sub-job's search (sj set) follows the sub-job's own topology and
+// placement and needs room for its pending tasks, as Volcano's
+// HyperNodeGradientForSubJobFn.
+func (p *Plugin) HyperNodeGradient(job *api.JobInfo, sj *api.SubJobInfo, within *api.HyperNodeInfo, scope framework.GradientScope, purpose framework.SearchPurpose) [][]*api.HyperNodeInfo {
 	hard, highest := job.HardTopology()
+	allocated := job.AllocatedHyperNode
+	if sj != nil && scope == framework.ScopeTasks {
+		hard, highest = sj.HardTopology()
+		allocated = sj.AllocatedHyperNode
+	}
 	if !hard {
 		return [][]*api.HyperNodeInfo{{within}}
 	}
 	h := p.ssn.HyperNodes
-	root := p.searchRoot(within, highest, job.AllocatedHyperNode)
+	root := p.searchRoot(within, highest, allocated)
 	if root == nil {
 		return nil
 	}
 	minReq := job.GetMinResources()
-	if scope == framework.ScopeTasks {
+	switch {
+	case scope == framework.ScopeTasks && sj != nil:
+		minReq = sj.GetMinResources()
+	case scope == framework.ScopeTasks:
 		minReq = api.EmptyResource()
 		for _, t := range job.TaskStatusIndex[api.Pending] {
 			minReq.Add(t.InitResreq)
@@ -177,7 +189,7 @@ func (p *Plugin) HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, 
 	byTier := map[int][]*api.HyperNodeInfo{}
 	for queue := []*api.HyperNodeInfo{root}; len(queue) > 0; queue = queue[1:] {
 		hn := queue[0]
-		if p.eligible(hn, highest, job.AllocatedHyperNode, minReq, purpose) {
+		if p.eligible(hn, highest, allocated, minReq, purpose) {
 			byTier[hn.Tier] = append(byTier[hn.Tier], hn)
 		}
 		for _, c := range hn.Children {
@@ -265,13 +277,17 @@ func (p *Plugin) searchRoot(within *api.HyperNodeInfo, highest int, allocated st
 }
 
 // HyperNodeOrder scores each hypernode by how full it would be with all
-// the job's tasks in it (weighted over the binpack resources, 0 when they
-// would not fit); where several share the highest score, the share of the
-// job's tasks already in each is added. Scores are scaled to 0..100 times
-// weight.
-func (p *Plugin) HyperNodeOrder(job *api.JobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error) {
+// the job's tasks (the sub-job's, when sj is set) in it (weighted over the
+// binpack resources, 0 when they would not fit); where several share the
+// highest score, the share of those tasks already in each is added. Scores
+// are scaled to 0..100 times weight.
+func (p *Plugin) HyperNodeOrder(job *api.JobInfo, sj *api.SubJobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error) {
+	tasks := job.Tasks
+	if sj != nil {
+		tasks = sj.Tasks
+	}
 	request := api.EmptyResource()
-	for _, t := range job.Tasks {
+	for _, t := range tasks {
 		request.Add(t.Resreq)
 	}
 	scores := make(map[string]float64, len(hyperNodes))
@@ -289,7 +305,7 @@ func (p *Plugin) HyperNodeOrder(job *api.JobInfo, hyperNodes []*api.HyperNodeInf
 	if atMax > 1 {
 		for _, hn := range hyperNodes {
 			if scores[hn.Name] == maxScore {
-				scores[hn.Name] += taskShare(hn, job)
+				scores[hn.Name] += taskShare(hn, tasks)
 			}
 		}
 	}
@@ -323,18 +339,18 @@ func (p *Plugin) binpackScore(hyperNode string, request *api.Resource) float64 {
 	return total / float64(weights)
 }
 
-// taskShare is the share of the job's tasks on the hypernode's nodes.
-func taskShare(hn *api.HyperNodeInfo, job *api.JobInfo) float64 {
-	if len(job.Tasks) == 0 {
+// taskShare is the share of the tasks on the hypernode's nodes.
+func taskShare(hn *api.HyperNodeInfo, tasks api.TasksMap) float64 {
+	if len(tasks) == 0 {
 		return 1
 	}
 	n := 0
-	for _, t := range job.Tasks {
+	for _, t := range tasks {
 		if t.NodeName != "" && hn.NodeSet[t.NodeName] {
 			n++
 		}
 	}
-	return float64(n) / float64(len(job.Tasks))
+	return float64(n) / float64(len(tasks))
 }
 
 func (p *Plugin) scale(scores map[string]float64) map[string]float64 {
@@ -351,15 +367,21 @@ func (p *Plugin) scale(scores map[string]float64) map[string]float64 {
 // on each best node's lowest hypernode added to break ties. For other
 // tasks, when hypernode binpacking of normal pods is on: each tier's
 // hypernode binpack score of the task, weighted by fading^(tier-1) (a
-// node in no hypernode of a tier counts 1 there).
+// node in no hypernode of a tier counts 1 there). In a job with sub-group
+// policies the task's sub-job stands for the job: its topology decides,
+// and its tasks break ties.
 func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, totals []float64) error {
 	job := p.ssn.Jobs[task.Job]
 	if job == nil {
 		return nil
 	}
+	topology, tasks := job.NetworkTopology != nil, job.Tasks
+	if sj := job.SubJobOf(task.UID); sj != nil {
+		topology, tasks = sj.NetworkTopology != nil, sj.Tasks
+	}
 	scores := make([]float64, len(nodes))
-	if job.NetworkTopology != nil {
-		if !p.topologyScores(task, job, nodes, scores) {
+	if topology {
+		if !p.topologyScores(task, tasks, nodes, scores) {
 			return nil
 		}
 	} else if !p.normalScores(task, nodes, scores) {
@@ -371,7 +393,7 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 	return nil
 }
 
-func (p *Plugin) topologyScores(task *api.TaskInfo, job *api.JobInfo, nodes []*api.NodeInfo, scores []float64) bool {
+func (p *Plugin) topologyScores(task *api.TaskInfo, tasks api.TasksMap, nodes []*api.NodeInfo, scores []float64) bool {
 	placed := task.JobAllocatedHyperNode
 	if placed == "" {
 		return false
@@ -393,7 +415,7 @@ func (p *Plugin) topologyScores(task *api.TaskInfo, job *api.JobInfo, nodes []*a
 				continue
 			}
 			if hn := h.Info[h.LowestOf(n.Name)]; hn != nil {
-				scores[i] += taskShare(hn, job)
+				scores[i] += taskShare(hn, tasks)
 			}
 		}
 	}

@@ -95,17 +95,17 @@ func TestHyperNodeGradient(t *testing.T) {
 	p := testutil.Instance[*Plugin](t, ssn)
 	top := ssn.HyperNodes.Top()
 	for job, want := range map[string]string{"hard": "leaf-b", "soft": "leaf-b | " + api.ClusterTopHyperNode, "running": "leaf-a"} {
-		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top, framework.ScopeJob, framework.PurposeAllocate)); got != want {
+		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), nil, top, framework.ScopeJob, framework.PurposeAllocate)); got != want {
 			t.Errorf("%s: gradient %q, want %q", job, got, want)
 		}
 	}
-	if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/other"), top, framework.ScopeJob, framework.PurposeAllocate)); got != api.ClusterTopHyperNode {
+	if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/other"), nil, top, framework.ScopeJob, framework.PurposeAllocate)); got != api.ClusterTopHyperNode {
 		t.Errorf("job without a topology: gradient %q, want the top alone", got)
 	}
 	// Eviction judges by allocatable room (leaf-a's 4 CPUs hold the hard
 	// job's 3 though 2 are taken) and asks the widest hypernodes first.
 	for job, want := range map[string]string{"hard": "leaf-a,leaf-b", "soft": api.ClusterTopHyperNode + " | leaf-a,leaf-b"} {
-		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), top, framework.ScopeJob, framework.PurposeEvict)); got != want {
+		if got := gradientNames(p.HyperNodeGradient(testutil.Job(t, ssn, "ns/"+job), nil, top, framework.ScopeJob, framework.PurposeEvict)); got != want {
 			t.Errorf("%s: eviction gradient %q, want %q", job, got, want)
 		}
 	}

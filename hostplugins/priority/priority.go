@@ -17,6 +17,7 @@ type Plugin struct {
 var (
 	_ framework.JobOrderer         = &Plugin{}
 	_ framework.TaskOrderer        = &Plugin{}
+	_ framework.SubJobOrderer      = &Plugin{}
 	_ framework.PreemptableFilter  = &Plugin{}
 	_ framework.EvictableFilter    = &Plugin{}
 	_ framework.JobStarvingChecker = &Plugin{}
@@ -48,6 +49,10 @@ func higherFirst(l, r int32) int {
 
 // JobOrder puts the higher-priority job first.
 func (p *Plugin) JobOrder(l, r *api.JobInfo) int { return higherFirst(l.Priority, r.Priority) }
+
+// SubJobOrder puts the sub-job with the higher priority (its
+// highest-priority task's) first.
+func (p *Plugin) SubJobOrder(l, r *api.SubJobInfo) int { return higherFirst(l.Priority, r.Priority) }
 
 // TaskOrder puts the higher-priority task first.
 func (p *Plugin) TaskOrder(l, r *api.TaskInfo) int { return higherFirst(l.Priority, r.Priority) }

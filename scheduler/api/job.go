@@ -50,6 +50,12 @@ type JobInfo struct {
 	NetworkTopology    *v1beta1.NetworkTopologySpec
 	AllocatedHyperNode string
 
+	// SubJobs, TaskToSubJob and MinSubJobs (minSubGroups per policy) are
+	// set only when the PodGroup has spec.subGroupPolicy (subjob.go).
+	SubJobs      map[SubJobID]*SubJobInfo
+	TaskToSubJob map[TaskID]SubJobID
+	MinSubJobs   map[SubJobGID]int32
+
 	// JobFitErrors and NodesFitErrors explain, after a session, why tasks
 	// stayed pending.
 	JobFitErrors   string
@@ -85,6 +91,13 @@ func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
 		j.TaskMinAvailableTotal += n
 	}
 	j.PodGroup = pg
+	j.resetSubJobs()
+}
+
+// UnsetPodGroup forgets a deleted PodGroup; its pods stay, ungrouped.
+func (j *JobInfo) UnsetPodGroup() {
+	j.PodGroup = nil
+	j.resetSubJobs()
 }
 
 // EvictableByGang says whether gangpreempt and gangreclaim may take the
@@ -105,6 +118,9 @@ func (j *JobInfo) AddTaskInfo(t *TaskInfo) {
 	if AllocatedStatus(t.Status) {
 		j.Allocated.Add(t.Resreq)
 	}
+	if j.SubJobs != nil {
+		j.addTaskToSubJob(t)
+	}
 }
 
 // DeleteTaskInfo removes a task and its resources.
@@ -123,6 +139,9 @@ func (j *JobInfo) DeleteTaskInfo(t *TaskInfo) {
 		if len(idx) == 0 {
 			delete(j.TaskStatusIndex, cur.Status)
 		}
+	}
+	if j.SubJobs != nil {
+		j.deleteTaskFromSubJob(cur)
 	}
 }
 
@@ -162,6 +181,11 @@ func (j *JobInfo) Clone() *JobInfo {
 	}
 	for _, t := range j.Tasks {
 		c.AddTaskInfo(t.Clone())
+	}
+	if j.SubJobs != nil {
+		// Grouped afresh, keeping j's allocated hypernodes.
+		c.SubJobs = j.SubJobs
+		c.resetSubJobs()
 	}
 	return c
 }

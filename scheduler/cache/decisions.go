@@ -221,6 +221,11 @@ func (c *Cache) UpdateJobStatus(job *api.JobInfo, podGroupChanged bool) {
 		// in is not written anywhere, and after a restart it is worked out
 		// again from the nodes the job's tasks run on.
 		cj.AllocatedHyperNode = job.AllocatedHyperNode
+		for id, sj := range job.SubJobs {
+			if c := cj.SubJobs[id]; c != nil {
+				c.AllocatedHyperNode = sj.AllocatedHyperNode
+			}
+		}
 	}
 	var before, assumed *v1beta1.PodGroup
 	if known && cj.PodGroup != nil && podGroupChanged {

@@ -216,7 +216,7 @@ func (c *Cache) onPodGroup(pg *v1beta1.PodGroup, deleted bool) {
 	id := api.JobID(pg.Namespace + "/" + pg.Name)
 	if deleted {
 		if j, ok := c.jobs[id]; ok {
-			j.PodGroup = nil
+			j.UnsetPodGroup()
 			c.dropIfEmpty(id)
 		}
 		return

@@ -34,6 +34,9 @@ type hookTable struct {
 	victimTasks      tiered[VictimTasksProvider]
 	targetJob        tiered[TargetJobPicker]
 	reservedNodes    tiered[ReservedNodesMarker]
+	subJobReady      tiered[SubJobReadyChecker]
+	subJobPipelined  tiered[SubJobPipelinedVoter]
+	subJobOrder      tiered[SubJobOrderer]
 	hyperNodeOrder   tiered[HyperNodeScorer]
 	hyperNodeGrad    tiered[HyperNodeGradienter]
 	evictable        tiered[EvictableFilter]
@@ -94,6 +97,9 @@ func buildHookTable(tiers [][]instance) *hookTable {
 			register(&h.victimTasks, ti, in, HookVictimTasks, func(o *conf.PluginOption) *bool { return o.EnabledVictim })
 			register(&h.targetJob, ti, in, HookTargetJob, func(o *conf.PluginOption) *bool { return o.EnabledTargetJob })
 			register(&h.reservedNodes, ti, in, HookReservedNodes, func(o *conf.PluginOption) *bool { return o.EnabledReservedNodes })
+			register(&h.subJobReady, ti, in, HookSubJobReady, func(o *conf.PluginOption) *bool { return o.EnabledSubJobReady })
+			register(&h.subJobPipelined, ti, in, HookSubJobPipelined, func(o *conf.PluginOption) *bool { return o.EnabledSubJobPipelined })
+			register(&h.subJobOrder, ti, in, HookSubJobOrder, func(o *conf.PluginOption) *bool { return o.EnabledSubJobOrder })
 			register(&h.hyperNodeOrder, ti, in, HookHyperNodeOrder, func(o *conf.PluginOption) *bool { return o.EnabledHyperNodeOrder })
 			register(&h.hyperNodeGrad, ti, in, HookHyperNodeGrad, func(o *conf.PluginOption) *bool { return o.EnabledHyperNodeGradient })
 			register(&h.evictable, ti, in, HookEvictable, always)

@@ -94,6 +94,9 @@ const (
 	HookVictimTasks      Hook = "victimTasks"
 	HookTargetJob        Hook = "targetJob"
 	HookReservedNodes    Hook = "reservedNodes"
+	HookSubJobReady      Hook = "subJobReady"
+	HookSubJobPipelined  Hook = "subJobPipelined"
+	HookSubJobOrder      Hook = "subJobOrder"
 	HookHyperNodeOrder   Hook = "hyperNodeOrder"
 	HookHyperNodeGrad    Hook = "hyperNodeGradient"
 	HookEvictable        Hook = "evictable"
@@ -297,8 +300,10 @@ type TargetJobPicker interface {
 // hypernodes within the given one in which allocate may try to place it,
 // in gradients tried in turn (lower tiers first); a hypernode the job
 // cannot use is left out. The first plugin that implements it decides.
+// For a job with sub-group policies the tasks' search (ScopeTasks) is one
+// sub-job's, sj, by its own topology; sj is nil otherwise.
 type HyperNodeGradienter interface {
-	HyperNodeGradient(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope, purpose SearchPurpose) [][]*api.HyperNodeInfo
+	HyperNodeGradient(job *api.JobInfo, sj *api.SubJobInfo, within *api.HyperNodeInfo, scope GradientScope, purpose SearchPurpose) [][]*api.HyperNodeInfo
 }
 
 // SearchPurpose says why a gradient is asked for: to place tasks on free
@@ -324,10 +329,11 @@ const (
 	ScopeTasks
 )
 
-// HyperNodeScorer scores hypernodes in each of which the job's tasks were
-// placed on trial; the highest sum across plugins wins.
+// HyperNodeScorer scores hypernodes in each of which the job's tasks (one
+// sub-job's, sj, for a job with sub-group policies; sj is nil otherwise)
+// were placed on trial; the highest sum across plugins wins.
 type HyperNodeScorer interface {
-	HyperNodeOrder(job *api.JobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error)
+	HyperNodeOrder(job *api.JobInfo, sj *api.SubJobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error)
 }
 
 // ReservedNodesMarker sets nodes aside before actions run.

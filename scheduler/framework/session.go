@@ -145,6 +145,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 		ssn.instances = append(ssn.instances, tier)
 	}
 	ssn.hooks = buildHookTable(ssn.instances)
+	ssn.refuseUnseenSubJobs()
 	for _, tier := range ssn.instances {
 		for _, in := range tier {
 			start := time.Now()

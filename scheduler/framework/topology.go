@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -18,6 +19,11 @@ import (
 // allocated hypernode is dropped when it no longer exists or the job holds
 // nothing, and worked out again from its tasks' nodes when unknown (after
 // a restart). An empty mode counts as hard, the CRD's default.
+//
+// A sub-job's topology is prepared the same way, except that soft mode
+// becomes hard up to the job's own tier limit when it has one; a job with
+// sub-jobs takes as its allocated hypernode, when unknown, the lowest
+// holding its sub-jobs' (Volcano's recoverAllocatedHyperNode).
 func (ssn *Session) openTopology(objs []*topologyv1alpha1.HyperNode) {
 	h := api.BuildHyperNodes(objs, ssn.NodeList)
 	ssn.HyperNodes = h
@@ -29,35 +35,110 @@ func (ssn *Session) openTopology(objs []*topologyv1alpha1.HyperNode) {
 	}
 	top := h.Top().Tier
 	for _, job := range ssn.JobList {
-		if job.PodGroup != nil && len(job.PodGroup.Spec.SubGroupPolicy) > 0 {
-			ssn.refuseJob(job, "NotImplemented", "spec.subGroupPolicy (sub-group gangs and their network topologies) is not implemented in Caldera, so the job is not scheduled; see README")
+		if !job.ContainsNetworkTopology() {
 			continue
 		}
 		nt := job.NetworkTopology
-		if nt == nil {
-			continue
+		ssn.namedTier(job, nt, "")
+		for _, sj := range job.SubJobs {
+			ssn.namedTier(job, sj.NetworkTopology, string(sj.UID))
 		}
-		if nt.Mode == "" {
-			nt.Mode = v1beta1.HardNetworkTopologyMode
+		softToHard(nt, top)
+		subTop := top
+		if nt != nil && nt.HighestTierAllowed != nil {
+			subTop = *nt.HighestTierAllowed
 		}
-		if nt.HighestTierAllowed == nil && nt.HighestTierName != "" {
-			tier, ok := h.TierNames[nt.HighestTierName]
-			if !ok {
-				ssn.explainTopology(job, fmt.Sprintf("networkTopology.highestTierName %q names no HyperNode tier; as in Volcano the job is placed without a tier limit", nt.HighestTierName))
-			} else {
-				nt.HighestTierAllowed, nt.HighestTierName = &tier, ""
-			}
-		}
-		if nt.Mode == v1beta1.SoftNetworkTopologyMode {
-			t := top
-			nt.Mode, nt.HighestTierAllowed, nt.HighestTierName = v1beta1.HardNetworkTopologyMode, &t, ""
+		for _, sj := range job.SubJobs {
+			softToHard(sj.NetworkTopology, subTop)
 		}
 		if h.Err != nil {
 			ssn.explainTopology(job, "the HyperNodes cannot be used, so jobs with a network topology wait: "+h.Err.Error())
 			continue
 		}
-		ssn.recoverAllocatedHyperNode(job)
+		if job.HasSubJobs() {
+			ssn.recoverSubJobHyperNodes(job)
+			continue
+		}
+		job.AllocatedHyperNode = ssn.recoveredHyperNode(job.AllocatedHyperNode, job.TaskStatusIndex)
 	}
+}
+
+// namedTier defaults an empty mode to hard and turns a highestTierName
+// into its tier; an unknown name leaves the topology without a tier
+// limit, as in Volcano, and the job is told. of names the sub-job, if any.
+func (ssn *Session) namedTier(job *api.JobInfo, nt *v1beta1.NetworkTopologySpec, of string) {
+	if nt == nil {
+		return
+	}
+	if nt.Mode == "" {
+		nt.Mode = v1beta1.HardNetworkTopologyMode
+	}
+	if nt.HighestTierAllowed != nil || nt.HighestTierName == "" {
+		return
+	}
+	tier, ok := ssn.HyperNodes.TierNames[nt.HighestTierName]
+	if !ok {
+		where := "networkTopology.highestTierName"
+		if of != "" {
+			where = "sub-job " + of + ": " + where
+		}
+		ssn.explainTopology(job, fmt.Sprintf("%s %q names no HyperNode tier; as in Volcano the job is placed without a tier limit", where, nt.HighestTierName))
+		return
+	}
+	nt.HighestTierAllowed, nt.HighestTierName = &tier, ""
+}
+
+// softToHard makes a soft topology hard up to the given tier.
+func softToHard(nt *v1beta1.NetworkTopologySpec, tier int) {
+	if nt == nil || nt.Mode != v1beta1.SoftNetworkTopologyMode {
+		return
+	}
+	t := tier
+	nt.Mode, nt.HighestTierAllowed, nt.HighestTierName = v1beta1.HardNetworkTopologyMode, &t, ""
+}
+
+// recoverSubJobHyperNodes checks each sub-job's allocated hypernode as a
+// job's is checked, and sets the job's, when it is unknown or a sub-job's
+// was found again, to the lowest holding every sub-job's.
+func (ssn *Session) recoverSubJobHyperNodes(job *api.JobInfo) {
+	h := ssn.HyperNodes
+	if job.AllocatedHyperNode != "" {
+		if _, ok := h.Info[job.AllocatedHyperNode]; !ok || job.AllocatedTaskNum() == 0 {
+			job.AllocatedHyperNode = ""
+		}
+	}
+	found := false
+	for _, id := range sortedSubJobIDs(job) {
+		sj := job.SubJobs[id]
+		if sj.AllocatedHyperNode != "" {
+			if _, ok := h.Info[sj.AllocatedHyperNode]; !ok || sj.AllocatedTaskNum() == 0 {
+				sj.AllocatedHyperNode = ""
+			}
+		}
+		if sj.NetworkTopology == nil || sj.AllocatedHyperNode != "" {
+			continue
+		}
+		if sj.AllocatedHyperNode = ssn.recoveredHyperNode("", sj.TaskStatusIndex); sj.AllocatedHyperNode != "" {
+			found = true
+		}
+	}
+	if job.AllocatedHyperNode != "" && !found {
+		return
+	}
+	lca := ""
+	for _, id := range sortedSubJobIDs(job) {
+		lca = h.LCA(lca, job.SubJobs[id].AllocatedHyperNode)
+	}
+	job.AllocatedHyperNode = lca
+}
+
+func sortedSubJobIDs(job *api.JobInfo) []api.SubJobID {
+	ids := make([]api.SubJobID, 0, len(job.SubJobs))
+	for id := range job.SubJobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // refuseJob keeps a job Caldera cannot schedule as written out of every
@@ -92,18 +173,24 @@ func (ssn *Session) explainTopology(job *api.JobInfo, msg string) {
 	}
 }
 
-// recoverAllocatedHyperNode keeps the job's allocated hypernode only while
-// it exists and the job holds tasks, and otherwise finds it again: the
-// lowest-tier hypernode holding the nodes of all its allocated tasks.
-func (ssn *Session) recoverAllocatedHyperNode(job *api.JobInfo) {
+// recoveredHyperNode keeps an allocated hypernode only while it exists
+// and some of the tasks are allocated, and otherwise finds it again: the
+// lowest-tier hypernode holding the nodes of all the allocated tasks.
+func (ssn *Session) recoveredHyperNode(allocated string, tasks map[api.TaskStatus]api.TasksMap) string {
 	h := ssn.HyperNodes
-	if job.AllocatedHyperNode != "" {
-		if _, ok := h.Info[job.AllocatedHyperNode]; !ok || job.AllocatedTaskNum() == 0 {
-			job.AllocatedHyperNode = ""
+	placed := 0
+	for status, ts := range tasks {
+		if api.AllocatedStatus(status) {
+			placed += len(ts)
 		}
 	}
-	if job.AllocatedHyperNode != "" || job.AllocatedTaskNum() == 0 {
-		return
+	if allocated != "" {
+		if _, ok := h.Info[allocated]; ok && placed > 0 {
+			return allocated
+		}
+	}
+	if placed == 0 {
+		return ""
 	}
 	var best *api.HyperNodeInfo
 	for _, name := range h.Names() {
@@ -111,21 +198,22 @@ func (ssn *Session) recoverAllocatedHyperNode(job *api.JobInfo) {
 		if best != nil && hn.Tier >= best.Tier {
 			continue
 		}
-		if holdsAllocated(hn, job) {
+		if holdsAllocated(hn, tasks) {
 			best = hn
 		}
 	}
-	if best != nil {
-		job.AllocatedHyperNode = best.Name
+	if best == nil {
+		return ""
 	}
+	return best.Name
 }
 
-func holdsAllocated(hn *api.HyperNodeInfo, job *api.JobInfo) bool {
-	for status, tasks := range job.TaskStatusIndex {
+func holdsAllocated(hn *api.HyperNodeInfo, tasks map[api.TaskStatus]api.TasksMap) bool {
+	for status, ts := range tasks {
 		if !api.AllocatedStatus(status) {
 			continue
 		}
-		for _, t := range tasks {
+		for _, t := range ts {
 			if t.NodeName == "" || !hn.NodeSet[t.NodeName] {
 				return false
 			}
@@ -145,22 +233,22 @@ func (ssn *Session) HasTopology(job *api.JobInfo) bool {
 // TopologyWaits reports whether the job has a network topology that cannot
 // be honoured this session (the HyperNodes are broken), so it must wait.
 func (ssn *Session) TopologyWaits(job *api.JobInfo) bool {
-	return job.NetworkTopology != nil && ssn.HyperNodes.Err != nil
+	return job.ContainsNetworkTopology() && ssn.HyperNodes.Err != nil
 }
 
 // HyperNodeGradientFn asks the first plugin that offers hypernode
 // gradients; without one the job may be placed anywhere within.
-func (ssn *Session) HyperNodeGradientFn(job *api.JobInfo, within *api.HyperNodeInfo, scope GradientScope, purpose SearchPurpose) [][]*api.HyperNodeInfo {
+func (ssn *Session) HyperNodeGradientFn(job *api.JobInfo, sj *api.SubJobInfo, within *api.HyperNodeInfo, scope GradientScope, purpose SearchPurpose) [][]*api.HyperNodeInfo {
 	for _, tier := range ssn.hooks.hyperNodeGrad {
 		if len(tier) > 0 {
-			return tier[0].fn.HyperNodeGradient(job, within, scope, purpose)
+			return tier[0].fn.HyperNodeGradient(job, sj, within, scope, purpose)
 		}
 	}
 	return [][]*api.HyperNodeInfo{{within}}
 }
 
 // HyperNodeOrderFn sums every plugin's scores of the hypernodes.
-func (ssn *Session) HyperNodeOrderFn(job *api.JobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error) {
+func (ssn *Session) HyperNodeOrderFn(job *api.JobInfo, sj *api.SubJobInfo, hyperNodes []*api.HyperNodeInfo) (map[string]float64, error) {
 	total := make(map[string]float64, len(hyperNodes))
 	var err error
 	each(ssn.hooks.hyperNodeOrder, func(p HyperNodeScorer) {
@@ -168,7 +256,7 @@ func (ssn *Session) HyperNodeOrderFn(job *api.JobInfo, hyperNodes []*api.HyperNo
 			return
 		}
 		var scores map[string]float64
-		if scores, err = p.HyperNodeOrder(job, hyperNodes); err == nil {
+		if scores, err = p.HyperNodeOrder(job, sj, hyperNodes); err == nil {
 			for name, s := range scores {
 				total[name] += s
 			}

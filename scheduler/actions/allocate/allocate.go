@@ -62,6 +62,9 @@ type worklist struct {
 	queues *pqueue.Queue[*api.QueueInfo]
 	jobs   map[api.QueueID]*pqueue.Queue[*api.JobInfo]
 	tasks  map[api.JobID]*pqueue.Queue[*api.TaskInfo]
+	// sheets holds, for jobs with sub-group policies, their sub-jobs'
+	// work instead of tasks (subjobs.go).
+	sheets map[api.JobID]*sheet
 }
 
 func (r *run) worklist() *worklist {
@@ -70,6 +73,7 @@ func (r *run) worklist() *worklist {
 		queues: pqueue.New(ssn.QueueOrderFn),
 		jobs:   map[api.QueueID]*pqueue.Queue[*api.JobInfo]{},
 		tasks:  map[api.JobID]*pqueue.Queue[*api.TaskInfo]{},
+		sheets: map[api.JobID]*sheet{},
 	}
 	// As Volcano: with enqueue configured, in any place, admitting is its
 	// job alone; a configuration that runs allocate first must not let
@@ -91,22 +95,30 @@ func (r *run) worklist() *worklist {
 		if !ok || ssn.TopologyWaits(job) {
 			continue
 		}
-		tasks := pqueue.New(ssn.TaskOrderFn)
-		for _, t := range job.TaskStatusIndex[api.Pending] {
-			if placement.Gated(t) || t.Resreq.IsEmpty() {
+		if job.HasSubJobs() {
+			s := r.sheetOf(job)
+			if s.empty() {
 				continue
 			}
-			tasks.Push(t)
-		}
-		if tasks.Empty() {
-			continue
+			w.sheets[job.UID] = s
+		} else {
+			tasks := pqueue.New(ssn.TaskOrderFn)
+			for _, t := range job.TaskStatusIndex[api.Pending] {
+				if placement.Gated(t) || t.Resreq.IsEmpty() {
+					continue
+				}
+				tasks.Push(t)
+			}
+			if tasks.Empty() {
+				continue
+			}
+			w.tasks[job.UID] = tasks
 		}
 		if w.jobs[queue.UID] == nil {
 			w.jobs[queue.UID] = pqueue.New(ssn.JobOrderFn)
 			w.queues.Push(queue)
 		}
 		w.jobs[queue.UID].Push(job)
-		w.tasks[job.UID] = tasks
 	}
 	return w
 }
@@ -124,11 +136,15 @@ func (r *run) allocate(w *worklist) {
 			continue
 		}
 		job := jobs.Pop()
-		if ssn.HasTopology(job) {
+		if s := w.sheets[job.UID]; s != nil {
+			if r.allocateSubJobs(queue, job, s) && !s.empty() {
+				jobs.Push(job)
+			}
+		} else if ssn.HasTopology(job) {
 			if r.allocateInTopology(queue, job, w) && !w.tasks[job.UID].Empty() {
 				jobs.Push(job)
 			}
-		} else if tasks := w.tasks[job.UID]; r.commitIfReady(job, r.allocateJob(queue, job, tasks, nil)) && !tasks.Empty() {
+		} else if tasks := w.tasks[job.UID]; r.commitIfReady(job, r.allocateJob(queue, job, nil, tasks, nil)) && !tasks.Empty() {
 			jobs.Push(job)
 		}
 		// The queue's place in the order reflects what it just received.
@@ -147,10 +163,11 @@ func (r *run) commitIfReady(job *api.JobInfo, stmt *framework.Statement) bool {
 	return true
 }
 
-// allocateJob places the job's tasks, on the nodes of within when it is
-// set, until it is ready, and returns the statement when the job is ready
-// or pipelined; otherwise it discards it.
-func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.Queue[*api.TaskInfo], within *api.HyperNodeInfo) *framework.Statement {
+// allocateJob places the job's tasks (of sub-job sj, when set), on the
+// nodes of within when it is set, until the job (the sub-job) is ready,
+// and returns the statement when it is ready or pipelined; otherwise it
+// discards it.
+func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJobInfo, tasks *pqueue.Queue[*api.TaskInfo], within *api.HyperNodeInfo) *framework.Statement {
 	ssn := r.ssn
 	stmt := framework.NewStatement(ssn)
 	nodes := r.nodes
@@ -158,8 +175,18 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 		nodes = r.nodesOf(within)
 	}
 	// A job with a network topology scores nodes by how close they are to
-	// what it placed so far: the lowest hypernode holding all of it.
+	// what it placed so far: the lowest hypernode holding all of it. A
+	// sub-job does so by its own topology and placement.
 	track, placedIn := job.NetworkTopology != nil, job.AllocatedHyperNode
+	if sj != nil {
+		track, placedIn = sj.NetworkTopology != nil, sj.AllocatedHyperNode
+	}
+	ready := func() bool {
+		if sj != nil {
+			return ssn.SubJobReady(job, sj)
+		}
+		return ssn.JobReady(job)
+	}
 	finder := placement.NewFinder(r.search, r.state)
 	fits := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
 		if dim := r.req.Shortfall(node); dim != "" {
@@ -174,7 +201,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 			klog.V(3).InfoS("Queue cannot take task", "queue", queue.Name, "task", task.Key())
 			continue
 		}
-		if roleFailedBefore(job, task) {
+		if roleFailedBefore(job, sj, task) {
 			fe := api.NewFitErrors()
 			fe.SetError(fmt.Sprintf("Task %s with role spec %s has already predicated failed, skip", task.Name, task.TaskRole))
 			job.NodesFitErrors[task.UID] = fe
@@ -186,7 +213,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 				fe.SetNodeError(n.Name, st.Message())
 			}
 			job.NodesFitErrors[task.UID] = fe
-			if keepGoing(job) {
+			if keepGoing(job, sj) {
 				continue
 			}
 			break
@@ -211,7 +238,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 				fe.SetHyperNode(within.Name)
 			}
 			job.NodesFitErrors[task.UID] = fe
-			if keepGoing(job) {
+			if keepGoing(job, sj) {
 				continue
 			}
 			break
@@ -230,12 +257,15 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, tasks *pqueue.
 				placedIn = ssn.HyperNodes.LCA(hn, placedIn)
 			}
 		}
-		if ssn.JobReady(job) {
+		if ready() {
 			break
 		}
 	}
 
-	if ssn.JobReady(job) || ssn.JobPipelined(job) {
+	if sj != nil && (ssn.SubJobReady(job, sj) || ssn.SubJobPipelined(job, sj)) {
+		return stmt
+	}
+	if sj == nil && (ssn.JobReady(job) || ssn.JobPipelined(job)) {
 		return stmt
 	}
 	stmt.Discard()

@@ -43,8 +43,10 @@
 //     first gradient where any succeeds is made again and kept. The job's
 //     allocated hypernode becomes the lowest holding everything it placed.
 //
-// Left out: sub-job policies (a PodGroup with spec.subGroupPolicy is
-// refused at session open), nominated hypernodes, scheduling-gate removal
+//   - A job with sub-group policies is placed sub-job by sub-job
+//     (subjobs.go).
+//
+// Left out: nominated hypernodes, scheduling-gate removal
 // for queue admission (a gated pod is simply not placed), node sharding,
 // metrics. Ties between equally scored nodes, and hypernodes, go to the
 // first in search (name) order rather than a random one, so sessions are

@@ -48,7 +48,7 @@ type search struct {
 func (r *run) allocateInTopology(queue *api.QueueInfo, job *api.JobInfo, w *worklist) bool {
 	ssn := r.ssn
 	s := &search{r: r, queue: queue, job: job, tasks: w.tasks[job.UID], failed: map[string]bool{}}
-	for _, gradient := range ssn.HyperNodeGradientFn(job, ssn.HyperNodes.Top(), framework.ScopeJob, framework.PurposeAllocate) {
+	for _, gradient := range ssn.HyperNodeGradientFn(job, nil, ssn.HyperNodes.Top(), framework.ScopeJob, framework.PurposeAllocate) {
 		best := s.bestOf(gradient)
 		if best == nil {
 			continue
@@ -110,7 +110,7 @@ func (s *search) bestOf(gradient []*api.HyperNodeInfo) *trial {
 // the hypernodes already failed.
 func (s *search) candidates(hn *api.HyperNodeInfo) [][]*api.HyperNodeInfo {
 	var out [][]*api.HyperNodeInfo
-	for _, g := range s.r.ssn.HyperNodeGradientFn(s.job, hn, framework.ScopeTasks, framework.PurposeAllocate) {
+	for _, g := range s.r.ssn.HyperNodeGradientFn(s.job, nil, hn, framework.ScopeTasks, framework.PurposeAllocate) {
 		var left []*api.HyperNodeInfo
 		for _, c := range g {
 			if !s.failed[c.Name] {
@@ -160,7 +160,7 @@ func (s *search) bestWithin(gradients [][]*api.HyperNodeInfo) *trial {
 }
 
 func (s *search) score(hns []*api.HyperNodeInfo) map[string]float64 {
-	scores, err := s.r.ssn.HyperNodeOrderFn(s.job, hns)
+	scores, err := s.r.ssn.HyperNodeOrderFn(s.job, nil, hns)
 	if err != nil {
 		klog.ErrorS(err, "Scoring hypernodes failed", "job", s.job.UID)
 	}
@@ -175,7 +175,7 @@ func (s *search) try(hn *api.HyperNodeInfo) *trial {
 	}
 	s.job.NodesFitErrors = map[api.TaskID]*api.FitErrors{}
 	left := s.tasks.Clone()
-	stmt := s.r.allocateJob(s.queue, s.job, left, hn)
+	stmt := s.r.allocateJob(s.queue, s.job, nil, left, hn)
 	if stmt == nil || stmt.Operations() == 0 {
 		s.failed[hn.Name] = true
 		return nil

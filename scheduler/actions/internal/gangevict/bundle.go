@@ -30,9 +30,10 @@ type bundle struct {
 // (then by UID), into the ones its gang can spare and the rest. A task is
 // spared while the job keeps minAvailable ready tasks and, when its
 // per-role minimums bind (minAvailable at least their sum), its role keeps
-// its minimum. A job already below minAvailable spares everything.
-// Volcano's CreateJobBundles; sub-job minimums do not arise here, as
-// subGroupPolicy is refused.
+// its minimum, and, in a job with sub-group policies, its sub-job is
+// already short of a task or its policy keeps minSubGroups ready sub-jobs
+// without it (a sub-job losing a task stops counting as ready). A job
+// already below minAvailable spares everything. Volcano's CreateJobBundles.
 func bundlesOf(job *api.JobInfo, tasks []*api.TaskInfo) []*bundle {
 	if len(tasks) == 0 {
 		return nil
@@ -48,15 +49,17 @@ func bundlesOf(job *api.JobInfo, tasks []*api.TaskInfo) []*bundle {
 		return []*bundle{{kind: safe, job: job, tasks: tasks, local: sum(tasks), global: api.EmptyResource()}}
 	}
 	roleSpare := rolesToSpare(job)
+	groups := subJobsToSpare(job)
 	var spared, rest []*api.TaskInfo
 	for _, t := range tasks {
 		left, bound := roleSpare[t.TaskRole]
-		if spare > 0 && (!bound || left > 0) {
+		if spare > 0 && (!bound || left > 0) && groups.spares(job, t) {
 			spared = append(spared, t)
 			spare--
 			if bound {
 				roleSpare[t.TaskRole]--
 			}
+			groups.take(job, t)
 			continue
 		}
 		rest = append(rest, t)
@@ -95,6 +98,54 @@ func rolesToSpare(job *api.JobInfo) map[string]int32 {
 		out[role] = ready[role] - min
 	}
 	return out
+}
+
+// subJobSpare follows, for a job with sub-group policies, how many ready
+// sub-jobs each policy has beyond its minSubGroups, and which sub-jobs
+// already lack a task (evicting more of them costs nothing more).
+type subJobSpare struct {
+	spare  map[api.SubJobGID]int32
+	broken map[api.SubJobID]bool
+}
+
+func subJobsToSpare(job *api.JobInfo) *subJobSpare {
+	if len(job.MinSubJobs) == 0 {
+		return nil
+	}
+	s := &subJobSpare{spare: map[api.SubJobGID]int32{}, broken: map[api.SubJobID]bool{}}
+	for _, sj := range job.SubJobs {
+		if sj.IsReady() {
+			s.spare[sj.GID]++
+		} else {
+			s.broken[sj.UID] = true
+		}
+	}
+	for gid, min := range job.MinSubJobs {
+		s.spare[gid] -= min
+	}
+	return s
+}
+
+// spares reports whether the task's eviction keeps its policy at
+// minSubGroups ready sub-jobs.
+func (s *subJobSpare) spares(job *api.JobInfo, t *api.TaskInfo) bool {
+	if s == nil {
+		return true
+	}
+	sj := job.SubJobOf(t.UID)
+	return sj != nil && (s.broken[sj.UID] || s.spare[sj.GID] > 0)
+}
+
+// take counts the task's eviction: the first of its sub-job costs the
+// policy one ready sub-job.
+func (s *subJobSpare) take(job *api.JobInfo, t *api.TaskInfo) {
+	if s == nil {
+		return
+	}
+	if sj := job.SubJobOf(t.UID); sj != nil && !s.broken[sj.UID] {
+		s.broken[sj.UID] = true
+		s.spare[sj.GID]--
+	}
 }
 
 func sum(tasks []*api.TaskInfo) *api.Resource {

@@ -1,8 +1,14 @@
 package gangevict
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/shared"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -61,6 +67,50 @@ func TestBundlesOfRoleMinimumAndBrokenJob(t *testing.T) {
 	job.MinAvailable = 4
 	if b := bundlesOf(job, []*api.TaskInfo{ps, w1, w2}); len(b) != 1 || b[0].kind != safe || len(b[0].tasks) != 3 {
 		t.Fatalf("broken job: bundles %+v", b)
+	}
+}
+
+// subGroupJob is a job whose PodGroup groups its pods into sub-jobs of two
+// by their "group" label, minSubGroups 2, with one running task per
+// (group, priority) given.
+func subGroupJob(minAvailable int32, tasks map[string]string) (*api.JobInfo, map[string]*api.TaskInfo) {
+	job := api.NewJobInfo("ns/j")
+	size, min := int32(2), int32(2)
+	job.SetPodGroup(&v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "j"}, Spec: v1beta1.PodGroupSpec{
+		MinMember:      minAvailable,
+		SubGroupPolicy: []v1beta1.SubGroupPolicySpec{{Name: "g", SubGroupSize: &size, MinSubGroups: &min, MatchLabelKeys: []string{"group"}}},
+	}})
+	out := map[string]*api.TaskInfo{}
+	prio := int32(0)
+	for _, uid := range slices.Sorted(maps.Keys(tasks)) {
+		tk := task(uid, "worker", prio, api.Running)
+		tk.Pod = &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"group": tasks[uid]}}}
+		job.AddTaskInfo(tk)
+		out[uid] = tk
+		prio++
+	}
+	return job, out
+}
+
+// Volcano's TestCreateJobBundles_SubJobGroupSlackCapsSafe: three ready
+// sub-jobs over minSubGroups 2 spare one, so only the lowest-priority
+// task goes safe although the job could spare two.
+func TestBundlesOfSubJobSlack(t *testing.T) {
+	job, tk := subGroupJob(4, map[string]string{"t1a": "1", "t1b": "1", "t2a": "2", "t2b": "2", "t3a": "3", "t3b": "3"})
+	b := bundlesOf(job, []*api.TaskInfo{tk["t1a"], tk["t2a"], tk["t3a"]})
+	if len(b) != 2 || b[0].kind != safe || uids(b[0].tasks) != "t1a" || b[1].kind != whole || uids(b[1].tasks) != "t2a,t3a" {
+		t.Fatalf("bundles %+v", b)
+	}
+}
+
+// Volcano's TestCreateJobBundles_AlreadyBrokenSubJobIsSubjectToFurtherEviction:
+// a sub-job already short of a task costs nothing more, so its task goes
+// safe though the policy has no ready sub-job to spare.
+func TestBundlesOfBrokenSubJob(t *testing.T) {
+	job, tk := subGroupJob(3, map[string]string{"sj1a": "1", "sj2a": "2", "sj2b": "2", "sj3a": "3", "sj3b": "3"})
+	b := bundlesOf(job, []*api.TaskInfo{tk["sj1a"], tk["sj2a"], tk["sj3a"]})
+	if len(b) != 2 || b[0].kind != safe || uids(b[0].tasks) != "sj1a" || b[1].kind != whole || uids(b[1].tasks) != "sj2a,sj3a" {
+		t.Fatalf("bundles %+v", b)
 	}
 }
 

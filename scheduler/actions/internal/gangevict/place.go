@@ -27,7 +27,7 @@ func (r *Run) place(stmt *framework.Statement, queue *api.QueueInfo, job *api.Jo
 	placed := false
 	if ssn.HasTopology(job) {
 	search:
-		for _, g := range ssn.HyperNodeGradientFn(job, domain, framework.ScopeTasks, framework.PurposeEvict) {
+		for _, g := range ssn.HyperNodeGradientFn(job, nil, domain, framework.ScopeTasks, framework.PurposeEvict) {
 			for _, hn := range g {
 				if hn != nil && r.pipelineAll(trial, queue, job, hn, pending, evicted) {
 					placed = true

@@ -178,6 +178,12 @@ type SpreadFilter struct {
 	counts   []*domainCounts
 	// selfMatch[c] is 1 when constraint c's selector matches the pod itself.
 	selfMatch []int
+	// later[c] lists the constraints after c on the same key. On a node
+	// where one of them counts, c's pods do not: kube-scheduler's
+	// PreFilter keeps one count per node and domain, the last
+	// constraint's (filtering.go calPreFilterState, tpCounts[pair] =
+	// count).
+	later [][]int
 }
 
 // NewSpreadFilter builds the filter state for a pod.
@@ -198,6 +204,7 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 	f.domain = make([][]int32, len(cs))
 	f.counts = make([]*domainCounts, len(cs))
 	f.selfMatch = make([]int, len(cs))
+	f.later = make([][]int, len(cs))
 	self := labels.Set(pod.Labels)
 	for i := range cs {
 		key := cs[i].key
@@ -207,6 +214,11 @@ func NewSpreadFilter(idx *Index, pod *v1.Pod) *SpreadFilter {
 		}
 		f.counts[i] = byKey[key]
 		f.domain[i] = kd.of
+		for j := range i {
+			if cs[j].key == key {
+				f.later[j] = append(f.later[j], i)
+			}
+		}
 		f.eligible[i] = make([]bool, len(idx.nodes))
 		if cs[i].selector.Matches(self) {
 			f.selfMatch[i] = 1
@@ -234,10 +246,21 @@ nodes:
 func (f *SpreadFilter) apply(p *Pod, d int64) {
 	ni := p.node.index
 	for i := range f.cs {
-		if f.eligible[i][ni] && f.cs[i].counted(p.pod, f.pod.Namespace) {
+		if f.eligible[i][ni] && !f.shadowed(i, ni) && f.cs[i].counted(p.pod, f.pod.Namespace) {
 			f.counts[i].add(f.domain[i][ni], int(d))
 		}
 	}
+}
+
+// shadowed reports whether a later constraint on c's key counts on the
+// node, so that c's count there is not kept.
+func (f *SpreadFilter) shadowed(c, node int) bool {
+	for _, j := range f.later[c] {
+		if f.eligible[j][node] {
+			return true
+		}
+	}
+	return false
 }
 
 // CatchUp applies the placements and removals made since the last call;

@@ -187,6 +187,10 @@ type SpreadFilter struct {
 	counts   []*domainCounts
 	// selfMatch[c] is 1 when constraint c's selector matches the task.
 	selfMatch []int32
+	// later[c] lists the constraints after c on the same key: on a node
+	// where one of them counts, c's pods do not, as kube-scheduler's
+	// PreFilter keeps the last constraint's count per node and domain.
+	later [][]int
 }
 
 // NewSpreadFilter builds the filter state for a task.
@@ -209,6 +213,10 @@ func NewSpreadFilter(idx *Index, t *caldera.Task) *SpreadFilter {
 		for j := range i {
 			if f.cs[j].TopologyKey == c.TopologyKey {
 				f.counts[i] = f.counts[j]
+				if f.later == nil {
+					f.later = make([][]int, n)
+				}
+				f.later[j] = append(f.later[j], i)
 			}
 		}
 		if f.counts[i] == nil {
@@ -252,10 +260,24 @@ nodes:
 
 func (f *SpreadFilter) apply(p *Pod, d int64) {
 	for i, c := range f.cs {
-		if f.eligible[i][p.Node] && counted(c, p, f.namespace) {
+		if f.eligible[i][p.Node] && !f.shadowed(i, p.Node) && counted(c, p, f.namespace) {
 			f.counts[i].add(f.domain[i][p.Node], int32(d))
 		}
 	}
+}
+
+// shadowed reports whether a later constraint on c's key counts on the
+// node, so that c's count there is not kept.
+func (f *SpreadFilter) shadowed(c int, node int32) bool {
+	if f.later == nil {
+		return false
+	}
+	for _, j := range f.later[c] {
+		if f.eligible[j][node] {
+			return true
+		}
+	}
+	return false
 }
 
 // CatchUp applies the placements and removals made since the last call.

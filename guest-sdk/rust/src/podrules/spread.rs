@@ -189,6 +189,10 @@ pub struct SpreadFilter {
     pub(super) count_of: Vec<usize>,
     /// self_match[c] is 1 when constraint c's selector matches the task.
     pub(super) self_match: Vec<i32>,
+    /// later[c]: the constraints after c on the same key. On a node where
+    /// one of them counts, c's pods do not: kube-scheduler's PreFilter
+    /// keeps the last constraint's count per node and domain.
+    later: Vec<Vec<usize>>,
 }
 
 impl SpreadFilter {
@@ -204,6 +208,7 @@ impl SpreadFilter {
             counts: Vec::new(),
             count_of: Vec::new(),
             self_match: Vec::new(),
+            later: Vec::new(),
         };
         match constraints_of(t, DO_NOT_SCHEDULE) {
             Ok(cs) => f.cs = cs,
@@ -217,6 +222,12 @@ impl SpreadFilter {
             f.self_match.push(i32::from(selects(c.selector.as_ref(), &t.labels)));
             let kd = idx.domains_of(v, &c.topology_key);
             let shared = f.cs[..i].iter().position(|earlier| earlier.topology_key == c.topology_key);
+            f.later.push(Vec::new());
+            for j in 0..i {
+                if f.cs[j].topology_key == c.topology_key {
+                    f.later[j].push(i);
+                }
+            }
             f.count_of.push(match shared {
                 Some(j) => f.count_of[j],
                 None => {
@@ -291,7 +302,8 @@ impl Applier for SpreadFilter {
     fn apply(&mut self, _: &Index, v: &View, pod: &Pod, d: i64) {
         let p = pod.fields(v);
         for (i, c) in self.cs.iter().enumerate() {
-            if self.eligible[i][pod.node] && counted(c, &p, &self.namespace) {
+            let shadowed = self.later[i].iter().any(|&j| self.eligible[j][pod.node]);
+            if self.eligible[i][pod.node] && !shadowed && counted(c, &p, &self.namespace) {
                 self.counts[self.count_of[i]].add(self.domains[i].of[pod.node], d as i32);
             }
         }

@@ -116,6 +116,11 @@ func runSessions(b *testing.B, w Workload, plugins framework.Registry, acts fram
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		if w.Churn {
+			b.StopTimer()
+			w.churn(c.base, i+1)
+			b.StartTimer()
+		}
 		if err := s.RunOnce(); err != nil {
 			b.Fatal(err)
 		}

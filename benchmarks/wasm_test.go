@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/runtime"
+	"github.com/caldera-scheduler/caldera/scheduler"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -69,10 +71,17 @@ func benchBinpack(b *testing.B, w Workload, impl string) {
 // its Wasm port when `make plugins` has built it (build is "tinygo", "go"
 // or "rust", with ",no-deadline" for modules loaded without a call
 // deadline, whose loop checks stay); native plugins stay where
-// no port is built (Rust has ports of priority, gang and drf among these).
-// The modules are loaded with ctx: wazero reads compile-time options, such
-// as function listeners, from it.
+// no port is built. The modules are loaded with ctx: wazero reads
+// compile-time options, such as function listeners, from it; they are
+// closed when the test ends.
 func allPorts(b testing.TB, ctx context.Context, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string) {
+	plugins, acts, cfg, ported, closeAll := loadPorts(b, ctx, build)
+	b.Cleanup(closeAll)
+	return plugins, acts, cfg, ported
+}
+
+// loadPorts is allPorts with the modules' closing left to the caller.
+func loadPorts(b testing.TB, ctx context.Context, build string) (framework.Registry, framework.ActionRegistry, *conf.Config, []string, func()) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
 	limits := runtime.DefaultLimits()
 	if trimmed, ok := strings.CutSuffix(build, ",no-deadline"); ok {
@@ -81,6 +90,12 @@ func allPorts(b testing.TB, ctx context.Context, build string) (framework.Regist
 	names := []string{"priority", "gang", "conformance", "overcommit", "drf", "predicates", "proportion", "nodeorder"}
 	entry := map[string]string{}
 	var ported []string
+	var loaded []*runtime.Plugin
+	closeAll := func() {
+		for _, p := range loaded {
+			_ = p.Close(context.Background())
+		}
+	}
 	for _, n := range names {
 		entry[n] = n
 		impl := n + "." + build
@@ -90,9 +105,10 @@ func allPorts(b testing.TB, ctx context.Context, build string) (framework.Regist
 		}
 		p, err := runtime.Load(ctx, path, runtime.Options{Name: impl, Limits: limits})
 		if err != nil {
+			closeAll()
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { _ = p.Close(context.Background()) })
+		loaded = append(loaded, p)
 		plugins[impl] = runtime.Factory(impl, p, runtime.Policy{})
 		entry[n] = impl
 		ported = append(ported, n)
@@ -104,9 +120,53 @@ tiers:
 `, entry["priority"], entry["gang"], entry["conformance"], entry["overcommit"], entry["drf"], entry["predicates"], entry["proportion"], entry["nodeorder"])
 	cfg, err := conf.Parse([]byte(text), "bench", framework.Validator{Plugins: plugins, Actions: acts})
 	if err != nil {
+		closeAll()
 		b.Fatal(err)
 	}
-	return plugins, acts, cfg, ported
+	return plugins, acts, cfg, ported, closeAll
+}
+
+// BenchmarkFirstSessionPorts times a scheduler's first session with the
+// ports (each module instantiated and sent the whole view) against a
+// native one: every iteration loads the modules afresh, untimed (wazero
+// compiles them), and times one session of a new scheduler.
+func BenchmarkFirstSessionPorts(b *testing.B) {
+	w := Workload{Nodes: 5000, Gangs: 1000, GangSize: 10}
+	for _, build := range []string{"native", "tinygo", "go", "rust"} {
+		b.Run(w.Name()+"/"+build, func(b *testing.B) {
+			pods := int64(w.Gangs * w.GangSize)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				plugins, acts := hostplugins.Registry(), actions.Registry()
+				cfg, err := conf.Default(framework.Validator{Plugins: plugins, Actions: acts})
+				closeAll := func() {}
+				if build != "native" {
+					var ported []string
+					plugins, acts, cfg, ported, closeAll = loadPorts(b, context.Background(), build)
+					if len(ported) == 0 {
+						b.Skip("no ports built (make plugins)")
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := &snapshotCache{base: w.Cluster()}
+				s := scheduler.New(c, plugins, acts, cfg)
+				goruntime.GC()
+				b.StartTimer()
+				if err := s.RunOnce(); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				closeAll()
+				if got := c.binds.Load(); got != pods {
+					b.Fatalf("bound %d pods, want %d", got, pods)
+				}
+			}
+			b.ReportMetric(float64(pods)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+		})
+	}
 }
 
 // BenchmarkSessionPorts runs the session benchmark with Volcano's default
@@ -120,6 +180,9 @@ func BenchmarkSessionPorts(b *testing.B) {
 		// device checks for the predicates port (ABI 1.10).
 		{Nodes: 1000, Gangs: 200, GangSize: 10, Volumes: true, Devices: true},
 		{Nodes: 5000, Gangs: 1000, GangSize: 10},
+		// A tenth of the nodes and pods new before every session: the
+		// modules receive that tenth of the view.
+		{Nodes: 5000, Gangs: 1000, GangSize: 10, Churn: true},
 		// The worst case for node-local scores: no session promises them.
 		{Nodes: 5000, Gangs: 1000, GangSize: 10, SoftTaints: true},
 		// Inter-pod anti-affinity and zone spread: no node-local verdict,

@@ -43,6 +43,12 @@ type Workload struct {
 	// gpu) and gives every tenth gang's pods (another tenth than
 	// Volumes') a ResourceClaim each for one GPU.
 	Devices bool
+	// Churn changes a tenth of the nodes (a new label) and replaces a
+	// tenth of the gangs' pods (new pods, new UIDs) before every timed
+	// session, a different tenth each time (runSessions calls Churn): what
+	// a Wasm module then receives is a tenth of the view, not an empty
+	// delta. Not with Volumes or Devices.
+	Churn bool
 }
 
 // Name is the workload as benchmark names give it.
@@ -62,6 +68,9 @@ func (w Workload) Name() string {
 	}
 	if w.Devices {
 		name += ",devices"
+	}
+	if w.Churn {
+		name += ",churn"
 	}
 	return name
 }
@@ -109,57 +118,86 @@ func (w Workload) Cluster() *api.ClusterInfo {
 	if w.Devices {
 		c.Devices = gpuSlices(c.NodeList)
 	}
-	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for g := 0; g < w.Gangs; g++ {
-		name := fmt.Sprintf("gang-%05d", g)
-		minRes := v1.ResourceList{
-			v1.ResourceCPU:    *resource.NewQuantity(int64(w.GangSize), resource.DecimalSI),
-			v1.ResourceMemory: *resource.NewQuantity(int64(w.GangSize)*2<<30, resource.BinarySI),
-		}
-		pg := &v1beta1.PodGroup{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, CreationTimestamp: metav1.NewTime(created.Add(time.Duration(g) * time.Second))},
-			Spec:       v1beta1.PodGroupSpec{MinMember: int32(w.GangSize), Queue: "default", MinResources: &minRes},
-			Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
-		}
-		if w.Topology {
-			tier := 2
-			pg.Spec.NetworkTopology = &v1beta1.NetworkTopologySpec{Mode: v1beta1.HardNetworkTopologyMode, HighestTierAllowed: &tier}
-		}
-		job := api.NewJobInfo(api.JobID("bench/" + name))
-		job.SetPodGroup(pg)
-		spec := podSpec()
-		labels := map[string]string{"app": name}
-		if w.PodRules {
-			addPodRules(&spec, labels, g)
-		}
-		for p := 0; p < w.GangSize; p++ {
-			spec := spec
-			if w.Volumes && g%10 == 0 {
-				spec.Volumes = []v1.Volume{claimVolume(c.Storage, fmt.Sprintf("%s-data-%d", name, p))}
-			}
-			if w.Devices && g%10 == 5 {
-				addGPUClaim(&spec, c.Devices, fmt.Sprintf("%s-gpu-%d", name, p))
-			}
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Namespace:         "bench",
-					Name:              fmt.Sprintf("%s-worker-%d", name, p),
-					UID:               types.UID(fmt.Sprintf("%s-%d", name, p)),
-					Labels:            labels,
-					Annotations:       map[string]string{api.GroupNameAnnotation: name},
-					CreationTimestamp: pg.CreationTimestamp,
-				},
-				Spec:   spec,
-				Status: v1.PodStatus{Phase: v1.PodPending},
-			}
-			job.AddTaskInfo(api.NewTaskInfo(pod))
-		}
+		job := w.gang(c, g, 0)
 		c.Jobs[job.UID] = job
 	}
 	if w.Topology {
 		c.HyperNodes = hyperNodeTree()
 	}
 	return c
+}
+
+// churn changes the round's tenth of the nodes and of the gangs of a
+// cluster built by Cluster, in place.
+func (w Workload) churn(c *api.ClusterInfo, round int) {
+	if w.Volumes || w.Devices {
+		panic("benchmarks: churn is for workloads without volumes and devices")
+	}
+	for i := 0; i < w.Nodes/10; i++ {
+		name := c.NodeList[(round*(w.Nodes/10)+i)%w.Nodes]
+		node := c.Nodes[name].Node.DeepCopy()
+		node.Labels["bench/churn"] = fmt.Sprint(round)
+		c.Nodes[name] = api.NewNodeInfo(node)
+	}
+	for i := 0; i < w.Gangs/10; i++ {
+		job := w.gang(c, (round*(w.Gangs/10)+i)%w.Gangs, round)
+		c.Jobs[job.UID] = job
+	}
+}
+
+// gang builds gang g; from round 1 on its pods are new objects with new
+// names and UIDs.
+func (w Workload) gang(c *api.ClusterInfo, g, round int) *api.JobInfo {
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	name := fmt.Sprintf("gang-%05d", g)
+	minRes := v1.ResourceList{
+		v1.ResourceCPU:    *resource.NewQuantity(int64(w.GangSize), resource.DecimalSI),
+		v1.ResourceMemory: *resource.NewQuantity(int64(w.GangSize)*2<<30, resource.BinarySI),
+	}
+	pg := &v1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, CreationTimestamp: metav1.NewTime(created.Add(time.Duration(g) * time.Second))},
+		Spec:       v1beta1.PodGroupSpec{MinMember: int32(w.GangSize), Queue: "default", MinResources: &minRes},
+		Status:     v1beta1.PodGroupStatus{Phase: v1beta1.PodGroupPending},
+	}
+	if w.Topology {
+		tier := 2
+		pg.Spec.NetworkTopology = &v1beta1.NetworkTopologySpec{Mode: v1beta1.HardNetworkTopologyMode, HighestTierAllowed: &tier}
+	}
+	job := api.NewJobInfo(api.JobID("bench/" + name))
+	job.SetPodGroup(pg)
+	spec := podSpec()
+	labels := map[string]string{"app": name}
+	if w.PodRules {
+		addPodRules(&spec, labels, g)
+	}
+	for p := 0; p < w.GangSize; p++ {
+		spec := spec
+		if w.Volumes && g%10 == 0 {
+			spec.Volumes = []v1.Volume{claimVolume(c.Storage, fmt.Sprintf("%s-data-%d", name, p))}
+		}
+		if w.Devices && g%10 == 5 {
+			addGPUClaim(&spec, c.Devices, fmt.Sprintf("%s-gpu-%d", name, p))
+		}
+		podName, uid := fmt.Sprintf("%s-worker-%d", name, p), fmt.Sprintf("%s-%d", name, p)
+		if round > 0 {
+			podName, uid = fmt.Sprintf("%s-r%d", podName, round), fmt.Sprintf("%s-r%d", uid, round)
+		}
+		pod := &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace:         "bench",
+				Name:              podName,
+				UID:               types.UID(uid),
+				Labels:            labels,
+				Annotations:       map[string]string{api.GroupNameAnnotation: name},
+				CreationTimestamp: pg.CreationTimestamp,
+			},
+			Spec:   spec,
+			Status: v1.PodStatus{Phase: v1.PodPending},
+		}
+		job.AddTaskInfo(api.NewTaskInfo(pod))
+	}
+	return job
 }
 
 // The topology workload's tree: 64 leaves of consecutive nodes, 8 leaves to

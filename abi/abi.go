@@ -32,7 +32,7 @@ import "fmt"
 // jobHyperNode.
 const (
 	Major = 1
-	Minor = 10
+	Minor = 11
 )
 
 // Version is a module's declared ABI version.

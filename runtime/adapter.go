@@ -310,7 +310,8 @@ func (a *adapter) open(reopen bool) error {
 	// A guest that undoes its events holds what it was sent: the delta
 	// compares with that alone.
 	undoes := a.mod.descriptor.UndoEvents
-	req, next, full, delta, kept := ev.openArgs(held, args, undoes)
+	keeps := a.mod.version.Minor >= 11
+	req, next, full, delta, kept := ev.openArgs(held, args, undoes, keeps)
 	in.held = nil
 	// The view already holds every placement made so far.
 	a.events = a.events[:0]
@@ -330,7 +331,7 @@ func (a *adapter) open(reopen bool) error {
 		// answer decides.
 		a.skipped = false
 		a.failed(abi.HookSessionOpen, err)
-		req, next, full, delta, kept = ev.openArgs(nil, args, undoes)
+		req, next, full, delta, kept = ev.openArgs(nil, args, undoes, keeps)
 		_, err = a.send(abi.HookSessionOpen, req, &res)
 	}
 	if err != nil {

@@ -101,6 +101,18 @@ func goldenView() abi.View {
 	}
 }
 
+// goldenKeptView is goldenView with a new pending task, pg-2, before the
+// others, which move one handle up.
+func goldenKeptView() abi.View {
+	v := goldenView()
+	v.Tasks = append([]abi.Task{{Namespace: "ns", Name: "pg-2", Job: 0, Status: "Pending", Node: -1, Priority: -5,
+		Request: abi.Resource{MilliCPU: 500}, InitRequest: abi.Resource{MilliCPU: 500}}}, v.Tasks...)
+	for i := range v.TaskClaims {
+		v.TaskClaims[i].Task++
+	}
+	return v
+}
+
 // goldenCacheEvent is request_cache_event's args: a node update whose
 // new version adds a reservation, labels, a taint and cordons the node,
 // then a running pod's delete.
@@ -130,13 +142,18 @@ func goldenRequests(t *testing.T) map[string][]byte {
 	t.Helper()
 	ev := encodeWire(goldenView(), handles{})
 	args := map[string]any{"binpack.weight": 10, "binpack.resources": "nvidia.com/gpu", "ratio": 1.5, "enabled": true}
-	open, held, _, _, _ := ev.openArgs(nil, args, false)
+	open, held, _, _, _ := ev.openArgs(nil, args, false, false)
 	held.dirty[listTasks][1] = true
-	delta, _, _, _, _ := ev.openArgs(held, args, false)
+	delta, _, _, _, _ := ev.openArgs(held, args, false, false)
+	// The next view of request_session_open's: a new task pg-2 first, then
+	// the two held tasks, kept as one run (1.11).
+	_, held, _, _, _ = ev.openArgs(nil, args, false, false)
+	keep, _, _, _, _ := encodeWire(goldenKeptView(), handles{}).openArgs(held, args, false, true)
 	out := map[string][]byte{}
 	for name, req := range map[string]abi.Request{
 		"request_session_open":       {Args: open},
 		"request_session_open_delta": {Args: delta},
+		"request_session_open_keep":  {Args: keep},
 		"request_predicate_batch":    {Events: []abi.Event{{abi.EventAllocate, 1, 0}, {abi.EventEnqueue, 0, -1}}, Args: abi.BatchArgs{Task: 1, Nodes: []int32{0}}},
 		"request_predicate_batch_claims": {Args: abi.BatchArgs{Task: 1, Nodes: []int32{0, 0}, Claims: []*abi.NodeClaims{nil,
 			{RuledOut: true, Checks: []abi.ClaimCheck{{Stage: 4, Code: abi.UnschedulableAndUnresolvable, Reasons: []string{"cannot allocate all claims"}}}}}}},

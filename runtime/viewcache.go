@@ -199,9 +199,20 @@ type (
 		VolumeLimits      msgpack.RawMessage `msgpack:"volumeLimits,omitempty"`
 	}
 	listDelta struct {
-		Len  int32          `msgpack:"len"`
-		Full bool           `msgpack:"full"`
+		Len  int32 `msgpack:"len"`
+		Full bool  `msgpack:"full"`
+		// Keep (1.11) rebuilds a full list from the held one: each run
+		// [newHandle, heldHandle, count] moves count held objects, and Set
+		// gives every object no run covers. Before Set on the wire, so that
+		// a guest places the runs first.
+		Keep []keptRun      `msgpack:"keep,omitempty"`
 		Set  []placedObject `msgpack:"set"`
+	}
+	keptRun struct {
+		_msgpack struct{} `msgpack:",as_array"`
+		To       int32
+		From     int32
+		Count    int32
 	}
 	placedObject struct {
 		_msgpack struct{} `msgpack:",as_array"`
@@ -216,8 +227,11 @@ var hostABI = [2]uint16{abi.Major, abi.Minor}
 // openArgs is the whole view, or, when the instance holds an earlier view
 // of the same objects, only what differs from it. It returns the record of
 // what the guest will hold once the call succeeds, and how many objects it
-// sends as whole lists, sends in deltas, and leaves out.
-func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvents bool) (req openRequest, next *heldView, full, delta, kept int) {
+// sends as whole lists, sends in deltas, and leaves out. A list whose
+// objects changed identity or order goes whole, or, to a guest that keeps
+// runs (keeps: ABI 1.11), as runs of the held objects it still holds
+// unchanged plus the others, which count as sent in deltas.
+func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvents, keeps bool) (req openRequest, next *heldView, full, delta, kept int) {
 	next = &heldView{}
 	for l := 0; l < numLists; l++ {
 		next.keys[l], next.sums[l] = ev.keys[l], ev.sums[l]
@@ -241,6 +255,12 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 		same := slices.Equal(held.keys[l], ev.keys[l])
 		out.Full = !same
 		out.Set = []placedObject{} // an empty list, never nil, on the wire
+		if !same && keeps {
+			k, sent := ev.keepRuns(held, l, out)
+			kept += k
+			delta += sent
+			continue
+		}
 		for i, obj := range ev.objs[l] {
 			if same && held.sums[l][i] == ev.sums[l][i] && !held.dirtied(l, i) {
 				kept++
@@ -255,4 +275,32 @@ func (ev *encodedView) openArgs(held *heldView, args map[string]any, undoesEvent
 		}
 	}
 	return openRequest{Delta: d, Arguments: args, ABI: hostABI}, next, full, delta, kept
+}
+
+// keepRuns fills out with list l as runs of held objects whose key and
+// encoding are unchanged (and that no event changed in the guest since)
+// and the other objects by handle. It returns how many objects the runs
+// keep and how many go in Set.
+func (ev *encodedView) keepRuns(held *heldView, l int, out *listDelta) (kept, sent int) {
+	at := make(map[string]int32, len(held.keys[l]))
+	for j, k := range held.keys[l] {
+		at[k] = int32(j)
+	}
+	for i, obj := range ev.objs[l] {
+		j, ok := at[ev.keys[l][i]]
+		if !ok || held.sums[l][j] != ev.sums[l][i] || held.dirtied(l, int(j)) {
+			out.Set = append(out.Set, placedObject{Handle: int32(i), Object: obj})
+			continue
+		}
+		kept++
+		if n := len(out.Keep); n > 0 {
+			r := &out.Keep[n-1]
+			if r.To+r.Count == int32(i) && r.From+r.Count == j {
+				r.Count++
+				continue
+			}
+		}
+		out.Keep = append(out.Keep, keptRun{To: int32(i), From: j, Count: 1})
+	}
+	return kept, len(out.Set)
 }

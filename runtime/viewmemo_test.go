@@ -2,9 +2,15 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
@@ -224,4 +230,64 @@ func compareViews(t *testing.T, what string, got, want, last *encodedView) (reus
 		t.Fatalf("%s: task shapes %v, want %v", what, got.handles.taskShape, want.handles.taskShape)
 	}
 	return reused
+}
+
+// A module of ABI 1.11 gets a changed list as runs of what it holds plus
+// the objects that changed (kept runs), never whole after its first
+// session, and scores every pending task on every node as a module sent
+// the whole view does, over clusters whose pods, nodes and jobs come, go
+// and move between sessions (nodeorder's scores read the task's requests
+// and the node's pods, so a task or node out of place shows).
+func TestKeptRunsDecideAsWholeViews(t *testing.T) {
+	const name = "nodeorder.tinygo"
+	held := builtPort(t, name)
+	if held.Version().Minor < 11 {
+		t.Skipf("%s speaks ABI %s; make plugins builds it with this SDK", name, held.Version())
+	}
+	full := func() float64 { return testutil.ToFloat64(ViewObjectsSent.WithLabelValues(name, "full")) }
+	kept := func() float64 { return testutil.ToFloat64(ViewObjectsSent.WithLabelValues(name, "unchanged")) }
+	enabled := true
+	cfg := &conf.Config{Tiers: []conf.Tier{{Plugins: []conf.PluginOption{{Name: name, EnabledNodeOrder: &enabled}}}}}
+	scores := func(p *Plugin, ci *api.ClusterInfo) map[api.TaskID][]float64 {
+		ssn, err := framework.OpenSession(cloningCache{ci}, framework.Registry{name: Factory(name, p, Policy{})}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ssn.Close()
+		out := map[api.TaskID][]float64{}
+		for _, j := range ssn.JobList {
+			for id, task := range j.TaskStatusIndex[api.Pending] {
+				s := make([]float64, len(ssn.NodeList))
+				if err := ssn.BatchNodeOrderFn(task, ssn.NodeList, s); err != nil {
+					t.Fatal(err)
+				}
+				out[id] = s
+			}
+		}
+		return out
+	}
+	for seed := range uint64(4) {
+		c := newMemoCluster(100 + seed)
+		for round := range 12 {
+			fullBefore, keptBefore := full(), kept()
+			got := scores(held, c.ci)
+			if round > 0 && full() != fullBefore {
+				t.Errorf("seed %d round %d: %v objects sent in whole lists, want none after the first session", seed, round, full()-fullBefore)
+			}
+			if round > 0 && kept() == keptBefore {
+				t.Errorf("seed %d round %d: nothing kept", seed, round)
+			}
+			fresh, err := Load(context.Background(), filepath.Join("..", "build", "plugins", name+".wasm"), Options{Name: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := scores(fresh, c.ci); !maps.EqualFunc(got, want, slices.Equal[[]float64]) {
+				t.Errorf("seed %d round %d: scores %v with kept runs, %v with the whole view", seed, round, got, want)
+			}
+			_ = fresh.Close(context.Background())
+			for range 1 + c.rng.IntN(3) {
+				c.change()
+			}
+		}
+	}
 }

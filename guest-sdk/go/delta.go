@@ -50,13 +50,24 @@ func (h *host) openDelta(args []byte) (s *Session, ok bool, err error) {
 	}
 	v := h.last
 	h.last = nil
-	if err := v.applyDelta(delta); err != nil {
+	if err := v.applyDelta(delta, &h.spare); err != nil {
 		return nil, true, err
 	}
 	return &Session{View: *v, Arguments: arguments, hostABI: hostABI}, true, nil
 }
 
-func (v *View) applyDelta(b []byte) error {
+// spareLists holds, per list, the array a kept-runs delta (1.11) last
+// replaced, for the next one to build into: a TinyGo module would
+// otherwise allocate a whole list per such session, and collect the view
+// for it.
+type spareLists struct {
+	nodes  []Node
+	queues []Queue
+	jobs   []Job
+	tasks  []Task
+}
+
+func (v *View) applyDelta(b []byte, spare *spareLists) error {
 	n, b, err := wire.ReadMapHeaderBytes(b)
 	if err != nil {
 		return err
@@ -73,13 +84,13 @@ func (v *View) applyDelta(b []byte) error {
 		}
 		switch unsafeString(key) {
 		case "nodes":
-			b, err = applyList(b, &v.Nodes, func(o *Node, raw []byte) ([]byte, error) { *o = Node{}; return o.UnmarshalMsg(raw) })
+			b, err = applyList(b, &v.Nodes, &spare.nodes, func(o *Node, raw []byte) ([]byte, error) { *o = Node{}; return o.UnmarshalMsg(raw) })
 		case "queues":
-			b, err = applyList(b, &v.Queues, func(o *Queue, raw []byte) ([]byte, error) { *o = Queue{}; return o.UnmarshalMsg(raw) })
+			b, err = applyList(b, &v.Queues, &spare.queues, func(o *Queue, raw []byte) ([]byte, error) { *o = Queue{}; return o.UnmarshalMsg(raw) })
 		case "jobs":
-			b, err = applyList(b, &v.Jobs, func(o *Job, raw []byte) ([]byte, error) { *o = Job{}; return o.UnmarshalMsg(raw) })
+			b, err = applyList(b, &v.Jobs, &spare.jobs, func(o *Job, raw []byte) ([]byte, error) { *o = Job{}; return o.UnmarshalMsg(raw) })
 		case "tasks":
-			b, err = applyList(b, &v.Tasks, func(o *Task, raw []byte) ([]byte, error) { *o = Task{}; return o.UnmarshalMsg(raw) })
+			b, err = applyList(b, &v.Tasks, &spare.tasks, func(o *Task, raw []byte) ([]byte, error) { *o = Task{}; return o.UnmarshalMsg(raw) })
 		case "plugins":
 			var m uint32
 			if m, b, err = wire.ReadArrayHeaderBytes(b); err != nil {
@@ -113,13 +124,16 @@ func (v *View) applyDelta(b []byte) error {
 	return nil
 }
 
-// applyList reads {len, full, set: [[handle, object]...]} into list.
-func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, error)) ([]byte, error) {
+// applyList reads {len, full, keep?, set: [[handle, object]...]} into
+// list. keep (1.11) rebuilds a full list from runs of the held one, in
+// spare's array when it is large enough: [newHandle, heldHandle, count]
+// each; set then fills the rest. The held array becomes the spare.
+func applyList[T any](b []byte, list, spare *[]T, decode func(*T, []byte) ([]byte, error)) ([]byte, error) {
 	n, b, err := wire.ReadMapHeaderBytes(b)
 	if err != nil {
 		return b, err
 	}
-	length, full := -1, false
+	length, full, rebuilt := -1, false, false
 	for i := uint32(0); i < n; i++ {
 		var key []byte
 		if key, b, err = wire.ReadMapKeyZC(b); err != nil {
@@ -132,11 +146,20 @@ func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, erro
 			length = int(l)
 		case "full":
 			full, b, err = wire.ReadBoolBytes(b)
+		case "keep":
+			if length < 0 || !full {
+				return b, errors.New("keep without len and full")
+			}
+			var fresh []T
+			if fresh, b, err = keepRuns(b, *list, *spare, length); err != nil {
+				return b, err
+			}
+			*list, *spare, rebuilt = fresh, (*list)[:0], true
 		case "set":
 			if length < 0 {
 				return b, errors.New("set before len")
 			}
-			if full {
+			if full && !rebuilt {
 				if cap(*list) >= length {
 					*list = (*list)[:length]
 				} else {
@@ -177,6 +200,42 @@ func applyList[T any](b []byte, list *[]T, decode func(*T, []byte) ([]byte, erro
 		}
 	}
 	return b, nil
+}
+
+// keepRuns builds a list of length objects from the held list's runs, in
+// into's array when it has room. Every position is cleared first, so that
+// one neither a run nor set covers reads as an empty object, not a stale
+// one.
+func keepRuns[T any](b []byte, held, into []T, length int) ([]T, []byte, error) {
+	m, b, err := wire.ReadArrayHeaderBytes(b)
+	if err != nil {
+		return nil, b, err
+	}
+	fresh := into[:0]
+	if cap(fresh) >= length {
+		fresh = fresh[:length]
+		clear(fresh)
+	} else {
+		fresh = make([]T, length)
+	}
+	for j := uint32(0); j < m; j++ {
+		var run [3]int32
+		var sz uint32
+		if sz, b, err = wire.ReadArrayHeaderBytes(b); err != nil || sz != 3 {
+			return nil, b, errors.New("keep entry " + itoa(int32(j)) + " is not [newHandle, heldHandle, count]")
+		}
+		for k := range run {
+			if run[k], b, err = wire.ReadInt32Bytes(b); err != nil {
+				return nil, b, err
+			}
+		}
+		to, from, count := int(run[0]), int(run[1]), int(run[2])
+		if to < 0 || from < 0 || count < 0 || to+count > length || from+count > len(held) {
+			return nil, b, errors.New("keep run " + itoa(run[0]) + " " + itoa(run[1]) + " " + itoa(run[2]) + " outside " + itoa(int32(len(held))) + " held, " + itoa(int32(length)) + " new")
+		}
+		copy(fresh[to:to+count], held[from:from+count])
+	}
+	return fresh, b, nil
 }
 
 // readInt32s reads an array of small integers: session_open's abi.

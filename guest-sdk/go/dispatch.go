@@ -56,6 +56,7 @@ type host struct {
 	// last is the view of the previous session as it arrived, kept for a
 	// delta; undo records what the open session's events change.
 	last  *View
+	spare spareLists
 	undo  undoLog
 	lists taskLists
 	reply []byte

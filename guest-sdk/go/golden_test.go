@@ -341,7 +341,41 @@ func (ruledPlugin) PredicateDomainRules(_ *Session, _ *Task, r *DomainRules) boo
 	return true
 }
 
-// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.10) a
+// TestGoldenKeptRuns: request_session_open_keep (1.11) puts a new task
+// first and keeps the two held ones, moved one handle up, with everything
+// the first view gave them.
+func TestGoldenKeptRuns(t *testing.T) {
+	g := &goldenPlugin{}
+	Register(g)
+	defer Register(nil)
+	h := &host{}
+	for _, name := range []string{"request_session_open", "request_session_close", "request_session_open_keep"} {
+		hook := uint32(hookSessionOpen)
+		if name == "request_session_close" {
+			hook = hookSessionClose
+		}
+		if code, msg, _ := decodeReply(t, h.dispatch(hook, golden(t, name))); code != 0 {
+			t.Fatalf("%s: %d %s", name, code, msg)
+		}
+	}
+	v := g.open.View
+	if len(v.Tasks) != 3 || v.Tasks[0].Name != "pg-2" || v.Tasks[0].Request.MilliCPU != 500 || v.Tasks[0].Handle != 0 ||
+		v.Tasks[1].Name != "pg-0" || v.Tasks[1].Status != Running || v.Tasks[1].Tolerations[0].Operator != "Exists" || v.Tasks[1].Handle != 1 ||
+		v.Tasks[2].Name != "pg-1" || v.Tasks[2].NodeSelector["zone"] != "a" || v.Tasks[2].Handle != 2 ||
+		len(v.Jobs[0].Tasks) != 3 || v.Nodes[0].Name != "n0" {
+		t.Errorf("after request_session_open_keep the tasks are %+v, job 0 has %d", v.Tasks, len(v.Jobs[0].Tasks))
+	}
+	if c := g.open.Claims(&v.Tasks[1]); c == nil || c.Devices[0].Name != "pg-0-gpu" {
+		t.Errorf("pg-0's claims after the move: %+v", c)
+	}
+	// A run outside the held list is refused, not read past it.
+	run := msgp.AppendInt32(msgp.AppendInt32(msgp.AppendInt32(msgp.AppendArrayHeader(msgp.AppendArrayHeader(nil, 1), 3), 0), 1), 2)
+	if _, _, err := keepRuns(run, make([]Task, 2), nil, 3); err == nil {
+		t.Error("a run of 2 from held handle 1 of 2 was accepted")
+	}
+}
+
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.11) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -353,8 +387,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 10 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.10", m)
+	if m := h.session.HostABIMinor(); m != 11 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.11", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

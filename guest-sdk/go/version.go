@@ -16,13 +16,14 @@ package caldera
 // hyper_node_order and hyper_node_gradient, node_order_batch's
 // jobHyperNode; 1.10 the scheduler's volume and device checks for a
 // ClaimChecker (predicate_batch's claims) and the view's task claims and
-// CSI volume limits.
+// CSI volume limits; 1.11 session_open deltas that keep runs of the held
+// lists whose objects moved.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 10
+const abiMinor = 11
 
 func declared(hooks []string) []string { return hooks }
 

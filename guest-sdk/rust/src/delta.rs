@@ -74,9 +74,32 @@ fn whole<T: DeserializeOwned>(r: &mut Reader<'_>, out: &mut Vec<T>) -> Result<()
 }
 
 /// Reads `{len, full, set: [[handle, object], ...]}` into list.
+/// Builds a list of `len` objects from runs `[newHandle, heldHandle, count]`
+/// of the held list (1.11); the delta's `set` fills the rest.
+fn keep_runs<T: Default>(r: &mut Reader<'_>, mut held: Vec<T>, len: usize) -> Result<Vec<T>> {
+    let mut fresh: Vec<T> = Vec::with_capacity(len);
+    fresh.resize_with(len, T::default);
+    for j in 0..r.array_len()? {
+        if r.array_len()? != 3 {
+            return Err(DecodeError(format!("keep entry {}: want [newHandle, heldHandle, count]", j)));
+        }
+        let (to, from, count) = (r.i32()?, r.i32()?, r.i32()?);
+        let bad = || DecodeError(format!("keep run {} {} {} outside {} held, {} new", to, from, count, held.len(), len));
+        let (to, from, count) = match (usize::try_from(to), usize::try_from(from), usize::try_from(count)) {
+            (Ok(t), Ok(f), Ok(c)) if t + c <= len && f + c <= held.len() => (t, f, c),
+            _ => return Err(bad()),
+        };
+        for k in 0..count {
+            fresh[to + k] = std::mem::take(&mut held[from + k]);
+        }
+    }
+    Ok(fresh)
+}
+
 fn apply_list<T: DeserializeOwned + Default>(r: &mut Reader<'_>, list: &mut Vec<T>) -> Result<()> {
     let mut len: Option<usize> = None;
     let mut full = false;
+    let mut rebuilt = false;
     for _ in 0..r.map_len()? {
         match r.str()? {
             "len" => {
@@ -84,9 +107,14 @@ fn apply_list<T: DeserializeOwned + Default>(r: &mut Reader<'_>, list: &mut Vec<
                 len = Some(usize::try_from(n).map_err(|_| DecodeError(format!("len {}", n)))?);
             }
             "full" => full = r.bool()?,
+            "keep" => {
+                let len = len.filter(|_| full).ok_or_else(|| DecodeError("keep without len and full".into()))?;
+                *list = keep_runs(r, std::mem::take(list), len)?;
+                rebuilt = true;
+            }
             "set" => {
                 let len = len.ok_or_else(|| DecodeError("set before len".into()))?;
-                if full {
+                if full && !rebuilt {
                     list.truncate(len);
                     list.resize_with(len, T::default);
                 } else if list.len() != len {

@@ -452,13 +452,33 @@ impl PrePredicate for Ruled {
 /// To a 1.5 or later host (request_session_open says 1.7) a passing pre_predicate
 /// carries the rules; to a host that does not say its version, the plain
 /// verdict.
+/// request_session_open_keep (1.11) puts a new task first and keeps the two
+/// held ones, moved one handle up, with everything the first view gave them.
+#[test]
+fn golden_kept_runs() {
+    let mut m = Module::new(Golden::default(), crate::__hooks!(Golden));
+    for (hook, name) in [(HOOK_SESSION_OPEN, "request_session_open"), (HOOK_SESSION_CLOSE, "request_session_close"), (HOOK_SESSION_OPEN, "request_session_open_keep")] {
+        let (code, msg) = reply(&call(&mut m, hook, &golden(name)));
+        assert_eq!((code, msg.as_str()), (0, ""), "{}", name);
+    }
+    let s = m.session.as_ref().unwrap();
+    let v = s.view();
+    let names: Vec<&str> = v.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, vec!["pg-2", "pg-0", "pg-1"]);
+    assert_eq!((v.tasks[0].request.milli_cpu, v.tasks[0].handle), (500, 0));
+    assert_eq!((v.tasks[1].status.as_str(), v.tasks[1].tolerations[0].operator.as_str(), v.tasks[1].handle), (status::RUNNING, "Exists", 1));
+    assert_eq!((v.tasks[2].node_selector["zone"].as_str(), v.tasks[2].handle), ("a", 2));
+    assert_eq!(s.tasks_of(&v.jobs[0]).count(), 3);
+    assert_eq!(s.task_claims(1).unwrap().devices[0].name, "pg-0-gpu", "pg-0's claims after the move");
+}
+
 #[test]
 fn golden_domain_rules() {
     let pre = request(&[], args(&[], &[("task", 1)]));
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 10, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 11, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));

@@ -115,7 +115,7 @@ fn export_declares_exactly_the_implemented_hooks() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
             "abi" => {
                 assert_eq!(r.array_len().unwrap(), 2);
-                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 10));
+                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 11));
             }
             "hooks" => {
                 assert_eq!(r.array_len().unwrap() as usize, names.len());

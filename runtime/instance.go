@@ -68,7 +68,7 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		WithStartFunctions().
 		WithStdout(stdout).
 		WithStderr(stderr)
-	mod, err := p.rt.InstantiateModule(ctx, p.compiled, cfg)
+	mod, err := p.rt.InstantiateModule(withReservedMemory(ctx), p.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}

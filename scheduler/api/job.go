@@ -192,21 +192,35 @@ func (j *JobInfo) Clone() *JobInfo {
 
 // ReadyTaskNum counts tasks that hold or held resources: bound, binding,
 // running, allocated, succeeded.
-func (j *JobInfo) ReadyTaskNum() int32 {
-	return int32(len(j.TaskStatusIndex[Bound]) + len(j.TaskStatusIndex[Binding]) +
-		len(j.TaskStatusIndex[Running]) + len(j.TaskStatusIndex[Allocated]) +
-		len(j.TaskStatusIndex[Succeeded]))
-}
+func (j *JobInfo) ReadyTaskNum() int32 { return readyIn(j.TaskStatusIndex) }
 
 // WaitingTaskNum counts pipelined tasks.
 func (j *JobInfo) WaitingTaskNum() int32 { return int32(len(j.TaskStatusIndex[Pipelined])) }
 
 // PendingBestEffortTaskNum counts pending tasks that request nothing.
-func (j *JobInfo) PendingBestEffortTaskNum() int32 {
+func (j *JobInfo) PendingBestEffortTaskNum() int32 { return pendingBestEffortIn(j.TaskStatusIndex) }
+
+// The counts a job and a sub-job take of their tasks by status.
+
+func readyIn(idx map[TaskStatus]TasksMap) int32 {
+	return int32(len(idx[Bound]) + len(idx[Binding]) + len(idx[Running]) + len(idx[Allocated]) + len(idx[Succeeded]))
+}
+
+func pendingBestEffortIn(idx map[TaskStatus]TasksMap) int32 {
 	n := int32(0)
-	for _, t := range j.TaskStatusIndex[Pending] {
+	for _, t := range idx[Pending] {
 		if t.BestEffort {
 			n++
+		}
+	}
+	return n
+}
+
+func allocatedIn(idx map[TaskStatus]TasksMap) int {
+	n := 0
+	for status, tasks := range idx {
+		if AllocatedStatus(status) {
+			n += len(tasks)
 		}
 	}
 	return n
@@ -496,12 +510,4 @@ func (j *JobInfo) HardTopology() (bool, int) {
 }
 
 // AllocatedTaskNum counts the tasks in an allocated status.
-func (j *JobInfo) AllocatedTaskNum() int {
-	n := 0
-	for status, tasks := range j.TaskStatusIndex {
-		if AllocatedStatus(status) {
-			n += len(tasks)
-		}
-	}
-	return n
-}
+func (j *JobInfo) AllocatedTaskNum() int { return allocatedIn(j.TaskStatusIndex) }

@@ -94,36 +94,18 @@ func (sj *SubJobInfo) deleteTask(t *TaskInfo) {
 }
 
 // ReadyTaskNum counts tasks that hold or held resources.
-func (sj *SubJobInfo) ReadyTaskNum() int32 {
-	return int32(len(sj.TaskStatusIndex[Bound]) + len(sj.TaskStatusIndex[Binding]) +
-		len(sj.TaskStatusIndex[Running]) + len(sj.TaskStatusIndex[Allocated]) +
-		len(sj.TaskStatusIndex[Succeeded]))
-}
+func (sj *SubJobInfo) ReadyTaskNum() int32 { return readyIn(sj.TaskStatusIndex) }
 
 // WaitingTaskNum counts pipelined tasks.
 func (sj *SubJobInfo) WaitingTaskNum() int32 { return int32(len(sj.TaskStatusIndex[Pipelined])) }
 
 // PendingBestEffortTaskNum counts pending tasks that request nothing.
 func (sj *SubJobInfo) PendingBestEffortTaskNum() int32 {
-	n := int32(0)
-	for _, t := range sj.TaskStatusIndex[Pending] {
-		if t.BestEffort {
-			n++
-		}
-	}
-	return n
+	return pendingBestEffortIn(sj.TaskStatusIndex)
 }
 
 // AllocatedTaskNum counts the tasks in an allocated status.
-func (sj *SubJobInfo) AllocatedTaskNum() int {
-	n := 0
-	for status, tasks := range sj.TaskStatusIndex {
-		if AllocatedStatus(status) {
-			n += len(tasks)
-		}
-	}
-	return n
-}
+func (sj *SubJobInfo) AllocatedTaskNum() int { return allocatedIn(sj.TaskStatusIndex) }
 
 // IsReady: the sub-gang has its minimum holding resources.
 func (sj *SubJobInfo) IsReady() bool {

@@ -134,10 +134,8 @@ func (r *run) allocateSubJobs(queue *api.QueueInfo, job *api.JobInfo, s *sheet) 
 		if best == nil {
 			continue
 		}
-		stmt := framework.NewStatement(ssn)
-		if err := stmt.Replay(best.plan); err != nil {
-			klog.ErrorS(err, "Replaying the job's placement failed", "job", job.UID, "hyperNode", best.hyperNode.Name)
-			stmt.Discard()
+		stmt := r.replayed(best.plan, "job", job.UID, "hyperNode", best.hyperNode.Name)
+		if stmt == nil {
 			return false
 		}
 		*s = *best.left
@@ -237,10 +235,8 @@ func (r *run) allocateSubJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.Sub
 				best = f
 			}
 		}
-		stmt := framework.NewStatement(ssn)
-		if err := stmt.Replay(best.plan); err != nil {
-			klog.ErrorS(err, "Replaying the sub-job's placement failed", "subJob", sj.UID, "hyperNode", best.hyperNode.Name)
-			stmt.Discard()
+		stmt := r.replayed(best.plan, "subJob", sj.UID, "hyperNode", best.hyperNode.Name)
+		if stmt == nil {
 			return nil, 0, tasks
 		}
 		sj.AllocatedHyperNode = ssn.HyperNodes.LCA(sj.AllocatedHyperNode, best.hyperNode.Name)

@@ -53,10 +53,8 @@ func (r *run) allocateInTopology(queue *api.QueueInfo, job *api.JobInfo, w *work
 		if best == nil {
 			continue
 		}
-		stmt := framework.NewStatement(ssn)
-		if err := stmt.Replay(best.plan); err != nil {
-			klog.ErrorS(err, "Replaying the job's placement failed", "job", job.UID, "hyperNode", best.hyperNode.Name)
-			stmt.Discard()
+		stmt := r.replayed(best.plan, "job", job.UID, "hyperNode", best.hyperNode.Name)
+		if stmt == nil {
 			return false
 		}
 		w.tasks[job.UID] = best.left
@@ -183,6 +181,18 @@ func (s *search) try(hn *api.HyperNodeInfo) *trial {
 	t := &trial{hyperNode: hn, plan: stmt.Plan(), left: left}
 	stmt.Discard()
 	return t
+}
+
+// replayed makes a trial's decisions again in a new statement; nil, and
+// logged with keysAndValues, when the session no longer takes them.
+func (r *run) replayed(plan framework.Plan, keysAndValues ...any) *framework.Statement {
+	stmt := framework.NewStatement(r.ssn)
+	if err := stmt.Replay(plan); err != nil {
+		klog.ErrorS(err, "Replaying a placement tried in a hypernode failed", keysAndValues...)
+		stmt.Discard()
+		return nil
+	}
+	return stmt
 }
 
 // nodesOf returns the hypernode's nodes that can take tasks, in session

@@ -115,6 +115,8 @@ var errUndeclared = errors.New("the module does not declare this hook")
 // send makes one call of a declared hook with an encoded request; on an
 // error the instance has been closed.
 func (p *Plugin) send(ctx context.Context, in *instance, hook abi.Hook, body []byte, out any) (abi.Code, string, error) {
+	p.busy.Add(1)
+	defer p.busy.Add(-1)
 	m := p.hooks[hook]
 	start := time.Now()
 	defer func() {

@@ -136,3 +136,36 @@ func TestEndlessRecursionIsStoppedByTheStackBudget(t *testing.T) {
 		t.Errorf("the failing call allocated %d MB of host memory, want under %d", got>>20, bound>>20)
 	}
 }
+
+// Closing a plugin while another goroutine's call runs in it (an event
+// handler's, at shutdown) waits for the call to end before the instance's
+// memory is unmapped: the call, which reads the guest's memory from the
+// host on every log line, ends at its deadline instead of faulting.
+func TestCloseWaitsForCallsUnderWay(t *testing.T) {
+	limits := DefaultLimits()
+	limits.CallTimeout = 300 * time.Millisecond
+	p, err := Load(context.Background(), buildGuest(t, "rawabi", "-X main.misbehave=log -X main.hooks=job_ready"),
+		Options{Name: "closing", Limits: limits, Log: func(int, string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		var ready bool
+		_, _, err := p.Call(context.Background(), abi.HookJobReady, abi.Request{Args: map[string]any{"job": 0}}, &ready)
+		done <- err
+	}()
+	for p.busy.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // well inside the call
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrTimeout) {
+		t.Errorf("the call under way at Close: %v, want ETIMEOUT", err)
+	}
+	if p.keepMemory.Load() {
+		t.Error("the call ended within its deadline, yet its memory was left mapped")
+	}
+}

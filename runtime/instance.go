@@ -55,6 +55,8 @@ type instance struct {
 }
 
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
+	p.busy.Add(1)
+	defer p.busy.Add(-1)
 	p.mu.Lock()
 	p.seq++
 	name := fmt.Sprintf("%s#%d", p.opts.Name, p.seq)
@@ -68,7 +70,7 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		WithStartFunctions().
 		WithStdout(stdout).
 		WithStderr(stderr)
-	mod, err := p.rt.InstantiateModule(withReservedMemory(ctx), p.compiled, cfg)
+	mod, err := p.rt.InstantiateModule(withReservedMemory(ctx, &p.keepMemory), p.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}

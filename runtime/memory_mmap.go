@@ -4,6 +4,7 @@ package runtime
 
 import (
 	"context"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -21,12 +22,16 @@ import (
 //
 // No host code keeps a slice of guest memory past the call that read it
 // (instance.reply documents it; decoders copy what they keep), which an
-// unmapped instance would otherwise turn into a fault.
-func withReservedMemory(ctx context.Context) context.Context {
-	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(reserveMemory))
+// unmapped instance would otherwise turn into a fault; and Plugin.Close
+// waits for calls under way before it closes the instances, setting keep
+// when one outlives the wait, which leaves the memory mapped.
+func withReservedMemory(ctx context.Context, keep *atomic.Bool) context.Context {
+	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		return reserveMemory(capacity, max, keep)
+	}))
 }
 
-func reserveMemory(capacity, max uint64) experimental.LinearMemory {
+func reserveMemory(capacity, max uint64, keep *atomic.Bool) experimental.LinearMemory {
 	size := max
 	if size < capacity {
 		size = capacity
@@ -37,10 +42,13 @@ func reserveMemory(capacity, max uint64) experimental.LinearMemory {
 		// growing slice still works.
 		return &sliceMemory{buf: make([]byte, 0, capacity)}
 	}
-	return &reservedMemory{buf: b}
+	return &reservedMemory{buf: b, keep: keep}
 }
 
-type reservedMemory struct{ buf []byte }
+type reservedMemory struct {
+	buf  []byte
+	keep *atomic.Bool
+}
 
 func (m *reservedMemory) Reallocate(size uint64) []byte {
 	if size > uint64(len(m.buf)) {
@@ -50,7 +58,7 @@ func (m *reservedMemory) Reallocate(size uint64) []byte {
 }
 
 func (m *reservedMemory) Free() {
-	if m.buf != nil {
+	if m.buf != nil && !m.keep.Load() {
 		_ = syscall.Munmap(m.buf)
 		m.buf = nil
 	}

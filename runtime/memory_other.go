@@ -2,7 +2,10 @@
 
 package runtime
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // withReservedMemory leaves wazero's default memory on other systems.
-func withReservedMemory(ctx context.Context) context.Context { return ctx }
+func withReservedMemory(ctx context.Context, _ *atomic.Bool) context.Context { return ctx }

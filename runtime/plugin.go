@@ -93,6 +93,11 @@ type Plugin struct {
 	// unmetered keeps the calls out of the scheduler's metrics: see
 	// SetMetered.
 	unmetered atomic.Bool
+	// busy counts the calls and instantiations under way, which Close
+	// waits for before freeing the instances' memory; keepMemory, set when
+	// one outlives that wait, leaves the memory mapped (memory_mmap.go).
+	busy       atomic.Int64
+	keepMemory atomic.Bool
 }
 
 // Load reads, checks, compiles and instantiates a module, and asks it who
@@ -319,7 +324,11 @@ func (p *Plugin) Implements(h abi.Hook) bool {
 	return ok
 }
 
-// Close frees every instance and the compiled code.
+// Close frees every instance and the compiled code. Calls under way on
+// other goroutines (an event handler's, at shutdown) get until their
+// deadline to end: an instance's memory is unmapped when it closes, and
+// a call still running in it would fault. Memory a call still uses after
+// that is left mapped.
 func (p *Plugin) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.idle = nil
@@ -329,6 +338,16 @@ func (p *Plugin) Close(ctx context.Context) error {
 		p.open = 0
 	}
 	p.mu.Unlock()
+	wait := p.opts.Limits.CallTimeout
+	if wait <= 0 {
+		wait = time.Second
+	}
+	for end := time.Now().Add(wait + time.Second); p.busy.Load() > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			p.keepMemory.Store(true)
+			break
+		}
+	}
 	err := p.rt.Close(ctx)
 	// With a shared compilation cache the engine outlives the runtime, and
 	// keeps the compiled module until it is closed explicitly: without this,

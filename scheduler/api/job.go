@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 )
@@ -77,6 +78,9 @@ func NewJobInfo(uid JobID) *JobInfo {
 
 // SetPodGroup takes the job's identity, queue and minimums from its PodGroup.
 func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
+	// As Volcano: sub-jobs keep their allocated hypernodes only while the
+	// policies stay as they were.
+	samePolicies := j.PodGroup != nil && equality.Semantic.DeepEqual(j.PodGroup.Spec.SubGroupPolicy, pg.Spec.SubGroupPolicy)
 	j.Name = pg.Name
 	j.Namespace = pg.Namespace
 	j.MinAvailable = pg.Spec.MinMember
@@ -91,13 +95,13 @@ func (j *JobInfo) SetPodGroup(pg *v1beta1.PodGroup) {
 		j.TaskMinAvailableTotal += n
 	}
 	j.PodGroup = pg
-	j.resetSubJobs()
+	j.resetSubJobs(samePolicies)
 }
 
 // UnsetPodGroup forgets a deleted PodGroup; its pods stay, ungrouped.
 func (j *JobInfo) UnsetPodGroup() {
 	j.PodGroup = nil
-	j.resetSubJobs()
+	j.resetSubJobs(false)
 }
 
 // EvictableByGang says whether gangpreempt and gangreclaim may take the
@@ -185,7 +189,7 @@ func (j *JobInfo) Clone() *JobInfo {
 	if j.SubJobs != nil {
 		// Grouped afresh, keeping j's allocated hypernodes.
 		c.SubJobs = j.SubJobs
-		c.resetSubJobs()
+		c.resetSubJobs(true)
 	}
 	return c
 }

@@ -153,11 +153,13 @@ func (j *JobInfo) SubJobOf(id TaskID) *SubJobInfo {
 	return j.SubJobs[j.TaskToSubJob[id]]
 }
 
-// resetSubJobs groups the job's tasks afresh by its PodGroup's policies,
-// keeping the allocated hypernode of every sub-job that remains. Volcano
-// regroups only when the policies change; grouping again when they did not
-// gives the same sub-jobs.
-func (j *JobInfo) resetSubJobs() {
+// resetSubJobs groups the job's tasks afresh by its PodGroup's policies.
+// With keep (the policies are unchanged) every sub-job that remains keeps
+// its allocated hypernode: Volcano regroups only when the policies change,
+// and grouping again when they did not gives the same sub-jobs. Changed
+// policies start the sub-jobs afresh, their hypernodes found again from
+// their tasks' nodes at the next session, as in Volcano.
+func (j *JobInfo) resetSubJobs(keep bool) {
 	var policies []v1beta1.SubGroupPolicySpec
 	if j.PodGroup != nil {
 		policies = j.PodGroup.Spec.SubGroupPolicy
@@ -177,6 +179,9 @@ func (j *JobInfo) resetSubJobs() {
 	}
 	for _, t := range j.Tasks {
 		j.addTaskToSubJob(t)
+	}
+	if !keep {
+		return
 	}
 	for id, sj := range j.SubJobs {
 		if o := old[id]; o != nil {
@@ -231,7 +236,7 @@ func (j *JobInfo) subJobFor(t *TaskInfo) *SubJobInfo {
 // matchValues returns the values of the policy's matchLabelKeys on the
 // task's pod, or nil when the pod does not match the policy's labelSelector
 // or lacks one of the keys. A policy without matchLabelKeys groups no pod,
-// as in Volcano (its empty match leaves the pod to the default sub-job).
+// as in Volcano: the next policy is tried, then the default sub-job.
 func matchValues(p *v1beta1.SubGroupPolicySpec, t *TaskInfo) []string {
 	if t.Pod == nil || len(p.MatchLabelKeys) == 0 {
 		return nil

@@ -111,6 +111,11 @@ func TestSubJobGrouping(t *testing.T) {
 	}
 
 	w0.AllocatedHyperNode = "leaf-a"
+	job.SetPodGroup(pg.DeepCopy()) // a status update: the policies stay
+	if got := job.SubJobs["ns/pg/workers-0"].AllocatedHyperNode; got != "leaf-a" {
+		t.Errorf("PodGroup updated with the same policies: workers-0's hypernode %q, want leaf-a kept", got)
+	}
+	w0 = job.SubJobs["ns/pg/workers-0"]
 	c := job.Clone()
 	if got := c.SubJobs["ns/pg/workers-0"]; got == w0 || got.AllocatedHyperNode != "leaf-a" || got.Tasks[w0a.UID] == w0a {
 		t.Errorf("clone's workers-0 %+v: want its own copy, with the allocated hypernode kept", got)
@@ -119,6 +124,12 @@ func TestSubJobGrouping(t *testing.T) {
 	job.DeleteTaskInfo(w8)
 	if !job.CheckSubJobValid() || job.Clone().CheckSubJobValid() {
 		t.Error("workers-7 lost its pods: want it still counted where it was (Volcano keeps an empty sub-job), and gone from a session's copy (built from the tasks, as Volcano's clone is)")
+	}
+	changed := pg.DeepCopy()
+	changed.Spec.SubGroupPolicy[0].SubGroupSize = ptr.To[int32](3)
+	job.SetPodGroup(changed)
+	if got := job.SubJobs["ns/pg/workers-0"]; got.AllocatedHyperNode != "" || got.MinAvailable != 3 {
+		t.Errorf("policies changed: workers-0 %+v, want size 3 and its hypernode found again (Volcano drops it)", got)
 	}
 	job.UnsetPodGroup()
 	if job.HasSubJobs() || job.SubJobOf(w0a.UID) != nil {

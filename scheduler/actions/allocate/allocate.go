@@ -213,7 +213,9 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 				fe.SetNodeError(n.Name, st.Message())
 			}
 			job.NodesFitErrors[task.UID] = fe
-			if keepGoing(job, sj) {
+			// Volcano's sub-job path (allocateResourcesForTasks) stops at
+			// a pre-predicate failure.
+			if sj == nil && keepGoing(job, nil) {
 				continue
 			}
 			break

@@ -27,7 +27,10 @@ import (
 //   - once the job is ready its statement is committed and the job's and
 //     each sub-job's allocated hypernodes take in the hypernodes chosen.
 // Where Volcano picks at random among equal scores, the first in gradient
-// (name) order wins.
+// (name) order wins. Only the committed trial's sub-job placements move the
+// sub-jobs' hypernodes: Volcano's recorder also keeps those of earlier,
+// uncommitted trials in the same job hypernode, which can widen a sub-job
+// it did not place there.
 
 // sheet is a job's sub-jobs left to place and each one's pending tasks
 // (Volcano's JobWorksheet).

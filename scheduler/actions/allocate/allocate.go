@@ -213,9 +213,10 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 				fe.SetNodeError(n.Name, st.Message())
 			}
 			job.NodesFitErrors[task.UID] = fe
-			// Volcano's sub-job path (allocateResourcesForTasks) stops at
-			// a pre-predicate failure.
-			if sj == nil && keepGoing(job, nil) {
+			// As Volcano since b83a5e7a4 (after v1.15.0, which stopped
+			// here): the other tasks are tried while the job, or the
+			// sub-job, can still reach its minimum.
+			if keepGoing(job, sj) {
 				continue
 			}
 			break

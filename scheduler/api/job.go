@@ -116,56 +116,80 @@ func (j *JobInfo) Key() string { return j.Namespace + "/" + j.Name }
 
 // AddTaskInfo adds a task and accounts for its resources.
 func (j *JobInfo) AddTaskInfo(t *TaskInfo) {
-	j.Tasks[t.UID] = t
-	j.indexTask(t)
-	j.TotalRequest.Add(t.Resreq)
-	if AllocatedStatus(t.Status) {
-		j.Allocated.Add(t.Resreq)
-	}
+	j.addTask(t)
 	if j.SubJobs != nil {
 		j.addTaskToSubJob(t)
 	}
 }
 
+func (j *JobInfo) addTask(t *TaskInfo) {
+	j.Tasks[t.UID] = t
+	indexTask(j.TaskStatusIndex, t)
+	j.TotalRequest.Add(t.Resreq)
+	if AllocatedStatus(t.Status) {
+		j.Allocated.Add(t.Resreq)
+	}
+}
+
 // DeleteTaskInfo removes a task and its resources.
 func (j *JobInfo) DeleteTaskInfo(t *TaskInfo) {
+	if cur := j.deleteTask(t); cur != nil && j.SubJobs != nil {
+		j.deleteTaskFromSubJob(cur)
+	}
+}
+
+// deleteTask removes the job's record of the task and returns it, nil
+// when the job has none.
+func (j *JobInfo) deleteTask(t *TaskInfo) *TaskInfo {
 	cur, ok := j.Tasks[t.UID]
 	if !ok {
-		return
+		return nil
 	}
 	j.TotalRequest.Sub(cur.Resreq)
 	if AllocatedStatus(cur.Status) {
 		j.Allocated.Sub(cur.Resreq)
 	}
 	delete(j.Tasks, cur.UID)
-	if idx := j.TaskStatusIndex[cur.Status]; idx != nil {
-		delete(idx, cur.UID)
-		if len(idx) == 0 {
-			delete(j.TaskStatusIndex, cur.Status)
-		}
-	}
-	if j.SubJobs != nil {
-		j.deleteTaskFromSubJob(cur)
-	}
+	unindexTask(j.TaskStatusIndex, cur)
+	return cur
 }
 
 // UpdateTaskStatus moves a task to a new status, keeping indexes and resource
-// sums right.
+// sums right. A task keeps its sub-job: its labels, which chose it, do not
+// change with its status.
 func (j *JobInfo) UpdateTaskStatus(t *TaskInfo, status TaskStatus) {
-	if _, ok := j.Tasks[t.UID]; ok {
-		j.DeleteTaskInfo(t)
+	sj := j.SubJobOf(t.UID)
+	if cur := j.deleteTask(t); cur != nil && sj != nil {
+		sj.deleteTask(cur)
 	}
 	t.Status = status
-	j.AddTaskInfo(t)
+	j.addTask(t)
+	switch {
+	case sj != nil:
+		sj.addTask(t)
+		j.TaskToSubJob[t.UID] = sj.UID
+	case j.SubJobs != nil:
+		j.addTaskToSubJob(t)
+	}
 }
 
-func (j *JobInfo) indexTask(t *TaskInfo) {
-	idx := j.TaskStatusIndex[t.Status]
+// indexTask and unindexTask keep a job's or a sub-job's tasks by status.
+func indexTask(byStatus map[TaskStatus]TasksMap, t *TaskInfo) {
+	idx := byStatus[t.Status]
 	if idx == nil {
 		idx = TasksMap{}
-		j.TaskStatusIndex[t.Status] = idx
+		byStatus[t.Status] = idx
 	}
 	idx[t.UID] = t
+}
+
+func unindexTask(byStatus map[TaskStatus]TasksMap, t *TaskInfo) {
+	if idx := byStatus[t.Status]; idx != nil {
+		delete(idx, t.UID)
+		if len(idx) == 0 {
+			delete(byStatus, t.Status)
+		}
+	}
 }
 
 // Clone copies the job and its tasks so that a session may change them.
@@ -187,9 +211,7 @@ func (j *JobInfo) Clone() *JobInfo {
 		c.AddTaskInfo(t.Clone())
 	}
 	if j.SubJobs != nil {
-		// Grouped afresh, keeping j's allocated hypernodes.
-		c.SubJobs = j.SubJobs
-		c.resetSubJobs(true)
+		c.cloneSubJobs(j)
 	}
 	return c
 }
@@ -505,8 +527,9 @@ func histogram(h map[string]int) string {
 
 // HardTopology reports whether the job must be placed within one hypernode
 // of at most the returned tier.
-func (j *JobInfo) HardTopology() (bool, int) {
-	nt := j.NetworkTopology
+func (j *JobInfo) HardTopology() (bool, int) { return hardTopology(j.NetworkTopology) }
+
+func hardTopology(nt *v1beta1.NetworkTopologySpec) (bool, int) {
 	if nt == nil || nt.HighestTierAllowed == nil {
 		return false, 0
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -72,12 +73,7 @@ func newSubJob(gid SubJobGID, uid SubJobID, job JobID, size *int32, nt *v1beta1.
 
 func (sj *SubJobInfo) addTask(t *TaskInfo) {
 	sj.Tasks[t.UID] = t
-	idx := sj.TaskStatusIndex[t.Status]
-	if idx == nil {
-		idx = TasksMap{}
-		sj.TaskStatusIndex[t.Status] = idx
-	}
-	idx[t.UID] = t
+	indexTask(sj.TaskStatusIndex, t)
 	if t.Priority > sj.Priority {
 		sj.Priority = t.Priority
 	}
@@ -85,12 +81,7 @@ func (sj *SubJobInfo) addTask(t *TaskInfo) {
 
 func (sj *SubJobInfo) deleteTask(t *TaskInfo) {
 	delete(sj.Tasks, t.UID)
-	if idx := sj.TaskStatusIndex[t.Status]; idx != nil {
-		delete(idx, t.UID)
-		if len(idx) == 0 {
-			delete(sj.TaskStatusIndex, t.Status)
-		}
-	}
+	unindexTask(sj.TaskStatusIndex, t)
 }
 
 // ReadyTaskNum counts tasks that hold or held resources.
@@ -129,13 +120,7 @@ func (sj *SubJobInfo) GetMinResources() *Resource {
 
 // HardTopology reports whether the sub-job must be placed within one
 // hypernode of at most the returned tier.
-func (sj *SubJobInfo) HardTopology() (bool, int) {
-	nt := sj.NetworkTopology
-	if nt == nil || nt.HighestTierAllowed == nil {
-		return false, 0
-	}
-	return nt.Mode == v1beta1.HardNetworkTopologyMode, *nt.HighestTierAllowed
-}
+func (sj *SubJobInfo) HardTopology() (bool, int) { return hardTopology(sj.NetworkTopology) }
 
 // HasSubJobs reports whether the job's PodGroup divides it into sub-jobs
 // (spec.subGroupPolicy).
@@ -187,6 +172,32 @@ func (j *JobInfo) resetSubJobs(keep bool) {
 		if o := old[id]; o != nil {
 			sj.AllocatedHyperNode = o.AllocatedHyperNode
 		}
+	}
+}
+
+// cloneSubJobs gives c, a copy of j with its tasks, j's sub-jobs: the
+// same grouping, its sub-jobs' settings and allocated hypernodes copied,
+// and only the sub-jobs that hold a task, as Volcano's clone (which groups
+// the tasks again) has them. Grouping again would read every pod's labels
+// against every policy, in every session.
+func (c *JobInfo) cloneSubJobs(j *JobInfo) {
+	c.SubJobs, c.TaskToSubJob = map[SubJobID]*SubJobInfo{}, make(map[TaskID]SubJobID, len(j.TaskToSubJob))
+	c.MinSubJobs = maps.Clone(j.MinSubJobs)
+	for id, t := range c.Tasks {
+		o := j.SubJobOf(id)
+		if o == nil { // not grouped in j: group it here
+			c.addTaskToSubJob(t)
+			continue
+		}
+		sj := c.SubJobs[o.UID]
+		if sj == nil {
+			sj = &SubJobInfo{GID: o.GID, UID: o.UID, Job: o.Job, MinAvailable: o.MinAvailable, MatchIndex: o.MatchIndex,
+				Tasks: TasksMap{}, TaskStatusIndex: map[TaskStatus]TasksMap{},
+				NetworkTopology: o.NetworkTopology.DeepCopy(), AllocatedHyperNode: o.AllocatedHyperNode}
+			c.SubJobs[o.UID] = sj
+		}
+		sj.addTask(t)
+		c.TaskToSubJob[id] = o.UID
 	}
 }
 

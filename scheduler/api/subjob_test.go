@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,5 +135,46 @@ func TestSubJobGrouping(t *testing.T) {
 	job.UnsetPodGroup()
 	if job.HasSubJobs() || job.SubJobOf(w0a.UID) != nil {
 		t.Error("PodGroup deleted: sub-jobs remain")
+	}
+}
+
+// subGroupedJob is a PodGroup of 1,000 pods in 100 sub-groups of 10,
+// selected by label, as a large partitioned training job has them.
+func subGroupedJob() *JobInfo {
+	pg := &v1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pg"}, Spec: v1beta1.PodGroupSpec{
+		MinMember: 1000,
+		SubGroupPolicy: []v1beta1.SubGroupPolicySpec{{Name: "workers", SubGroupSize: ptr.To[int32](10), MinSubGroups: ptr.To[int32](100),
+			MatchLabelKeys: []string{"group"}, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "worker"}}}},
+	}}
+	job := NewJobInfo("ns/pg")
+	job.SetPodGroup(pg)
+	for i := range 1000 {
+		job.AddTaskInfo(subJobPod(strconv.Itoa(i), 0, map[string]string{"role": "worker", "group": strconv.Itoa(i / 10)}))
+	}
+	return job
+}
+
+// A placement made and undone in a session, as allocate's trials make
+// them by the thousand.
+func BenchmarkSubJobTaskStatus(b *testing.B) {
+	job := subGroupedJob()
+	tasks := make([]*TaskInfo, 0, len(job.Tasks))
+	for _, t := range job.Tasks {
+		tasks = append(tasks, t)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		t := tasks[i%len(tasks)]
+		job.UpdateTaskStatus(t, Allocated)
+		job.UpdateTaskStatus(t, Pending)
+	}
+}
+
+// The copy every session takes of every job.
+func BenchmarkSubJobClone(b *testing.B) {
+	job := subGroupedJob()
+	b.ReportAllocs()
+	for b.Loop() {
+		job.Clone()
 	}
 }

@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -59,7 +58,7 @@ func (ssn *Session) openTopology(objs []*topologyv1alpha1.HyperNode) {
 			ssn.recoverSubJobHyperNodes(job)
 			continue
 		}
-		job.AllocatedHyperNode = ssn.recoveredHyperNode(job.AllocatedHyperNode, job.TaskStatusIndex)
+		job.AllocatedHyperNode = ssn.recoveredHyperNode(job.AllocatedHyperNode, job.AllocatedTaskNum(), job.TaskStatusIndex)
 	}
 }
 
@@ -101,24 +100,14 @@ func softToHard(nt *v1beta1.NetworkTopologySpec, tier int) {
 // job's is checked, and sets the job's, when it is unknown or a sub-job's
 // was found again, to the lowest holding every sub-job's.
 func (ssn *Session) recoverSubJobHyperNodes(job *api.JobInfo) {
-	h := ssn.HyperNodes
-	if job.AllocatedHyperNode != "" {
-		if _, ok := h.Info[job.AllocatedHyperNode]; !ok || job.AllocatedTaskNum() == 0 {
-			job.AllocatedHyperNode = ""
-		}
-	}
+	job.AllocatedHyperNode = ssn.keptHyperNode(job.AllocatedHyperNode, job.AllocatedTaskNum())
 	found := false
-	for _, id := range sortedSubJobIDs(job) {
-		sj := job.SubJobs[id]
-		if sj.AllocatedHyperNode != "" {
-			if _, ok := h.Info[sj.AllocatedHyperNode]; !ok || sj.AllocatedTaskNum() == 0 {
-				sj.AllocatedHyperNode = ""
-			}
-		}
-		if sj.NetworkTopology == nil || sj.AllocatedHyperNode != "" {
+	for _, sj := range job.SubJobs {
+		placed := sj.AllocatedTaskNum()
+		if sj.AllocatedHyperNode = ssn.keptHyperNode(sj.AllocatedHyperNode, placed); sj.AllocatedHyperNode != "" || sj.NetworkTopology == nil {
 			continue
 		}
-		if sj.AllocatedHyperNode = ssn.recoveredHyperNode("", sj.TaskStatusIndex); sj.AllocatedHyperNode != "" {
+		if sj.AllocatedHyperNode = ssn.recoveredHyperNode("", placed, sj.TaskStatusIndex); sj.AllocatedHyperNode != "" {
 			found = true
 		}
 	}
@@ -126,19 +115,19 @@ func (ssn *Session) recoverSubJobHyperNodes(job *api.JobInfo) {
 		return
 	}
 	lca := ""
-	for _, id := range sortedSubJobIDs(job) {
-		lca = h.LCA(lca, job.SubJobs[id].AllocatedHyperNode)
+	for _, sj := range job.SubJobs {
+		lca = ssn.HyperNodes.LCA(lca, sj.AllocatedHyperNode)
 	}
 	job.AllocatedHyperNode = lca
 }
 
-func sortedSubJobIDs(job *api.JobInfo) []api.SubJobID {
-	ids := make([]api.SubJobID, 0, len(job.SubJobs))
-	for id := range job.SubJobs {
-		ids = append(ids, id)
+// keptHyperNode is the allocated hypernode while it exists and something
+// is placed, "" otherwise.
+func (ssn *Session) keptHyperNode(allocated string, placed int) string {
+	if _, ok := ssn.HyperNodes.Info[allocated]; !ok || placed == 0 {
+		return ""
 	}
-	slices.Sort(ids)
-	return ids
+	return allocated
 }
 
 // refuseJob keeps a job Caldera cannot schedule as written out of every
@@ -176,22 +165,11 @@ func (ssn *Session) explainTopology(job *api.JobInfo, msg string) {
 // recoveredHyperNode keeps an allocated hypernode only while it exists
 // and some of the tasks are allocated, and otherwise finds it again: the
 // lowest-tier hypernode holding the nodes of all the allocated tasks.
-func (ssn *Session) recoveredHyperNode(allocated string, tasks map[api.TaskStatus]api.TasksMap) string {
+func (ssn *Session) recoveredHyperNode(allocated string, placed int, tasks map[api.TaskStatus]api.TasksMap) string {
+	if kept := ssn.keptHyperNode(allocated, placed); kept != "" || placed == 0 {
+		return kept
+	}
 	h := ssn.HyperNodes
-	placed := 0
-	for status, ts := range tasks {
-		if api.AllocatedStatus(status) {
-			placed += len(ts)
-		}
-	}
-	if allocated != "" {
-		if _, ok := h.Info[allocated]; ok && placed > 0 {
-			return allocated
-		}
-	}
-	if placed == 0 {
-		return ""
-	}
 	var best *api.HyperNodeInfo
 	for _, name := range h.Names() {
 		hn := h.Info[name]

@@ -163,8 +163,8 @@ func (r *run) commitIfReady(job *api.JobInfo, stmt *framework.Statement) bool {
 	return true
 }
 
-// allocateJob places the job's tasks (of sub-job sj, when set), on the
-// nodes of within when it is set, until the job (the sub-job) is ready,
+// allocateJob places the job's tasks (of sub-job sj; nil exactly for a
+// job without sub-jobs), on the nodes of within when it is set, until the job (the sub-job) is ready,
 // and returns the statement when it is ready or pipelined; otherwise it
 // discards it.
 func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJobInfo, tasks *pqueue.Queue[*api.TaskInfo], within *api.HyperNodeInfo) *framework.Statement {
@@ -180,12 +180,6 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 	track, placedIn := job.NetworkTopology != nil, job.AllocatedHyperNode
 	if sj != nil {
 		track, placedIn = sj.NetworkTopology != nil, sj.AllocatedHyperNode
-	}
-	ready := func() bool {
-		if sj != nil {
-			return ssn.SubJobReady(job, sj)
-		}
-		return ssn.JobReady(job)
 	}
 	finder := placement.NewFinder(r.search, r.state)
 	fits := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
@@ -260,15 +254,14 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 				placedIn = ssn.HyperNodes.LCA(hn, placedIn)
 			}
 		}
-		if ready() {
+		// For a job without sub-jobs (sj nil) these are JobReady and
+		// JobPipelined.
+		if ssn.SubJobReady(job, sj) {
 			break
 		}
 	}
 
-	if sj != nil && (ssn.SubJobReady(job, sj) || ssn.SubJobPipelined(job, sj)) {
-		return stmt
-	}
-	if sj == nil && (ssn.JobReady(job) || ssn.JobPipelined(job)) {
+	if ssn.SubJobReady(job, sj) || ssn.SubJobPipelined(job, sj) {
 		return stmt
 	}
 	stmt.Discard()

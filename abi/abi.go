@@ -30,9 +30,14 @@ import "fmt"
 // 1.9: the view's hypernodes and jobs' network topology;
 // hyper_node_order and hyper_node_gradient; node_order_batch's
 // jobHyperNode.
+// 1.10: the descriptor's claimChecks and predicate_batch's claims; the
+// view's taskClaims and volumeLimits.
+// 1.11: a delta list's keep runs.
+// 1.12: allocate, which may refuse a placement and give the pod
+// annotations for its bind; nodes' gpus and tasks' gpuMemory and gpuNumber.
 const (
 	Major = 1
-	Minor = 11
+	Minor = 12
 )
 
 // Version is a module's declared ABI version.
@@ -91,6 +96,8 @@ const (
 	// Added in 1.9.
 	HookHyperNodeOrder    Hook = 27
 	HookHyperNodeGradient Hook = 28
+	// Added in 1.12.
+	HookAllocate Hook = 29
 )
 
 var hookNames = map[Hook]string{
@@ -107,6 +114,7 @@ var hookNames = map[Hook]string{
 	HookVictimQueueOrderKeys: "victim_queue_order_keys", HookTargetJob: "target_job",
 	HookCacheEvent: "cache_event", HookEvictable: "evictable",
 	HookHyperNodeOrder: "hyper_node_order", HookHyperNodeGradient: "hyper_node_gradient",
+	HookAllocate: "allocate",
 }
 
 // String returns the hook's name as modules declare it.

@@ -93,6 +93,12 @@ const (
 	PurposeEvict       int32 = 1
 )
 
+// AllocateResult is allocate's result (1.12): annotations to write on the
+// pod at its bind, a nil value removing one the module gave it before.
+type AllocateResult struct {
+	Annotations map[string]*string `msgpack:"annotations"`
+}
+
 // TasksArgs lists tasks: task_order_keys, victim_tasks.
 type TasksArgs struct {
 	Tasks []int32 `msgpack:"tasks"`

@@ -108,6 +108,18 @@ type Node struct {
 	// when the view is built, as inter-pod affinity and topology spread
 	// count them (1.4).
 	Others []Pod `msgpack:"others,omitempty"`
+	// GPUs are the node's GPU-sharing cards as deviceshare reads them when
+	// the view is built, in ID order (1.12).
+	GPUs []GPU `msgpack:"gpus,omitempty"`
+}
+
+// GPU is one card of a node's GPU sharing: its number, its memory, the
+// memory its pods ask for, and how many pods hold it (none: idle).
+type GPU struct {
+	ID      int32 `msgpack:"id"`
+	Memory  int64 `msgpack:"memory"`
+	Used    int64 `msgpack:"used"`
+	Holders int32 `msgpack:"holders"`
 }
 
 // Image is one image a node reports: its names and size in bytes.
@@ -286,6 +298,10 @@ type Task struct {
 	// Images are the pod's init and app containers' images, in that order,
 	// named as ImageLocality matches them (1.4).
 	Images []string `msgpack:"images,omitempty"`
+	// GPUMemory and GPUNumber are the pod's volcano.sh/gpu-memory and
+	// volcano.sh/gpu-number as deviceshare reads them (1.12).
+	GPUMemory int64 `msgpack:"gpuMemory,omitempty"`
+	GPUNumber int64 `msgpack:"gpuNumber,omitempty"`
 }
 
 // View is the whole session view sent with session_open.

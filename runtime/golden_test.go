@@ -33,6 +33,9 @@ var goldenTier, goldenLeaf int32 = 1, 1
 
 // goldenView is the view of request_session_open: one of every object,
 // with the fields that need care on the wire (maps, scalars, negatives).
+// goldenCard is the card reply_allocate names.
+var goldenCard = "1"
+
 func goldenView() abi.View {
 	return abi.View{
 		Nodes: []abi.Node{{
@@ -48,6 +51,9 @@ func goldenView() abi.View {
 				PodAntiAffinity: &abi.PodAffinity{Required: []abi.PodAffinityTerm{{
 					Selector:   &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"dns"}}}},
 					Namespaces: []string{"kube-system"}, TopologyKey: "kubernetes.io/hostname"}}}}},
+			// 1.12: cards 0 and 2 of three (card 1 unhealthy), card 0
+			// held by the running task.
+			GPUs: []abi.GPU{{ID: 0, Memory: 8000, Used: 3000, Holders: 1}, {ID: 2, Memory: 8000}},
 		}},
 		Queues: []abi.Queue{{Name: "default", Weight: 1, State: "Open"},
 			{Name: "team", Weight: 2, State: "Open", Parent: "org", Deserved: &abi.Resource{MilliCPU: 4000, Memory: 8 << 30, Scalars: map[string]int64{"nvidia.com/gpu": 2000}},
@@ -66,7 +72,7 @@ func goldenView() abi.View {
 			{Namespace: "ns", Name: "pg-1", Job: 0, Status: "Pending", Node: -1, Priority: -5,
 				Request: abi.Resource{MilliCPU: 2000, Memory: 2 << 30}, InitRequest: abi.Resource{MilliCPU: 2000, Memory: 2 << 30},
 				NodeSelector: map[string]string{"zone": "a"}, Role: "worker", CreationTime: 1735689601000, PriorityClassName: "low",
-				Images: []string{"registry.local/app:1"},
+				Images: []string{"registry.local/app:1"}, GPUMemory: 2000,
 				PodAntiAffinity: &abi.PodAffinity{Preferred: []abi.WeightedPodAffinityTerm{{Weight: 10, Term: abi.PodAffinityTerm{
 					Selector: &abi.Selector{Requirements: []abi.NodeSelectorRequirement{}}, NamespaceSelector: &abi.Selector{}, TopologyKey: "zone"}}}},
 				SpreadConstraints: []abi.SpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: "DoNotSchedule",
@@ -158,6 +164,7 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_predicate_batch_claims": {Args: abi.BatchArgs{Task: 1, Nodes: []int32{0, 0}, Claims: []*abi.NodeClaims{nil,
 			{RuledOut: true, Checks: []abi.ClaimCheck{{Stage: 4, Code: abi.UnschedulableAndUnresolvable, Reasons: []string{"cannot allocate all claims"}}}}}}},
 		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
+		"request_allocate":           {Events: []abi.Event{{abi.EventAllocate, 1, 0}}, Args: abi.TaskArgs{Task: 1}},
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},
 		"request_evictable":          {Args: abi.EvictableArgs{Kind: abi.EvictGangReclaim, Job: 0, HyperNode: "leaf-a", Tasks: []int32{1, 0}}},
@@ -208,6 +215,7 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_preemptable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{0}}},
 		{"reply_evictable", &abi.Victims{}, &abi.Victims{Voted: true, Tasks: []int32{1}}},
 		{"reply_hypernode_order", &[]float64{}, &[]float64{87.5, 12.5}},
+		{"reply_allocate", &abi.AllocateResult{}, &abi.AllocateResult{Annotations: map[string]*string{"example.com/stale": nil, "volcano.sh/gpu-index": &goldenCard}}},
 		{"reply_hypernode_gradient", &[][]int32{}, &[][]int32{{1}, {0}}},
 		{"reply_job_valid", &abi.ValidateResult{}, &abi.ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}},
 		{"reply_victim_tasks", &[]int32{}, &[]int32{0, 127, 128, 255, 256, 32767, 32768}},

@@ -143,6 +143,7 @@ func wireNode(n *api.NodeInfo, inView map[api.TaskID]int32) abi.Node {
 	}
 	wireNodePods(&wn, n)
 	wn.Others = wireOthers(n, inView)
+	wn.GPUs = wireGPUs(n)
 	return wn
 }
 
@@ -203,6 +204,7 @@ func wireTask(t *api.TaskInfo, job, node int32, spreadDefaults labels.Selector) 
 		wt.HostPorts = appendHostPorts(nil, p)
 		wt.KubeRequest = kubeRequest(p)
 		wirePodRules(&wt, p, spreadDefaults)
+		wireTaskGPUs(&wt, t)
 	}
 	return wt
 }

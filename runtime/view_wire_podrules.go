@@ -26,13 +26,14 @@ func appendTaskPodRules(b []byte, t *abi.Task) []byte {
 	if t.SpreadDefaulted {
 		b = appendBool(appendStr(b, "spreadDefaulted"), true)
 	}
-	return appendStrsField(b, "images", t.Images)
+	return appendTaskGPUs(appendStrsField(b, "images", t.Images), t)
 }
 
-// taskPodRulesFields counts the fields appendTaskPodRules writes.
+// taskPodRulesFields counts the fields appendTaskPodRules writes, and the
+// GPU request after them.
 func taskPodRulesFields(t *abi.Task) int {
 	return countTrue(t.Terminating, t.PodAffinity != nil, t.PodAntiAffinity != nil, t.AffinityError != "",
-		len(t.SpreadConstraints) > 0, t.SpreadDefaulted, len(t.Images) > 0)
+		len(t.SpreadConstraints) > 0, t.SpreadDefaulted, len(t.Images) > 0, t.GPUMemory != 0, t.GPUNumber != 0)
 }
 
 // appendNodePodRules writes the node fields of 1.4, each omitempty.
@@ -51,11 +52,13 @@ func appendNodePodRules(b []byte, n *abi.Node) []byte {
 			b = appendPod(b, &n.Others[i])
 		}
 	}
-	return b
+	return appendGPUsField(b, n.GPUs)
 }
 
+// nodePodRulesFields counts the fields appendNodePodRules writes, and the
+// cards after them.
 func nodePodRulesFields(n *abi.Node) int {
-	return countTrue(len(n.Images) > 0, len(n.Others) > 0)
+	return countTrue(len(n.Images) > 0, len(n.Others) > 0, len(n.GPUs) > 0)
 }
 
 func appendPod(b []byte, p *abi.Pod) []byte {

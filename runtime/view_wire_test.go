@@ -94,6 +94,9 @@ func randNode(rng *rand.Rand) *abi.Node {
 	for range rng.IntN(3) * rng.IntN(10) {
 		n.Taints = append(n.Taints, abi.Taint{Key: randString(rng), Value: randString(rng), Effect: randString(rng)})
 	}
+	for range rng.IntN(2) * rng.IntN(9) {
+		n.GPUs = append(n.GPUs, abi.GPU{ID: randInt32(rng), Memory: rng.Int64() - rng.Int64(), Used: rng.Int64() - rng.Int64(), Holders: randInt32(rng)})
+	}
 	return n
 }
 
@@ -200,6 +203,12 @@ func randTask(rng *rand.Rand) *abi.Task {
 	}
 	for range rng.IntN(3) * rng.IntN(8) {
 		t.Tolerations = append(t.Tolerations, abi.Toleration{Key: randString(rng), Operator: randString(rng), Value: randString(rng), Effect: randString(rng)})
+	}
+	if rng.IntN(3) == 0 {
+		t.GPUMemory = rng.Int64() - rng.Int64()
+	}
+	if rng.IntN(3) == 0 {
+		t.GPUNumber = rng.Int64N(9)
 	}
 	return t
 }

@@ -9,6 +9,16 @@ import (
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/gpushare"
+)
+
+// The resources and annotations of Volcano's GPU sharing (gpushare).
+const (
+	GPUMemoryResource       = gpushare.MemoryResource
+	GPUNumberResource       = gpushare.NumberResource
+	GPUIndexAnnotation      = gpushare.IndexAnnotation
+	PredicateTimeAnnotation = gpushare.PredicateTimeAnnotation
+	UnhealthyGPUsAnnotation = gpushare.UnhealthyAnnotation
 )
 
 // Name is the plugin's name in the configuration.
@@ -24,7 +34,7 @@ type Plugin struct {
 	// gpus holds the session's cards of every node that has some; built at
 	// session open and read by Predicate, which may run concurrently, and
 	// changed only by the allocate events, which do not.
-	gpus map[string]*nodeGPUs
+	gpus map[string]*gpushare.Node
 	// given remembers the cards each allocate event took, so that its
 	// deallocate gives back exactly those.
 	given map[api.TaskID]grant
@@ -60,10 +70,10 @@ func (p *Plugin) Offers(framework.Hook) bool { return p.args.sharing || p.args.n
 
 // OnSessionOpen reads every node's cards and the pods on them.
 func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
-	p.gpus = map[string]*nodeGPUs{}
+	p.gpus = map[string]*gpushare.Node{}
 	p.given = map[api.TaskID]grant{}
 	for _, n := range ssn.NodeList {
-		if g := gpusOf(n); g != nil {
+		if g := gpushare.Read(n); g != nil {
 			p.gpus[n.Name] = g
 		}
 	}
@@ -76,10 +86,10 @@ func (p *Plugin) OnSessionClose(*framework.Session) { p.gpus, p.given = nil, nil
 // with sharing, whole cards with numbers.
 func (p *Plugin) requests(task *api.TaskInfo) (memory, number int64) {
 	if p.args.sharing {
-		memory = gpuMemoryOf(task.Pod)
+		memory = gpushare.MemoryOf(task.Pod)
 	}
 	if p.args.number {
-		number = gpuNumberOf(task.Pod)
+		number = gpushare.NumberOf(task.Pod)
 	}
 	return memory, number
 }
@@ -94,12 +104,12 @@ func (p *Plugin) Predicate(task *api.TaskInfo, node *api.NodeInfo) *framework.St
 		return nil
 	}
 	if memory > 0 {
-		if _, ok := g.fitByMemory(memory); !ok {
+		if _, ok := g.FitByMemory(memory); !ok {
 			return framework.NewStatus(framework.Unschedulable, "GpuShare no enough gpu memory on node "+node.Name)
 		}
 	}
 	if number > 0 {
-		if _, ok := g.fitByNumber(number); !ok {
+		if _, ok := g.FitByNumber(number); !ok {
 			return framework.NewStatus(framework.Unschedulable, "GpuNumber no enough gpu number on node "+node.Name)
 		}
 	}
@@ -120,20 +130,20 @@ func (p *Plugin) TryAllocate(task *api.TaskInfo) error {
 	}
 	var ids []int
 	if memory > 0 {
-		id, ok := g.fitByMemory(memory)
+		id, ok := g.FitByMemory(memory)
 		if !ok {
-			return fmt.Errorf("deviceshare: no GPU on node %s has %d of %s free for pod %s", g.node, memory, GPUMemoryResource, task.Key())
+			return fmt.Errorf("deviceshare: no GPU on node %s has %d of %s free for pod %s", g.Name, memory, GPUMemoryResource, task.Key())
 		}
 		ids = []int{id}
 	} else {
 		var ok bool
-		if ids, ok = g.fitByNumber(number); !ok {
-			return fmt.Errorf("deviceshare: node %s has fewer than %d idle GPUs for pod %s", g.node, number, task.Key())
+		if ids, ok = g.FitByNumber(number); !ok {
+			return fmt.Errorf("deviceshare: node %s has fewer than %d idle GPUs for pod %s", g.Name, number, task.Key())
 		}
 	}
-	g.take(task.UID, ids, gpuMemoryOf(task.Pod))
-	p.given[task.UID] = grant{node: g.node, ids: ids}
-	stamp, index := strconv.FormatInt(now().UnixNano(), 10), indexValue(ids)
+	g.Take(task.UID, ids, gpushare.MemoryOf(task.Pod))
+	p.given[task.UID] = grant{node: g.Name, ids: ids}
+	stamp, index := strconv.FormatInt(now().UnixNano(), 10), gpushare.IndexValue(ids)
 	task.SetBindAnnotations(map[string]*string{PredicateTimeAnnotation: &stamp, GPUIndexAnnotation: &index})
 	return nil
 }
@@ -153,6 +163,6 @@ func (p *Plugin) OnDeallocate(task *api.TaskInfo) {
 		return
 	}
 	delete(p.given, task.UID)
-	p.gpus[gr.node].give(task.UID, gr.ids)
+	p.gpus[gr.node].Give(task.UID, gr.ids)
 	task.SetBindAnnotations(map[string]*string{PredicateTimeAnnotation: nil, GPUIndexAnnotation: nil})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caldera-scheduler/caldera/hostplugins/internal/testutil"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/gpushare"
 )
 
 func limits(pairs ...string) v1.ResourceRequirements {
@@ -50,7 +51,7 @@ func TestPodRequests(t *testing.T) {
 			for _, r := range c.main {
 				pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Resources: r})
 			}
-			if got := podLimit(pod, c.resource); got != c.want {
+			if got := gpushare.PodLimit(pod, c.resource); got != c.want {
 				t.Fatalf("got %d, want %d", got, c.want)
 			}
 		})

@@ -93,10 +93,19 @@ const (
 	PurposeEvict       int32 = 1
 )
 
+// AllocateArgs is allocate's request (1.12): the task just placed, and the
+// host's clock in Unix nanoseconds (a module's own clock is a fixed fake).
+type AllocateArgs struct {
+	Task int32 `msgpack:"task"`
+	Now  int64 `msgpack:"now"`
+}
+
 // AllocateResult is allocate's result (1.12): annotations to write on the
-// pod at its bind, a nil value removing one the module gave it before.
+// pod at its bind, a nil value removing one the module gave it before, or
+// the reason the module refuses the placement.
 type AllocateResult struct {
-	Annotations map[string]*string `msgpack:"annotations"`
+	Annotations map[string]*string `msgpack:"annotations,omitempty"`
+	Refusal     string             `msgpack:"refusal,omitempty"`
 }
 
 // TasksArgs lists tasks: task_order_keys, victim_tasks.

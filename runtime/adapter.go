@@ -62,6 +62,9 @@ type adapter struct {
 	events  []abi.Event
 	// skipped is set when an ignorable plugin failed this session.
 	skipped bool
+	// annotated holds the bind annotations the module's allocate gave each
+	// task this session, taken back when the task leaves its node.
+	annotated map[api.TaskID][]string
 	// reported holds the hooks whose failure was logged this session: a
 	// failing hook is logged once per session, not once per call.
 	reported map[abi.Hook]bool
@@ -252,6 +255,7 @@ func (a *adapter) OnSessionOpen(ssn *framework.Session) {
 	a.skipped = false
 	a.refused = nil
 	a.reported = map[abi.Hook]bool{}
+	a.annotated = map[api.TaskID][]string{}
 	a.reopens = 0
 	a.keys.reset()
 	a.domainKeys = nil
@@ -593,15 +597,18 @@ func (a *adapter) scoringFailed(err error) error {
 // OnAllocate and OnDeallocate queue events; they ride on the next call.
 // With claim checks, OnAllocate and TryAllocate also reserve the task's
 // volumes and devices, and OnDeallocate releases them.
+// A module that declares allocate (1.12) is asked about the placement at
+// once.
 func (a *adapter) OnAllocate(task *api.TaskInfo) {
 	if a.claims != nil {
 		a.claims.ReserveOrLog(task)
 	}
 	a.allocateEvent(task)
+	a.logStandingRefusal(task, a.askAllocate(task))
 }
 
 // TryAllocate refuses a placement whose volumes or devices no longer fit
-// its node.
+// its node, or that the module's allocate refuses.
 func (a *adapter) TryAllocate(task *api.TaskInfo) error {
 	var err error
 	if a.claims != nil {
@@ -610,7 +617,10 @@ func (a *adapter) TryAllocate(task *api.TaskInfo) error {
 		err = a.claims.Reserve(task)
 	}
 	a.allocateEvent(task)
-	return err
+	if err != nil {
+		return err
+	}
+	return a.askAllocate(task)
 }
 
 func (a *adapter) allocateEvent(task *api.TaskInfo) {
@@ -628,6 +638,7 @@ func (a *adapter) OnDeallocate(task *api.TaskInfo) {
 	if a.claims != nil {
 		a.claims.Release(task)
 	}
+	a.dropBindAnnotations(task)
 	kind := int32(abi.EventDeallocate)
 	if task.Status == api.Releasing {
 		kind = abi.EventEvict

@@ -164,7 +164,7 @@ func goldenRequests(t *testing.T) map[string][]byte {
 		"request_predicate_batch_claims": {Args: abi.BatchArgs{Task: 1, Nodes: []int32{0, 0}, Claims: []*abi.NodeClaims{nil,
 			{RuledOut: true, Checks: []abi.ClaimCheck{{Stage: 4, Code: abi.UnschedulableAndUnresolvable, Reasons: []string{"cannot allocate all claims"}}}}}}},
 		"request_job_order_keys":     {Args: abi.JobsArgs{Jobs: []int32{0}}},
-		"request_allocate":           {Events: []abi.Event{{abi.EventAllocate, 1, 0}}, Args: abi.TaskArgs{Task: 1}},
+		"request_allocate":           {Events: []abi.Event{{abi.EventAllocate, 1, 0}}, Args: abi.AllocateArgs{Task: 1, Now: 1735689602000000000}},
 		"request_preemptable":        {Events: []abi.Event{{abi.EventEvict, 0, 0}}, Args: abi.CandidatesArgs{Task: 1, Tasks: []int32{0}}},
 		"request_session_close":      {},
 		"request_evictable":          {Args: abi.EvictableArgs{Kind: abi.EvictGangReclaim, Job: 0, HyperNode: "leaf-a", Tasks: []int32{1, 0}}},

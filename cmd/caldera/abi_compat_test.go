@@ -22,7 +22,7 @@ func buildPortAs(t *testing.T, port, tag, dir, file string) {
 }
 
 // Minor versions only add: modules built for earlier minors (1.0, 1.2) and
-// one built for the next (1.12, declaring a hook this scheduler does not
+// one built for the next (1.13, declaring a hook this scheduler does not
 // know) all load and decide exactly as the native plugins, over sessions
 // that follow one another. The 1.0 module would fail on 1.1's enqueue
 // event, so this also proves the scheduler sends a module only what its
@@ -33,7 +33,7 @@ func TestModulesOfOtherMinorsKeepWorking(t *testing.T) {
 	buildPortAs(t, "binpack", "caldera_abi_1_0", dir, "binpack.abi10.wasm")
 	buildPortAs(t, "drf", "caldera_abi_1_2", dir, "drf.abi12.wasm")
 	buildPortAs(t, "priority", "caldera_abi_next", dir, "priority.abinext.wasm")
-	for name, abi := range map[string]string{"binpack.abi10": "1.0", "drf.abi12": "1.2", "priority.abinext": "1.12"} {
+	for name, abi := range map[string]string{"binpack.abi10": "1.0", "drf.abi12": "1.2", "priority.abinext": "1.13"} {
 		out, err := runCaldera("plugin", "inspect", filepath.Join(dir, name+".wasm"))
 		if err != nil || !strings.Contains(out, abi) {
 			t.Errorf("inspect %s: %v, want ABI %s in\n%s", name, err, abi, out)

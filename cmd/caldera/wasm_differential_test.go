@@ -46,7 +46,7 @@ func withPort(conf []byte, native, port string) []byte {
 // ported lists the native plugins that have Wasm ports in
 // examples/plugins, built by make plugins as <name>.go.wasm and
 // <name>.tinygo.wasm.
-var ported = []string{"binpack", "priority", "gang", "conformance", "overcommit", "drf", "predicates", "nodeorder", "proportion", "pdb", "network-topology-aware"}
+var ported = []string{"binpack", "priority", "gang", "conformance", "overcommit", "drf", "predicates", "nodeorder", "proportion", "pdb", "network-topology-aware", "deviceshare"}
 
 // rustPorted lists the native plugins that also have Rust ports
 // (examples/plugins/<name>/rust), built by make plugins as <name>.rust.wasm.

@@ -66,6 +66,8 @@ func readArgs(a *Args, b []byte) ([]byte, error) {
 			a.Scope, b, err = wire.ReadInt32Bytes(b)
 		case "purpose":
 			a.Purpose, b, err = wire.ReadInt32Bytes(b)
+		case "now":
+			a.Now, b, err = wire.ReadInt64Bytes(b)
 		case "claims":
 			// Rare and small: the generated reader serves it.
 			b, err = a.Claims.UnmarshalMsg(b)

@@ -42,6 +42,7 @@ const (
 	hookEvictable            = 26
 	hookHyperNodeOrder       = 27
 	hookHyperNodeGradient    = 28
+	hookAllocate             = 29
 )
 
 // Reply codes that are not hook statuses.
@@ -58,8 +59,10 @@ type host struct {
 	last  *View
 	spare spareLists
 	undo  undoLog
-	lists taskLists
-	reply []byte
+	// placement is Allocate's, reused.
+	placement Placement
+	lists     taskLists
+	reply     []byte
 	// out holds a hook's encoded result before it is copied into reply.
 	out    []byte
 	args   Args

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/tinylib/msgp/msgp"
@@ -107,6 +108,19 @@ func (*goldenPlugin) HyperNodeGradient(s *Session, search HyperNodeSearch) [][]*
 
 func (*goldenPlugin) VictimTasks(_ *Session, tasks []*Task) []*Task { return tasks }
 
+// Allocate names card 1 and takes back example.com/stale when the request
+// says what request_allocate says: task 1, on node 0 by the event before
+// it, at 2025-01-01T00:00:02Z.
+func (*goldenPlugin) Allocate(s *Session, task *Task, p *Placement) string {
+	if task != &s.View.Tasks[1] || task.Node != 0 || p.Now != 1735689602000000000 {
+		return "task " + itoa(int(task.Handle)) + " on node " + itoa(int(task.Node)) + " at " + strconv.FormatInt(p.Now, 10)
+	}
+	p.Annotate("volcano.sh/gpu-index", "0")
+	p.TakeBack("example.com/stale")
+	p.Annotate("volcano.sh/gpu-index", "1") // the last word stands
+	return ""
+}
+
 func (*goldenPlugin) JobValid(*Session, *Job) *ValidateResult {
 	return &ValidateResult{Reason: "NotEnoughPods", Message: "1/2 tasks valid"}
 }
@@ -170,6 +184,11 @@ func TestGoldenVectors(t *testing.T) {
 		!v.Tasks[0].SpreadDefaulted || v.Tasks[0].SpreadConstraints[0].MaxSkew != 3 || t1.SpreadDefaulted {
 		t.Errorf("request_session_open's pod rules decoded to node %+v, task %+v, namespaces %v", n, t1, v.Namespaces)
 	}
+	// GPU sharing (ABI 1.12): cards 0 and 2 of the node, task 1's request.
+	if gp := n.GPUs; len(gp) != 2 || gp[0] != (GPU{ID: 0, Memory: 8000, Used: 3000, Holders: 1}) || gp[1] != (GPU{ID: 2, Memory: 8000}) ||
+		t1.GPUMemory != 2000 || t1.GPUNumber != 0 || v.Tasks[0].GPUMemory != 0 {
+		t.Errorf("request_session_open's GPU sharing decoded to cards %+v, task 1 %d memory %d number", n.GPUs, t1.GPUMemory, t1.GPUNumber)
+	}
 	if w, err := g.open.Int("binpack.weight", 0); err != nil || w != 10 {
 		t.Errorf("binpack.weight = %d, %v", w, err)
 	}
@@ -227,6 +246,7 @@ func TestGoldenVectors(t *testing.T) {
 		{"reply_evictable", hookEvictable, golden(t, "request_evictable")},
 		{"reply_hypernode_order", hookHyperNodeOrder, golden(t, "request_hypernode_order")},
 		{"reply_hypernode_gradient", hookHyperNodeGradient, golden(t, "request_hypernode_gradient")},
+		{"reply_allocate", hookAllocate, golden(t, "request_allocate")},
 		{"reply_node_order_batch", hookNodeOrderBatch, request(t, nil, &Args{Task: 0, Job: -1, Queue: -1, Nodes: []int32{0, 0, 0}})},
 		{"reply_job_valid", hookJobValid, request(t, nil, &Args{Task: -1, Job: 0, Queue: -1})},
 		{"reply_session_close", hookSessionClose, golden(t, "request_session_close")},
@@ -375,7 +395,7 @@ func TestGoldenKeptRuns(t *testing.T) {
 	}
 }
 
-// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.11) a
+// TestGoldenDomainRules: to a 1.5 or later host (request_session_open says 1.12) a
 // passing pre_predicate carries the rules; to a host that does not say its
 // version, the plain verdict.
 func TestGoldenDomainRules(t *testing.T) {
@@ -387,8 +407,8 @@ func TestGoldenDomainRules(t *testing.T) {
 	if code, msg, _ := decodeReply(t, h.dispatch(hookSessionOpen, golden(t, "request_session_open"))); code != 0 {
 		t.Fatalf("request_session_open: %d %s", code, msg)
 	}
-	if m := h.session.HostABIMinor(); m != 11 {
-		t.Errorf("request_session_open says the host speaks 1.%d, want 1.11", m)
+	if m := h.session.HostABIMinor(); m != 12 {
+		t.Errorf("request_session_open says the host speaks 1.%d, want 1.12", m)
 	}
 	check(t, "reply_pre_predicate_rules", append([]byte(nil), h.dispatch(hookPrePredicate, pre)...))
 

@@ -443,6 +443,7 @@ func hookNames(i implemented) []string {
 	add(i.evictableFilter != nil, "evictable")
 	add(i.hyperNodeScorer != nil, "hyper_node_order")
 	add(i.hyperNodeGradienter != nil, "hyper_node_gradient")
+	add(i.allocator != nil, "allocate")
 	return out
 }
 

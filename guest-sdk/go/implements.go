@@ -41,6 +41,7 @@ type implemented struct {
 	domainRuler           DomainRuler
 	rulelessScorer        RulelessScorer
 	cacheEventHandler     CacheEventHandler
+	allocator             Allocator
 }
 
 var impl implemented
@@ -61,6 +62,7 @@ func implementationOf(p Plugin) implemented {
 	i.evictableFilter, _ = p.(EvictableFilter)
 	i.hyperNodeScorer, _ = p.(HyperNodeScorer)
 	i.hyperNodeGradienter, _ = p.(HyperNodeGradienter)
+	i.allocator, _ = p.(Allocator)
 	i.victimTasksProvider, _ = p.(VictimTasksProvider)
 	i.overusedChecker, _ = p.(OverusedChecker)
 	i.allocatableChecker, _ = p.(AllocatableChecker)

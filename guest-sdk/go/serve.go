@@ -19,7 +19,7 @@ type handler func(h *host) (int32, string, []byte)
 // consulted on every call). A hook the plugin does not
 // implement answers EUNKNOWN_HOOK (the scheduler never calls one it did not
 // declare, so this only happens to a confused host).
-var served = [hookHyperNodeGradient + 1]handler{
+var served = [hookAllocate + 1]handler{
 	hookJobOrderKeys: func(h *host) (int32, string, []byte) {
 		p := impl.jobOrderKeyer
 		if p == nil {
@@ -100,6 +100,7 @@ var served = [hookHyperNodeGradient + 1]handler{
 		return h.ok(appendVerdict(h.result(), v))
 	},
 	hookPredicateBatch: (*host).predicate,
+	hookAllocate:       (*host).allocate,
 	hookNodeOrderBatch: (*host).nodeOrder,
 	hookBestNode: func(h *host) (int32, string, []byte) {
 		p := impl.bestNodePicker

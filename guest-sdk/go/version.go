@@ -17,13 +17,15 @@ package caldera
 // jobHyperNode; 1.10 the scheduler's volume and device checks for a
 // ClaimChecker (predicate_batch's claims) and the view's task claims and
 // CSI volume limits; 1.11 session_open deltas that keep runs of the held
-// lists whose objects moved.
+// lists whose objects moved; 1.12 allocate (an Allocator refuses a
+// placement or gives the pod bind annotations) and the view's GPU sharing
+// cards and requests.
 //
 // The tags caldera_abi_1_0, caldera_abi_1_2 and caldera_abi_next build the
 // SDK as it would be at an earlier minor or the next; the scheduler's
 // compatibility tests use them to prove that modules of another minor keep
 // working.
-const abiMinor = 11
+const abiMinor = 12
 
 func declared(hooks []string) []string { return hooks }
 

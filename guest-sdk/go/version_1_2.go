@@ -12,7 +12,7 @@ func declared(hooks []string) []string {
 	var out []string
 	for _, h := range hooks {
 		switch h {
-		case "evictable", "hyper_node_order", "hyper_node_gradient":
+		case "evictable", "hyper_node_order", "hyper_node_gradient", "allocate":
 		default:
 			out = append(out, h)
 		}

@@ -2,10 +2,10 @@
 
 package caldera
 
-// Built as the next minor, 1.12: it declares a hook this scheduler does not
+// Built as the next minor, 1.13: it declares a hook this scheduler does not
 // know, which the scheduler must leave uncalled.
-const abiMinor = 12
+const abiMinor = 13
 
-func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_12") }
+func declared(hooks []string) []string { return append(hooks, "hook_from_abi_1_13") }
 
 const lastEvent = eventBind

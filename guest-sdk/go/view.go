@@ -116,9 +116,25 @@ type Node struct {
 	// what inter-pod affinity and topology spread count of them (ABI 1.4).
 	// The view's tasks on the node are those whose Node is its handle.
 	Others []Pod `msg:"others"`
+	// GPUs are the node's GPU sharing cards when the session opened, in ID
+	// order, the unhealthy ones left out; none on a node whose capacity
+	// does not state both volcano.sh/gpu-memory and volcano.sh/gpu-number
+	// (ABI 1.12). They do not follow the session's placements: a plugin
+	// placing GPU pods follows its own Allocate answers.
+	GPUs []GPU `msg:"gpus"`
 
 	// Handle is the node's index in View.Nodes.
 	Handle int32 `msg:"-"`
+}
+
+// GPU is one card of a node's GPU sharing: its number (as the
+// volcano.sh/gpu-index annotation names it), its memory, the memory the
+// pods holding it ask for, and how many pods hold it (none: idle).
+type GPU struct {
+	ID      int32 `msg:"id"`
+	Memory  int64 `msg:"memory"`
+	Used    int64 `msg:"used"`
+	Holders int32 `msg:"holders"`
 }
 
 // Queue is a queue of jobs.
@@ -248,6 +264,12 @@ type Task struct {
 	// order, with kube-scheduler's ":latest" added to untagged names
 	// (ABI 1.4).
 	Images []string `msg:"images"`
+	// GPUMemory and GPUNumber are the pod's volcano.sh/gpu-memory and
+	// volcano.sh/gpu-number as Volcano's deviceshare reads them: the sum
+	// of its containers' limits, or the largest init container's when that
+	// is more; 0 for none (ABI 1.12).
+	GPUMemory int64 `msg:"gpuMemory"`
+	GPUNumber int64 `msg:"gpuNumber"`
 
 	// Handle is the task's index in View.Tasks.
 	Handle int32 `msg:"-"`
@@ -516,6 +538,8 @@ type Args struct {
 	// Claims (ABI 1.10): predicate_batch's volume and device checks, one
 	// per node, or none (Session.NodeClaims).
 	Claims NodeClaimsList `msg:"claims"`
+	// Now (ABI 1.12): allocate's clock, Unix nanoseconds (Placement.Now).
+	Now int64 `msg:"now"`
 }
 
 // IsReclaimable reports whether other queues may reclaim what this one holds

@@ -9,9 +9,9 @@ import (
 // MarshalMsg implements wire.Marshaler
 func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 18
+	// map header, size 19
 	// string "task"
-	o = append(o, 0xde, 0x0, 0x12, 0xa4, 0x74, 0x61, 0x73, 0x6b)
+	o = append(o, 0xde, 0x0, 0x13, 0xa4, 0x74, 0x61, 0x73, 0x6b)
 	o = wire.AppendInt32(o, z.Task)
 	// string "job"
 	o = append(o, 0xa3, 0x6a, 0x6f, 0x62)
@@ -99,6 +99,9 @@ func (z *Args) MarshalMsg(b []byte) (o []byte, err error) {
 			}
 		}
 	}
+	// string "now"
+	o = append(o, 0xa3, 0x6e, 0x6f, 0x77)
+	o = wire.AppendInt64(o, z.Now)
 	return
 }
 
@@ -358,6 +361,12 @@ func (z *Args) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					}
 				}
 			}
+		case "now":
+			z.Now, bts, err = wire.ReadInt64Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Now")
+				return
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -383,6 +392,7 @@ func (z *Args) Msgsize() (s int) {
 			}
 		}
 	}
+	s += 4 + wire.Int64Size
 	return
 }
 
@@ -754,6 +764,85 @@ func (z DisruptionBudgets) Msgsize() (s int) {
 	for zb0003 := range z {
 		s += z[zb0003].Msgsize()
 	}
+	return
+}
+
+// MarshalMsg implements wire.Marshaler
+func (z *GPU) MarshalMsg(b []byte) (o []byte, err error) {
+	o = wire.Require(b, z.Msgsize())
+	// map header, size 4
+	// string "id"
+	o = append(o, 0x84, 0xa2, 0x69, 0x64)
+	o = wire.AppendInt32(o, z.ID)
+	// string "memory"
+	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = wire.AppendInt64(o, z.Memory)
+	// string "used"
+	o = append(o, 0xa4, 0x75, 0x73, 0x65, 0x64)
+	o = wire.AppendInt64(o, z.Used)
+	// string "holders"
+	o = append(o, 0xa7, 0x68, 0x6f, 0x6c, 0x64, 0x65, 0x72, 0x73)
+	o = wire.AppendInt32(o, z.Holders)
+	return
+}
+
+// UnmarshalMsg implements wire.Unmarshaler
+func (z *GPU) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = wire.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = wire.WrapError(err)
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = wire.ReadMapKeyZC(bts)
+		if err != nil {
+			err = wire.WrapError(err)
+			return
+		}
+		switch unsafeString(field) {
+		case "id":
+			z.ID, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "ID")
+				return
+			}
+		case "memory":
+			z.Memory, bts, err = wire.ReadInt64Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Memory")
+				return
+			}
+		case "used":
+			z.Used, bts, err = wire.ReadInt64Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Used")
+				return
+			}
+		case "holders":
+			z.Holders, bts, err = wire.ReadInt32Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Holders")
+				return
+			}
+		default:
+			bts, err = wire.Skip(bts)
+			if err != nil {
+				err = wire.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *GPU) Msgsize() (s int) {
+	s = 1 + 3 + wire.Int32Size + 7 + wire.Int64Size + 5 + wire.Int64Size + 8 + wire.Int32Size
 	return
 }
 
@@ -1715,9 +1804,9 @@ func (z *NetworkTopology) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 15
+	// map header, size 16
 	// string "name"
-	o = append(o, 0x8f, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
+	o = append(o, 0xde, 0x0, 0x10, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
 	o = wire.AppendString(o, z.Name)
 	// string "labels"
 	o = append(o, 0xa6, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x73)
@@ -1878,6 +1967,16 @@ func (z *Node) MarshalMsg(b []byte) (o []byte, err error) {
 		o, err = z.Others[za0009].MarshalMsg(o)
 		if err != nil {
 			err = wire.WrapError(err, "Others", za0009)
+			return
+		}
+	}
+	// string "gpus"
+	o = append(o, 0xa4, 0x67, 0x70, 0x75, 0x73)
+	o = wire.AppendArrayHeader(o, uint32(len(z.GPUs)))
+	for za0010 := range z.GPUs {
+		o, err = z.GPUs[za0010].MarshalMsg(o)
+		if err != nil {
+			err = wire.WrapError(err, "GPUs", za0010)
 			return
 		}
 	}
@@ -2375,6 +2474,25 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "gpus":
+			var zb0017 uint32
+			zb0017, bts, err = wire.ReadArrayHeaderBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "GPUs")
+				return
+			}
+			if cap(z.GPUs) >= int(zb0017) {
+				z.GPUs = (z.GPUs)[:zb0017]
+			} else {
+				z.GPUs = make([]GPU, zb0017)
+			}
+			for za0010 := range z.GPUs {
+				bts, err = z.GPUs[za0010].UnmarshalMsg(bts)
+				if err != nil {
+					err = wire.WrapError(err, "GPUs", za0010)
+					return
+				}
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -2389,7 +2507,7 @@ func (z *Node) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Node) Msgsize() (s int) {
-	s = 1 + 5 + wire.StringPrefixSize + len(z.Name) + 7 + wire.MapHeaderSize
+	s = 3 + 5 + wire.StringPrefixSize + len(z.Name) + 7 + wire.MapHeaderSize
 	if z.Labels != nil {
 		for za0001, za0002 := range z.Labels {
 			_ = za0002
@@ -2422,6 +2540,10 @@ func (z *Node) Msgsize() (s int) {
 	s += 7 + wire.ArrayHeaderSize
 	for za0009 := range z.Others {
 		s += z.Others[za0009].Msgsize()
+	}
+	s += 5 + wire.ArrayHeaderSize
+	for za0010 := range z.GPUs {
+		s += z.GPUs[za0010].Msgsize()
 	}
 	return
 }
@@ -4860,9 +4982,9 @@ func (z Taint) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 27
+	// map header, size 29
 	// string "namespace"
-	o = append(o, 0xde, 0x0, 0x1b, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
+	o = append(o, 0xde, 0x0, 0x1d, 0xa9, 0x6e, 0x61, 0x6d, 0x65, 0x73, 0x70, 0x61, 0x63, 0x65)
 	o = wire.AppendString(o, z.Namespace)
 	// string "name"
 	o = append(o, 0xa4, 0x6e, 0x61, 0x6d, 0x65)
@@ -5037,6 +5159,12 @@ func (z *Task) MarshalMsg(b []byte) (o []byte, err error) {
 	for za0010 := range z.Images {
 		o = wire.AppendString(o, z.Images[za0010])
 	}
+	// string "gpuMemory"
+	o = append(o, 0xa9, 0x67, 0x70, 0x75, 0x4d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
+	o = wire.AppendInt64(o, z.GPUMemory)
+	// string "gpuNumber"
+	o = append(o, 0xa9, 0x67, 0x70, 0x75, 0x4e, 0x75, 0x6d, 0x62, 0x65, 0x72)
+	o = wire.AppendInt64(o, z.GPUNumber)
 	return
 }
 
@@ -5476,6 +5604,18 @@ func (z *Task) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 			}
+		case "gpuMemory":
+			z.GPUMemory, bts, err = wire.ReadInt64Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "GPUMemory")
+				return
+			}
+		case "gpuNumber":
+			z.GPUNumber, bts, err = wire.ReadInt64Bytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "GPUNumber")
+				return
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -5545,6 +5685,7 @@ func (z *Task) Msgsize() (s int) {
 	for za0010 := range z.Images {
 		s += wire.StringPrefixSize + len(z.Images[za0010])
 	}
+	s += 10 + wire.Int64Size + 10 + wire.Int64Size
 	return
 }
 

@@ -32,9 +32,14 @@
 // allocate event, an API call per tentative placement (and one to remove
 // them per undone placement), and only when predicates is configured;
 // Caldera writes them once, at bind, from this plugin. Volcano gives whole
-// cards in map order; Caldera gives the lowest idle IDs. Volcano's free
-// memory is unsigned, so a card its pods overcommit looks almost empty;
-// Caldera counts it full.
+// cards in map order; Caldera gives the lowest idle IDs. A card its pods
+// overcommit has nothing free, as in the newest stored Volcano
+// (ed72c7c81); v1.15.0 counted its free memory unsigned, so such a card
+// looked almost empty.
+//
+// The cards and requests are read in package scheduler/gpushare, which
+// the Wasm view uses too (ABI 1.12, Node.gpus): the examples/plugins
+// deviceshare port decides as this plugin does.
 //
 // Arguments: deviceshare.GPUSharingEnable, deviceshare.GPUNumberEnable
 // (false; both true is refused, as Volcano stops on it),

@@ -35,6 +35,13 @@ var short = ""
 // as from a guest that lost its earlier view; a whole view is accepted.
 var forgetful = ""
 
+// allocate, when set (-X main.allocate=MODE), answers allocate (hook 29):
+// "refuse-odd" refuses tasks of odd handles and names the node of the
+// others in example.com/node (with the clock it was told in
+// example.com/now); "scheduler-key" tries to rewrite the PodGroup
+// annotation.
+var allocate = ""
+
 func main() {}
 
 //go:wasmexport caldera_abi_version
@@ -120,6 +127,26 @@ func call(hook, n uint32) uint64 {
 			return reply(0, "", verdicts)
 		}
 		return reply(0, "", codes)
+	case 29: // allocate
+		var req struct {
+			E [][3]int32 `msgpack:"e"`
+			A struct {
+				Task int32 `msgpack:"task"`
+				Now  int64 `msgpack:"now"`
+			} `msgpack:"a"`
+		}
+		if err := msgpack.Unmarshal(input[:n], &req); err != nil || len(req.E) == 0 {
+			return reply(65, "no placement event", nil)
+		}
+		last := req.E[len(req.E)-1]
+		switch {
+		case allocate == "scheduler-key":
+			return reply(0, "", map[string]any{"annotations": map[string]any{"scheduling.k8s.io/group-name": "other"}})
+		case req.A.Task%2 == 1:
+			return reply(0, "", map[string]any{"refusal": "odd tasks go nowhere"})
+		}
+		return reply(0, "", map[string]any{"annotations": map[string]any{
+			"example.com/node": strconv.Itoa(int(last[2])), "example.com/now": strconv.FormatInt(req.A.Now, 10)}})
 	case 15: // job_ready: traps.
 		panic("job_ready exploded")
 	case 13: // overused: never returns.

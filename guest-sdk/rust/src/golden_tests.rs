@@ -13,7 +13,7 @@ use crate::msgpack::{Reader, Writer};
 use crate::session::Session;
 use crate::arguments::Arguments;
 use crate::event::*;
-use crate::view::{phase, status, HyperNode, Job, Node, Resource, Taint, Task, View};
+use crate::view::{phase, status, Gpu, HyperNode, Job, Node, Resource, Taint, Task, View};
 
 fn golden_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/abi").join(format!("{}.msgpack", name))
@@ -164,6 +164,20 @@ impl HyperNodeGradient for Golden {
     }
 }
 
+// Writes card 1 and takes back another key when the request says what
+// request_allocate says: task 1, just placed on node 0 (the event applied
+// before the hook).
+impl Allocate for Golden {
+    fn allocate(&mut self, s: &Session, task: &Task) -> Result<Annotations, Verdict> {
+        let v = s.view();
+        let placed = s.node_of(task).map_or(false, |n| std::ptr::eq(n, &v.nodes[0])) && task.status == status::ALLOCATED;
+        if !std::ptr::eq(task, &v.tasks[1]) || !placed {
+            return Ok(Annotations::new());
+        }
+        Ok([("volcano.sh/gpu-index", Some("1")), ("example.com/stale", None)].iter().map(|&(k, v)| (k.to_string(), v.map(str::to_string))).collect())
+    }
+}
+
 impl VictimTasks for Golden {
     fn victim_tasks<'s>(&mut self, _: &'s Session, tasks: &[&'s Task]) -> Vec<&'s Task> {
         tasks.to_vec()
@@ -229,6 +243,9 @@ fn golden_vectors() {
         assert_eq!(t1.node_selector["zone"], "a");
         assert_eq!(t1.priority_class_name, "low");
         assert_eq!(t0.tolerations[0].operator, "Exists");
+        // GPU sharing's cards and requests (ABI 1.12).
+        assert_eq!(n.gpus, [Gpu { id: 0, memory: 8000, used: 3000, holders: 1 }, Gpu { id: 2, memory: 8000, used: 0, holders: 0 }]);
+        assert_eq!((t1.gpu_memory, t1.gpu_number, t0.gpu_memory, t0.gpu_number), (2000, 0, 0, 0));
         // The pod rules' fields (ABI 1.4).
         assert_eq!((n.images[0].names[1].as_str(), n.images[0].size), ("registry.local/app@sha256:ab", 300 << 20));
         let other = &n.others[0];
@@ -284,6 +301,8 @@ fn golden_vectors() {
     {
         let v = m.session.as_ref().unwrap().view();
         assert_eq!(v.tasks[1].status, status::PENDING, "after the delta");
+        assert_eq!(v.tasks[1].gpu_memory, 2000, "a task resent whole keeps its GPU request");
+        assert_eq!(v.nodes[0].gpus.len(), 2, "after the delta");
         assert_eq!(v.nodes[0].name, "n0");
         assert_eq!(v.namespaces["ns"]["team"], "a", "namespaces come with every delta");
         assert_eq!((v.disruption_budgets.len(), v.resource_quotas.len()), (2, 1), "budgets and quotas come with every delta");
@@ -310,6 +329,7 @@ fn golden_vectors() {
         ("reply_evictable", HOOK_EVICTABLE, golden("request_evictable")),
         ("reply_hypernode_order", HOOK_HYPER_NODE_ORDER, golden("request_hypernode_order")),
         ("reply_hypernode_gradient", HOOK_HYPER_NODE_GRADIENT, golden("request_hypernode_gradient")),
+        ("reply_allocate", HOOK_ALLOCATE, golden("request_allocate")),
         ("reply_node_order_batch", HOOK_NODE_ORDER_BATCH, request(&[], args(&[("nodes", &[0, 0, 0])], &[("task", 0)]))),
         ("reply_job_valid", HOOK_JOB_VALID, request(&[], args(&[], &[("job", 0)]))),
         ("reply_session_close", HOOK_SESSION_CLOSE, golden("request_session_close")),
@@ -336,6 +356,18 @@ fn golden_vectors() {
         w.str("ten");
     });
     check("reply_error", &call(&mut bad, HOOK_SESSION_OPEN, &open));
+}
+
+/// request_allocate's event places the pending task 1 on node 0 before the
+/// hook runs: the golden plugin answers reply_allocate's annotations only
+/// for the task on its node.
+#[test]
+fn allocate_sees_its_placement() {
+    let mut m = Module::new(Golden::default(), crate::__hooks!(Golden));
+    call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open"));
+    let t1 = &m.session.as_ref().unwrap().view().tasks[1];
+    assert_eq!((t1.status.as_str(), t1.node), (status::PENDING, -1));
+    check("reply_allocate", &call(&mut m, HOOK_ALLOCATE, &golden("request_allocate")));
 }
 
 #[test]
@@ -449,9 +481,6 @@ impl PrePredicate for Ruled {
     }
 }
 
-/// To a 1.5 or later host (request_session_open says 1.7) a passing pre_predicate
-/// carries the rules; to a host that does not say its version, the plain
-/// verdict.
 /// request_session_open_keep (1.11) puts a new task first and keeps the two
 /// held ones, moved one handle up, with everything the first view gave them.
 #[test]
@@ -472,13 +501,16 @@ fn golden_kept_runs() {
     assert_eq!(s.task_claims(1).unwrap().devices[0].name, "pg-0-gpu", "pg-0's claims after the move");
 }
 
+/// To a 1.5 or later host (request_session_open says 1.12) a passing
+/// pre_predicate carries the rules; to a host that does not say its version,
+/// the plain verdict.
 #[test]
 fn golden_domain_rules() {
     let pre = request(&[], args(&[], &[("task", 1)]));
     let mut m = Module::new(Ruled, crate::__hooks!(Ruled));
     let (code, msg) = reply(&call(&mut m, HOOK_SESSION_OPEN, &golden("request_session_open")));
     assert_eq!((code, msg.as_str()), (0, ""), "request_session_open");
-    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 11, "the host's version in request_session_open");
+    assert_eq!(m.session.as_ref().unwrap().host_abi_minor(), 12, "the host's version in request_session_open");
     check("reply_pre_predicate_rules", &call(&mut m, HOOK_PRE_PREDICATE, &pre));
 
     let mut old = Module::new(Ruled, crate::__hooks!(Ruled));

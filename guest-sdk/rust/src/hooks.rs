@@ -6,6 +6,8 @@
 //! Every hook gets the [`Session`] read-only: the SDK keeps its view
 //! current. A plugin keeps its own state in its fields (`&mut self`).
 
+use std::collections::BTreeMap;
+
 use crate::arguments::Argument;
 use crate::session::Session;
 use crate::view::{HyperNode, Job, Node, Queue, Task};
@@ -321,6 +323,42 @@ pub struct HyperNodeSearch<'a> {
     pub scope: GradientScope,
     pub purpose: SearchPurpose,
 }
+
+/// Says whether a placement stands, and what the pod is annotated with
+/// when it is bound (ABI 1.12): a Volcano event handler's AllocateFunc, the
+/// hook of a device policy that picks a pod's GPU cards and names them.
+///
+/// Asked each time the session places a task (allocated, pipelined, or its
+/// eviction undone), after the SDK applied the placement to the view and
+/// [`Plugin::on_allocate`] ran for it: `s.node_of(task)` is the node.
+///
+/// - `Ok(annotations)` keeps the placement. The annotations are written on
+///   the pod when it is bound, before its Binding; a key with `None` takes
+///   back one the plugin gave the task earlier in the session. An empty
+///   map writes nothing.
+/// - `Err(verdict)` refuses it ([`Verdict::reject`] for `Unschedulable`),
+///   the reason saying why: the session undoes the placement at once (a
+///   deallocation reaches [`Plugin::on_deallocate`] with the next call) and
+///   the action reads the reason as why the task did not go there. A
+///   verdict whose code is `Success` refuses as `Error`. Where Volcano
+///   cannot hear a refusal (backfill's placement, an eviction undone) the
+///   scheduler logs it and the placement stands.
+///
+/// When the task leaves its node in the session the scheduler drops the
+/// annotations given to it; give back in [`Plugin::on_deallocate`] what
+/// the plugin holds for it. The scheduler takes at most 16 annotations a
+/// reply, keys and values at most 16 KiB together; a key must be an
+/// annotation key Kubernetes accepts and not a PodGroup key the scheduler
+/// reads (`scheduling.k8s.io/group-name`,
+/// `scheduling.volcano.sh/group-name`). A scheduler of ABI 1.11 or earlier
+/// never asks ([`Session::host_abi_minor`]).
+pub trait Allocate: Plugin {
+    fn allocate(&mut self, s: &Session, task: &Task) -> Result<Annotations, Verdict>;
+}
+
+/// The annotations an [`Allocate`] answer writes on a pod at bind, by key;
+/// `None` takes a key back. Sent in key order.
+pub type Annotations = BTreeMap<String, Option<String>>;
 
 /// Says a queue uses more than its share; any plugin saying so stops
 /// allocation to the queue.

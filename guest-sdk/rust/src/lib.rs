@@ -77,7 +77,7 @@ pub use arguments::{Argument, ArgumentError, Arguments, Value};
 pub use claims::{ClaimCheck, ClaimStage, DeviceClaim, NodeClaims, NodeVolumeLimits, TaskClaims, VolumeClaim};
 pub use event::{kind, Adjustment, CacheEvent, CacheEventHandler, EventType, EventVerdict, Object};
 pub use hooks::{
-    Allocatable, BestNode, Code, DomainRule, DomainRules, Error, Evictable, Eviction, EvictionKind, GradientScope, HyperNodeGradient, HyperNodeOrder, HyperNodeSearch, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
+    Allocatable, Allocate, Annotations, BestNode, Code, DomainRule, DomainRules, Error, Evictable, Eviction, EvictionKind, GradientScope, HyperNodeGradient, HyperNodeOrder, HyperNodeSearch, Invalid, FAIL_LISTED, FAIL_MISSING, FAIL_UNLISTED, MAX_DOMAIN_RULES, JobEnqueueable, JobOrder, JobPipelined, JobReady, JobStarving, JobValid, NodeOrder,
     Overused, Plugin, PrePredicate, Predicate, Preemptable, Preemptive, QueueOrder, Reclaimable, TargetJob, TaskOrder, Verdict,
     SearchPurpose, VictimQueueOrder, VictimTasks, Vote,
 };
@@ -88,7 +88,7 @@ pub use module::SDK_VERSION;
 pub use session::Session;
 pub use view::{
     phase, status, Handle, HostPort, Image, Job, KubeRequest, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    DisruptionBudget, HyperNode, NetworkTopology, Pod, PodAffinity, PodAffinityTerm, PreferredTerm, Queue, Resource, ResourceQuota, Selector,
+    DisruptionBudget, Gpu, HyperNode, NetworkTopology, Pod, PodAffinity, PodAffinityTerm, PreferredTerm, Queue, Resource, ResourceQuota, Selector,
     SpreadConstraint, Taint, Task, Toleration, View, WeightedPodAffinityTerm,
 };
 

@@ -8,14 +8,14 @@ use crate::arguments::Arguments;
 use crate::claims::{self, NodeClaims};
 use crate::delta;
 use crate::event::{encode_verdicts, Batch, CacheEvent, EventVerdict};
-use crate::hooks::{Code, DomainRules, Error, Eviction, EvictionKind, GradientScope, HyperNodeSearch, Invalid, Plugin, SearchPurpose, Verdict, Vote};
+use crate::hooks::{Annotations, Code, DomainRules, Error, Eviction, EvictionKind, GradientScope, HyperNodeSearch, Invalid, Plugin, SearchPurpose, Verdict, Vote};
 use crate::msgpack::{DecodeError, Reader, Writer};
 use crate::session::{Condition, Session, EVENT_ALLOCATE, EVENT_BIND, EVENT_DEALLOCATE, EVENT_ENQUEUE, EVENT_EVICT, EVENT_PIPELINE, EVENT_UNEVICT};
 use crate::view::{Handle, HyperNode, Job, Node, Queue, Task, View};
 
 /// The ABI version this SDK speaks.
 pub(crate) const ABI_MAJOR: u32 = 1;
-pub(crate) const ABI_MINOR: u32 = 11;
+pub(crate) const ABI_MINOR: u32 = 12;
 /// The newest event kind (of ABI 1.1; 1.2 added none); newer kinds are
 /// ignored.
 const LAST_EVENT: i32 = EVENT_BIND;
@@ -50,6 +50,7 @@ pub(crate) const HOOK_CACHE_EVENT: u32 = 25;
 pub(crate) const HOOK_EVICTABLE: u32 = 26;
 pub(crate) const HOOK_HYPER_NODE_ORDER: u32 = 27;
 pub(crate) const HOOK_HYPER_NODE_GRADIENT: u32 = 28;
+pub(crate) const HOOK_ALLOCATE: u32 = 29;
 
 // Reply codes that are not hook statuses.
 const CODE_UNKNOWN_HOOK: i32 = 64;
@@ -74,6 +75,7 @@ pub type HyperNodeOrderFn<P> = fn(&mut P, &Session, &HyperNodeSearch<'_>, &[&Hyp
 /// Appends each gradient's hypernode handles to the first list and the end
 /// of each gradient in it to the second.
 pub type HyperNodeGradientFn<P> = fn(&mut P, &Session, &HyperNodeSearch<'_>, &mut Vec<Handle>, &mut Vec<usize>);
+pub type AllocateFn<P> = fn(&mut P, &Session, &Task) -> Result<Annotations, Verdict>;
 
 /// The hooks a plugin type implements, found by [`export!`](crate::export).
 #[doc(hidden)]
@@ -91,6 +93,7 @@ pub struct Hooks<P> {
     pub evictable: Option<EvictableFn<P>>,
     pub hyper_node_order: Option<HyperNodeOrderFn<P>>,
     pub hyper_node_gradient: Option<HyperNodeGradientFn<P>>,
+    pub allocate: Option<AllocateFn<P>>,
     pub overused: Option<QueueFn<P>>,
     pub allocatable: Option<AllocatableFn<P>>,
     pub preemptive: Option<PreemptiveFn<P>>,
@@ -135,6 +138,7 @@ impl<P> Hooks<P> {
             (self.evictable.is_some(), "evictable"),
             (self.hyper_node_order.is_some(), "hyper_node_order"),
             (self.hyper_node_gradient.is_some(), "hyper_node_gradient"),
+            (self.allocate.is_some(), "allocate"),
         ] {
             if has {
                 out.push(name);
@@ -246,6 +250,8 @@ enum Answer {
     EventVerdicts,
     /// session_open's promises for the session, when it makes any.
     Promises(Promises),
+    /// allocate's annotations (1.12), at least one.
+    Annotations(Annotations),
 }
 
 /// What session_open's result promises (docs/abi.md, section 5).
@@ -667,6 +673,18 @@ impl<P: Plugin> Module<P> {
                 let jobs = list(s.jobs(), &args.jobs, "job")?;
                 Ok(Answer::Int(f(plugin, s, &jobs)))
             }
+            HOOK_ALLOCATE => {
+                let f = need(hooks.allocate, "allocate")?;
+                let t = one(s.tasks(), args.task, "task").map_err(|e| decode_failure(format!("allocate: {}", e.1)))?;
+                match f(plugin, s, t) {
+                    Ok(annotations) if annotations.is_empty() => Ok(Answer::Nil),
+                    Ok(annotations) => Ok(Answer::Annotations(annotations)),
+                    // An OK code would keep the placement the plugin meant
+                    // to refuse.
+                    Err(v) if v.code == Code::Success => Err(Failure(Code::Error as i32, v.reason)),
+                    Err(v) => Err(Failure(v.code as i32, v.reason)),
+                }
+            }
             _ => Err(Failure(CODE_UNKNOWN_HOOK, format!("hook {} is not implemented by {}", hook, SDK_VERSION))),
         }
     }
@@ -752,6 +770,19 @@ impl<P: Plugin> Module<P> {
                 }
             }
             Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
+            Answer::Annotations(a) => {
+                w.map(1);
+                w.str("annotations");
+                w.map(a.len());
+                // In key order, as the Go SDK writes them.
+                for (key, value) in &a {
+                    w.str(key);
+                    match value {
+                        Some(v) => w.str(v),
+                        None => w.nil(),
+                    }
+                }
+            }
             Answer::Promises(p) => {
                 w.map(usize::from(p.scores) + usize::from(p.ruleless) + usize::from(p.pre) + usize::from(p.withdrawn) + usize::from(p.classes.is_some()));
                 // In the Go SDK's order.

@@ -115,7 +115,7 @@ fn export_declares_exactly_the_implemented_hooks() {
             "name" => assert_eq!(r.str().unwrap(), "counter"),
             "abi" => {
                 assert_eq!(r.array_len().unwrap(), 2);
-                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 11));
+                assert_eq!((r.int().unwrap(), r.int().unwrap()), (1, 12));
             }
             "hooks" => {
                 assert_eq!(r.array_len().unwrap() as usize, names.len());
@@ -830,4 +830,60 @@ fn promised(keys: &[&str]) -> Vec<u8> {
         w.bool(true);
     }
     b
+}
+
+/// Gives a task placed on n1 a card, refuses one placed on n0, and says
+/// nothing about the rest; notes the placement each answer saw.
+#[derive(Default)]
+struct Cards {
+    seen: Vec<String>,
+}
+
+impl Plugin for Cards {
+    const NAME: &'static str = "cards";
+}
+
+impl Allocate for Cards {
+    fn allocate(&mut self, s: &Session, t: &Task) -> Result<Annotations, Verdict> {
+        let node = s.node_of(t).map_or("-", |n| n.name.as_str());
+        self.seen.push(format!("{}:{}:{}", t.name, t.status, node));
+        match (node, t.priority) {
+            ("n1", _) => Ok([("volcano.sh/gpu-index".to_string(), Some("0".to_string())), ("a.io/b".to_string(), None)].into_iter().collect()),
+            ("n0", 3) => Err(Verdict::reject("no card on n0")),
+            ("n0", _) => Err(Verdict::PASS),
+            _ => Ok(Annotations::new()),
+        }
+    }
+}
+
+#[test]
+fn allocate_answers_annotations_or_a_refusal() {
+    let names = crate::__hooks!(Cards).names();
+    assert_eq!(names, ["session_open", "session_close", "allocate"]);
+
+    let mut m = Module::new(Cards::default(), crate::__hooks!(Cards));
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    let req = |events: &[[i32; 3]], t: i32| request(events, args(&[], &[("task", t)]));
+    // t0 (priority 3) placed on n1: its annotations, in key order.
+    let mut want = b"\x93\x00\xa0\x81\xabannotations\x82".to_vec();
+    let mut w = Writer(&mut want);
+    w.str("a.io/b");
+    w.nil();
+    w.str("volcano.sh/gpu-index");
+    w.str("0");
+    assert_eq!(call(&mut m, HOOK_ALLOCATE, &req(&[[1, 0, 1]], 0)), want);
+    // t1 pipelined on n0: refused with Success's code is refused as Error.
+    assert_eq!(reply(&call(&mut m, HOOK_ALLOCATE, &req(&[[2, 1, 0]], 1))), (1, String::new()));
+    // Taken off its node, t1 gets nil: nothing to write.
+    assert_eq!(call(&mut m, HOOK_ALLOCATE, &req(&[[3, 1, -1]], 1)), b"\x93\x00\xa0\xc0");
+    // t0 moved to n0: Unschedulable with the reason.
+    let out = call(&mut m, HOOK_ALLOCATE, &req(&[[3, 0, -1], [1, 0, 0]], 0));
+    assert_eq!(reply(&out), (2, "no card on n0".to_string()));
+    assert_eq!(*out.last().unwrap(), 0xc0, "no result with a refusal");
+    assert_eq!(m.plugin.seen, ["t0:Allocated:n1", "t1:Pipelined:n0", "t1:Pending:-", "t0:Allocated:n0"]);
+    assert_eq!(reply(&call(&mut m, HOOK_ALLOCATE, &req(&[], 5))), (65, "allocate: task handle 5 of 2".to_string()));
+    assert_eq!(reply(&call(&mut module(), HOOK_ALLOCATE, &req(&[], 0))).0, 65, "no session");
+    let mut m = module();
+    call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
+    assert_eq!(reply(&call(&mut m, HOOK_ALLOCATE, &req(&[], 0))), (64, "allocate is not implemented".to_string()));
 }

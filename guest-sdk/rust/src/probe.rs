@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use crate::event::CacheEventHandler;
 use crate::hooks::*;
 use crate::module::{
-    AllocatableFn, BestNodeFn, CacheEventFn, EvictableFn, HyperNodeGradientFn, HyperNodeOrderFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
+    AllocateFn, AllocatableFn, BestNodeFn, CacheEventFn, EvictableFn, HyperNodeGradientFn, HyperNodeOrderFn, JobFn, KeyFn, NodeOrderFn, PrePredicateFn, PredicateFn, PreemptiveFn, QueueFn, TargetJobFn, VictimFn,
     VictimQueueKeyFn, VictimTasksFn,
 };
 use crate::view::{Handle, Job, Queue, Task};
@@ -79,6 +79,8 @@ probe!(ViaHyperNodeGradient, NoHyperNodeGradient, HyperNodeGradient, hyper_node_
             ends.push(out.len());
         }
     });
+probe!(ViaAllocate, NoAllocate, Allocate, allocate: AllocateFn<P> =
+    |p, s, t| p.allocate(s, t));
 probe!(ViaOverused, NoOverused, Overused, overused: QueueFn<P> =
     |p, s, q| p.overused(s, q));
 probe!(ViaAllocatable, NoAllocatable, Allocatable, allocatable: AllocatableFn<P> =
@@ -151,6 +153,7 @@ macro_rules! __hooks {
             evictable: (&p).evictable(),
             hyper_node_order: (&p).hyper_node_order(),
             hyper_node_gradient: (&p).hyper_node_gradient(),
+            allocate: (&p).allocate(),
             overused: (&p).overused(),
             allocatable: (&p).allocatable(),
             preemptive: (&p).preemptive(),

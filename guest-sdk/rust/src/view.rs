@@ -225,10 +225,37 @@ pub struct Node {
     /// view's tasks on the node are those whose `node` is its handle.
     #[serde(deserialize_with = "nullable")]
     pub others: Vec<Pod>,
+    /// The node's GPU cards for Volcano's GPU sharing, in ID order (ABI
+    /// 1.12): empty unless its capacity states both `volcano.sh/gpu-memory`
+    /// and `volcano.sh/gpu-number`, less the cards its annotation
+    /// `volcano.sh/gpu-unhealthy-ids` lists. As the session opened: events
+    /// do not change it, so a device policy follows its own
+    /// [`Allocate`](crate::Allocate) answers and the deallocations.
+    #[serde(deserialize_with = "nullable")]
+    pub gpus: Vec<Gpu>,
 
     /// The node's index in [`View::nodes`], set by the SDK.
     #[serde(skip)]
     pub handle: Handle,
+}
+
+/// One GPU card of a node and the pods holding it when the session opened
+/// (ABI 1.12).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Gpu {
+    /// The card's number, as a pod's `volcano.sh/gpu-index` names it.
+    pub id: i32,
+    /// The card's memory: the node's `volcano.sh/gpu-memory` divided by its
+    /// card count, in that resource's units.
+    pub memory: i64,
+    /// The GPU memory of the pods holding the card; a finished pod the
+    /// session still sees holds it with 0.
+    pub used: i64,
+    /// How many pods on the node name the card in their
+    /// `volcano.sh/gpu-index`, the view's tasks included; a card with none
+    /// is idle (used may be 0 while holders is not).
+    pub holders: i32,
 }
 
 /// A queue of jobs.
@@ -406,6 +433,13 @@ pub struct Task {
     /// with kube-scheduler's `:latest` added to untagged names (ABI 1.4).
     #[serde(deserialize_with = "nullable")]
     pub images: Vec<String>,
+    /// The pod's `volcano.sh/gpu-memory`, the share of one GPU it asks
+    /// for: the sum of its containers' limits, or the largest init
+    /// container's when that is more; 0 when it asks for none (ABI 1.12).
+    pub gpu_memory: i64,
+    /// The pod's `volcano.sh/gpu-number`, the whole GPUs it asks for,
+    /// summed as `gpu_memory` is (ABI 1.12).
+    pub gpu_number: i64,
 
     /// The task's index in [`View::tasks`], set by the SDK.
     #[serde(skip)]
@@ -443,6 +477,8 @@ impl Default for Task {
             spread_constraints: Vec::new(),
             spread_defaulted: false,
             images: Vec::new(),
+            gpu_memory: 0,
+            gpu_number: 0,
             handle: 0,
         }
     }
@@ -679,5 +715,49 @@ mod tests {
         assert_eq!(n.kube_requested, KubeRequest::default());
         let t: Task = rmp_serde::from_slice(&[0x80]).unwrap();
         assert_eq!((t.node, t.status.as_str()), (-1, status::PENDING));
+        assert_eq!((t.gpu_memory, t.gpu_number, n.gpus.len()), (0, 0, 0), "absent GPU fields");
+    }
+
+    /// A node's cards and a task's GPU requests (ABI 1.12), a card's
+    /// unknown key skipped and a nil card list read as none.
+    #[test]
+    fn gpus_decode() {
+        let mut b = Vec::new();
+        let mut w = Writer(&mut b);
+        w.map(2);
+        w.str("name");
+        w.str("n1");
+        w.str("gpus");
+        w.array(2);
+        for (id, used, holders) in [(0, 3000, 1), (2, 0, 0)] {
+            w.map(5);
+            w.str("id");
+            w.int(id);
+            w.str("memory");
+            w.int(8000);
+            w.str("fromABI1_13");
+            w.str("x");
+            w.str("used");
+            w.int(used);
+            w.str("holders");
+            w.int(holders);
+        }
+        let n: Node = rmp_serde::from_slice(&b).unwrap();
+        assert_eq!(
+            n.gpus,
+            [Gpu { id: 0, memory: 8000, used: 3000, holders: 1 }, Gpu { id: 2, memory: 8000, used: 0, holders: 0 }]
+        );
+        let n: Node = rmp_serde::from_slice(b"\x81\xa4gpus\xc0").unwrap();
+        assert!(n.gpus.is_empty());
+
+        b.clear();
+        let mut w = Writer(&mut b);
+        w.map(2);
+        w.str("gpuMemory");
+        w.int(2000);
+        w.str("gpuNumber");
+        w.int(3);
+        let t: Task = rmp_serde::from_slice(&b).unwrap();
+        assert_eq!((t.gpu_memory, t.gpu_number, t.node), (2000, 3, -1));
     }
 }

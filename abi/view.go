@@ -109,7 +109,7 @@ type Node struct {
 	// count them (1.4).
 	Others []Pod `msgpack:"others,omitempty"`
 	// GPUs are the node's GPU-sharing cards as deviceshare reads them when
-	// the view is built, in ID order (1.12).
+	// the view is built, in ID order, unhealthy ones flagged (1.12).
 	GPUs []GPU `msgpack:"gpus,omitempty"`
 }
 
@@ -120,6 +120,9 @@ type GPU struct {
 	Memory  int64 `msgpack:"memory"`
 	Used    int64 `msgpack:"used"`
 	Holders int32 `msgpack:"holders"`
+	// Unhealthy: the node's volcano.sh/gpu-unhealthy-ids lists the card;
+	// nothing is placed on it.
+	Unhealthy bool `msgpack:"unhealthy,omitempty"`
 }
 
 // Image is one image a node reports: its names and size in bytes.

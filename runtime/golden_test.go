@@ -51,9 +51,9 @@ func goldenView() abi.View {
 				PodAntiAffinity: &abi.PodAffinity{Required: []abi.PodAffinityTerm{{
 					Selector:   &abi.Selector{Requirements: []abi.NodeSelectorRequirement{{Key: "app", Operator: "In", Values: []string{"dns"}}}},
 					Namespaces: []string{"kube-system"}, TopologyKey: "kubernetes.io/hostname"}}}}},
-			// 1.12: cards 0 and 2 of three (card 1 unhealthy), card 0
+			// 1.12: three cards, card 1 unhealthy, card 0
 			// held by the running task.
-			GPUs: []abi.GPU{{ID: 0, Memory: 8000, Used: 3000, Holders: 1}, {ID: 2, Memory: 8000}},
+			GPUs: []abi.GPU{{ID: 0, Memory: 8000, Used: 3000, Holders: 1}, {ID: 1, Memory: 8000, Unhealthy: true}, {ID: 2, Memory: 8000}},
 		}},
 		Queues: []abi.Queue{{Name: "default", Weight: 1, State: "Open"},
 			{Name: "team", Weight: 2, State: "Open", Parent: "org", Deserved: &abi.Resource{MilliCPU: 4000, Memory: 8 << 30, Scalars: map[string]int64{"nvidia.com/gpu": 2000}},

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"slices"
+
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/gpushare"
@@ -17,10 +19,17 @@ func wireGPUs(n *api.NodeInfo) []abi.GPU {
 	if g == nil {
 		return nil
 	}
-	out := make([]abi.GPU, len(g.Cards))
-	for i, c := range g.Cards {
-		out[i] = abi.GPU{ID: int32(c.ID), Memory: c.Memory, Used: c.UsedMemory(), Holders: int32(c.Holders())}
+	out := make([]abi.GPU, 0, len(g.Cards)+len(g.Unhealthy))
+	for _, c := range g.Cards {
+		out = append(out, abi.GPU{ID: int32(c.ID), Memory: c.Memory, Used: c.UsedMemory(), Holders: int32(c.Holders())})
 	}
+	// The unhealthy ones in their places, flagged: a node whose cards are
+	// all unhealthy still has cards.
+	memory := g.Memory()
+	for _, id := range g.Unhealthy {
+		out = append(out, abi.GPU{ID: int32(id), Memory: memory, Unhealthy: true})
+	}
+	slices.SortFunc(out, func(a, b abi.GPU) int { return int(a.ID - b.ID) })
 	return out
 }
 
@@ -35,11 +44,14 @@ func appendGPUsField(b []byte, gpus []abi.GPU) []byte {
 	}
 	b = appendArrayLen(appendStr(b, "gpus"), len(gpus))
 	for _, g := range gpus {
-		b = appendMapLen(b, 4)
+		b = appendMapLen(b, 4+countTrue(g.Unhealthy))
 		b = appendInt32Field(b, "id", g.ID)
 		b = appendInt64(appendStr(b, "memory"), g.Memory)
 		b = appendInt64(appendStr(b, "used"), g.Used)
 		b = appendInt32Field(b, "holders", g.Holders)
+		if g.Unhealthy {
+			b = appendBool(appendStr(b, "unhealthy"), true)
+		}
 	}
 	return b
 }

@@ -95,7 +95,7 @@ func randNode(rng *rand.Rand) *abi.Node {
 		n.Taints = append(n.Taints, abi.Taint{Key: randString(rng), Value: randString(rng), Effect: randString(rng)})
 	}
 	for range rng.IntN(2) * rng.IntN(9) {
-		n.GPUs = append(n.GPUs, abi.GPU{ID: randInt32(rng), Memory: rng.Int64() - rng.Int64(), Used: rng.Int64() - rng.Int64(), Holders: randInt32(rng)})
+		n.GPUs = append(n.GPUs, abi.GPU{ID: randInt32(rng), Memory: rng.Int64() - rng.Int64(), Used: rng.Int64() - rng.Int64(), Holders: randInt32(rng), Unhealthy: rng.IntN(3) == 0})
 	}
 	return n
 }

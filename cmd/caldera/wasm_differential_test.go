@@ -50,7 +50,7 @@ var ported = []string{"binpack", "priority", "gang", "conformance", "overcommit"
 
 // rustPorted lists the native plugins that also have Rust ports
 // (examples/plugins/<name>/rust), built by make plugins as <name>.rust.wasm.
-var rustPorted = []string{"binpack", "priority", "gang", "drf", "overcommit", "conformance", "proportion", "network-topology-aware", "nodeorder", "predicates"}
+var rustPorted = []string{"binpack", "priority", "gang", "drf", "overcommit", "conformance", "proportion", "network-topology-aware", "nodeorder", "predicates", "deviceshare"}
 
 // portBuilds are the builds of the ports, each with the plugins it has.
 var portBuilds = []struct {

@@ -184,8 +184,10 @@ func TestGoldenVectors(t *testing.T) {
 		!v.Tasks[0].SpreadDefaulted || v.Tasks[0].SpreadConstraints[0].MaxSkew != 3 || t1.SpreadDefaulted {
 		t.Errorf("request_session_open's pod rules decoded to node %+v, task %+v, namespaces %v", n, t1, v.Namespaces)
 	}
-	// GPU sharing (ABI 1.12): cards 0 and 2 of the node, task 1's request.
-	if gp := n.GPUs; len(gp) != 2 || gp[0] != (GPU{ID: 0, Memory: 8000, Used: 3000, Holders: 1}) || gp[1] != (GPU{ID: 2, Memory: 8000}) ||
+	// GPU sharing (ABI 1.12): the node's three cards, card 1 unhealthy;
+	// task 1's request.
+	if gp := n.GPUs; len(gp) != 3 || gp[0] != (GPU{ID: 0, Memory: 8000, Used: 3000, Holders: 1}) ||
+		gp[1] != (GPU{ID: 1, Memory: 8000, Unhealthy: true}) || gp[2] != (GPU{ID: 2, Memory: 8000}) ||
 		t1.GPUMemory != 2000 || t1.GPUNumber != 0 || v.Tasks[0].GPUMemory != 0 {
 		t.Errorf("request_session_open's GPU sharing decoded to cards %+v, task 1 %d memory %d number", n.GPUs, t1.GPUMemory, t1.GPUNumber)
 	}

@@ -117,7 +117,7 @@ type Node struct {
 	// The view's tasks on the node are those whose Node is its handle.
 	Others []Pod `msg:"others"`
 	// GPUs are the node's GPU sharing cards when the session opened, in ID
-	// order, the unhealthy ones left out; none on a node whose capacity
+	// order, the unhealthy ones flagged; none on a node whose capacity
 	// does not state both volcano.sh/gpu-memory and volcano.sh/gpu-number
 	// (ABI 1.12). They do not follow the session's placements: a plugin
 	// placing GPU pods follows its own Allocate answers.
@@ -135,6 +135,9 @@ type GPU struct {
 	Memory  int64 `msg:"memory"`
 	Used    int64 `msg:"used"`
 	Holders int32 `msg:"holders"`
+	// Unhealthy: the node's volcano.sh/gpu-unhealthy-ids lists the card,
+	// and nothing is placed on it.
+	Unhealthy bool `msg:"unhealthy"`
 }
 
 // Queue is a queue of jobs.

@@ -770,9 +770,9 @@ func (z DisruptionBudgets) Msgsize() (s int) {
 // MarshalMsg implements wire.Marshaler
 func (z *GPU) MarshalMsg(b []byte) (o []byte, err error) {
 	o = wire.Require(b, z.Msgsize())
-	// map header, size 4
+	// map header, size 5
 	// string "id"
-	o = append(o, 0x84, 0xa2, 0x69, 0x64)
+	o = append(o, 0x85, 0xa2, 0x69, 0x64)
 	o = wire.AppendInt32(o, z.ID)
 	// string "memory"
 	o = append(o, 0xa6, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79)
@@ -783,6 +783,9 @@ func (z *GPU) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "holders"
 	o = append(o, 0xa7, 0x68, 0x6f, 0x6c, 0x64, 0x65, 0x72, 0x73)
 	o = wire.AppendInt32(o, z.Holders)
+	// string "unhealthy"
+	o = append(o, 0xa9, 0x75, 0x6e, 0x68, 0x65, 0x61, 0x6c, 0x74, 0x68, 0x79)
+	o = wire.AppendBool(o, z.Unhealthy)
 	return
 }
 
@@ -828,6 +831,12 @@ func (z *GPU) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = wire.WrapError(err, "Holders")
 				return
 			}
+		case "unhealthy":
+			z.Unhealthy, bts, err = wire.ReadBoolBytes(bts)
+			if err != nil {
+				err = wire.WrapError(err, "Unhealthy")
+				return
+			}
 		default:
 			bts, err = wire.Skip(bts)
 			if err != nil {
@@ -842,7 +851,7 @@ func (z *GPU) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *GPU) Msgsize() (s int) {
-	s = 1 + 3 + wire.Int32Size + 7 + wire.Int64Size + 5 + wire.Int64Size + 8 + wire.Int32Size
+	s = 1 + 3 + wire.Int32Size + 7 + wire.Int64Size + 5 + wire.Int64Size + 8 + wire.Int32Size + 10 + wire.BoolSize
 	return
 }
 

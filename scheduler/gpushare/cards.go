@@ -65,8 +65,16 @@ func (c *Card) Holders() int { return len(c.users) }
 type Node struct {
 	Name  string
 	Cards []*Card
-	byID  map[int]*Card
+	// Unhealthy are the cards the node's annotation lists, in ID order:
+	// not among Cards, but the node still has cards (a pod asking for one
+	// fails there rather than passing as on a node without any).
+	Unhealthy []int
+	byID      map[int]*Card
+	perCard   int64
 }
+
+// Memory is each card's memory, the unhealthy ones' too.
+func (g *Node) Memory() int64 { return g.perCard }
 
 // Read reads a node's cards from its capacity (memory split evenly over
 // the Card count, as Volcano splits it), less the unhealthy ones, and puts
@@ -86,10 +94,11 @@ func Read(n *api.NodeInfo) *Node {
 		return nil
 	}
 	perCard := total.Value() / count.Value()
-	g := &Node{Name: n.Name, byID: map[int]*Card{}}
+	g := &Node{Name: n.Name, byID: map[int]*Card{}, perCard: perCard}
 	unhealthy := unhealthyIDs(n.Node)
 	for id := 0; id < int(count.Value()); id++ {
 		if unhealthy[id] {
+			g.Unhealthy = append(g.Unhealthy, id)
 			continue
 		}
 		c := &Card{ID: id, Memory: perCard, users: map[api.TaskID]user{}}

@@ -166,12 +166,12 @@ impl HyperNodeGradient for Golden {
 
 // Writes card 1 and takes back another key when the request says what
 // request_allocate says: task 1, just placed on node 0 (the event applied
-// before the hook).
+// before the hook), at 2025-01-01T00:00:02Z.
 impl Allocate for Golden {
-    fn allocate(&mut self, s: &Session, task: &Task) -> Result<Annotations, Verdict> {
+    fn allocate(&mut self, s: &Session, task: &Task, now: i64) -> Result<Annotations, String> {
         let v = s.view();
         let placed = s.node_of(task).map_or(false, |n| std::ptr::eq(n, &v.nodes[0])) && task.status == status::ALLOCATED;
-        if !std::ptr::eq(task, &v.tasks[1]) || !placed {
+        if !std::ptr::eq(task, &v.tasks[1]) || !placed || now != 1_735_689_602_000_000_000 {
             return Ok(Annotations::new());
         }
         Ok([("volcano.sh/gpu-index", Some("1")), ("example.com/stale", None)].iter().map(|&(k, v)| (k.to_string(), v.map(str::to_string))).collect())
@@ -244,7 +244,14 @@ fn golden_vectors() {
         assert_eq!(t1.priority_class_name, "low");
         assert_eq!(t0.tolerations[0].operator, "Exists");
         // GPU sharing's cards and requests (ABI 1.12).
-        assert_eq!(n.gpus, [Gpu { id: 0, memory: 8000, used: 3000, holders: 1 }, Gpu { id: 2, memory: 8000, used: 0, holders: 0 }]);
+        assert_eq!(
+            n.gpus,
+            [
+                Gpu { id: 0, memory: 8000, used: 3000, holders: 1, unhealthy: false },
+                Gpu { id: 1, memory: 8000, used: 0, holders: 0, unhealthy: true },
+                Gpu { id: 2, memory: 8000, used: 0, holders: 0, unhealthy: false }
+            ]
+        );
         assert_eq!((t1.gpu_memory, t1.gpu_number, t0.gpu_memory, t0.gpu_number), (2000, 0, 0, 0));
         // The pod rules' fields (ABI 1.4).
         assert_eq!((n.images[0].names[1].as_str(), n.images[0].size), ("registry.local/app@sha256:ab", 300 << 20));
@@ -302,7 +309,7 @@ fn golden_vectors() {
         let v = m.session.as_ref().unwrap().view();
         assert_eq!(v.tasks[1].status, status::PENDING, "after the delta");
         assert_eq!(v.tasks[1].gpu_memory, 2000, "a task resent whole keeps its GPU request");
-        assert_eq!(v.nodes[0].gpus.len(), 2, "after the delta");
+        assert_eq!(v.nodes[0].gpus.len(), 3, "after the delta");
         assert_eq!(v.nodes[0].name, "n0");
         assert_eq!(v.namespaces["ns"]["team"], "a", "namespaces come with every delta");
         assert_eq!((v.disruption_budgets.len(), v.resource_quotas.len()), (2, 1), "budgets and quotas come with every delta");

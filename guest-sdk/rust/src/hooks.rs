@@ -336,13 +336,16 @@ pub struct HyperNodeSearch<'a> {
 ///   the pod when it is bound, before its Binding; a key with `None` takes
 ///   back one the plugin gave the task earlier in the session. An empty
 ///   map writes nothing.
-/// - `Err(verdict)` refuses it ([`Verdict::reject`] for `Unschedulable`),
-///   the reason saying why: the session undoes the placement at once (a
-///   deallocation reaches [`Plugin::on_deallocate`] with the next call) and
-///   the action reads the reason as why the task did not go there. A
-///   verdict whose code is `Success` refuses as `Error`. Where Volcano
-///   cannot hear a refusal (backfill's placement, an eviction undone) the
-///   scheduler logs it and the placement stands.
+/// - `Err(reason)` refuses it, saying why: the session undoes the
+///   placement at once (a deallocation reaches [`Plugin::on_deallocate`]
+///   with the next call) and the action reads the reason as why the task
+///   did not go there. A refusal is an answer, not a failed call. Where
+///   Volcano cannot hear a refusal (backfill's placement, an eviction
+///   undone) the scheduler logs it and the placement stands.
+///
+/// `now` is the scheduler's clock when it asked, in Unix nanoseconds: a
+/// module has no clock of its own (a `wasm32-unknown-unknown` build has
+/// none; a WASI build's is a fixed fake).
 ///
 /// When the task leaves its node in the session the scheduler drops the
 /// annotations given to it; give back in [`Plugin::on_deallocate`] what
@@ -353,7 +356,7 @@ pub struct HyperNodeSearch<'a> {
 /// `scheduling.volcano.sh/group-name`). A scheduler of ABI 1.11 or earlier
 /// never asks ([`Session::host_abi_minor`]).
 pub trait Allocate: Plugin {
-    fn allocate(&mut self, s: &Session, task: &Task) -> Result<Annotations, Verdict>;
+    fn allocate(&mut self, s: &Session, task: &Task, now: i64) -> Result<Annotations, String>;
 }
 
 /// The annotations an [`Allocate`] answer writes on a pod at bind, by key;

@@ -75,7 +75,7 @@ pub type HyperNodeOrderFn<P> = fn(&mut P, &Session, &HyperNodeSearch<'_>, &[&Hyp
 /// Appends each gradient's hypernode handles to the first list and the end
 /// of each gradient in it to the second.
 pub type HyperNodeGradientFn<P> = fn(&mut P, &Session, &HyperNodeSearch<'_>, &mut Vec<Handle>, &mut Vec<usize>);
-pub type AllocateFn<P> = fn(&mut P, &Session, &Task) -> Result<Annotations, Verdict>;
+pub type AllocateFn<P> = fn(&mut P, &Session, &Task, i64) -> Result<Annotations, String>;
 
 /// The hooks a plugin type implements, found by [`export!`](crate::export).
 #[doc(hidden)]
@@ -214,6 +214,9 @@ struct Args {
     /// predicate_batch's `claims` (ABI 1.10): the scheduler's volume and
     /// device checks on each node; `None` when it sent none.
     claims: Option<Vec<Option<NodeClaims>>>,
+    /// allocate's `now` (ABI 1.12): the scheduler's clock, Unix
+    /// nanoseconds.
+    now: i64,
 }
 
 /// A failed call: a code other than OK and its message.
@@ -252,6 +255,8 @@ enum Answer {
     Promises(Promises),
     /// allocate's annotations (1.12), at least one.
     Annotations(Annotations),
+    /// allocate's refusal (1.12).
+    Refusal(String),
 }
 
 /// What session_open's result promises (docs/abi.md, section 5).
@@ -461,6 +466,7 @@ impl<P: Plugin> Module<P> {
         a.scope = 0;
         a.purpose = 0;
         a.claims = None;
+        a.now = 0;
         let raw = match raw {
             Some(raw) => raw,
             None => return Ok(()),
@@ -497,6 +503,7 @@ impl<P: Plugin> Module<P> {
                 "scope" => a.scope = r.i32()?,
                 "purpose" => a.purpose = r.i32()?,
                 "claims" => a.claims = claims::decode_node_claims(&mut r)?,
+                "now" => a.now = r.int()?,
                 _ => r.skip()?,
             }
         }
@@ -676,13 +683,13 @@ impl<P: Plugin> Module<P> {
             HOOK_ALLOCATE => {
                 let f = need(hooks.allocate, "allocate")?;
                 let t = one(s.tasks(), args.task, "task").map_err(|e| decode_failure(format!("allocate: {}", e.1)))?;
-                match f(plugin, s, t) {
+                match f(plugin, s, t, args.now) {
                     Ok(annotations) if annotations.is_empty() => Ok(Answer::Nil),
                     Ok(annotations) => Ok(Answer::Annotations(annotations)),
-                    // An OK code would keep the placement the plugin meant
-                    // to refuse.
-                    Err(v) if v.code == Code::Success => Err(Failure(Code::Error as i32, v.reason)),
-                    Err(v) => Err(Failure(v.code as i32, v.reason)),
+                    // A refusal is an answer, not a failed call: an empty
+                    // reason still refuses.
+                    Err(reason) if reason.is_empty() => Ok(Answer::Refusal("refused".to_string())),
+                    Err(reason) => Ok(Answer::Refusal(reason)),
                 }
             }
             _ => Err(Failure(CODE_UNKNOWN_HOOK, format!("hook {} is not implemented by {}", hook, SDK_VERSION))),
@@ -770,6 +777,11 @@ impl<P: Plugin> Module<P> {
                 }
             }
             Answer::EventVerdicts => encode_verdicts(w, &self.event_verdicts),
+            Answer::Refusal(reason) => {
+                w.map(1);
+                w.str("refusal");
+                w.str(&reason);
+            }
             Answer::Annotations(a) => {
                 w.map(1);
                 w.str("annotations");

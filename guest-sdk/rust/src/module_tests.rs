@@ -844,13 +844,13 @@ impl Plugin for Cards {
 }
 
 impl Allocate for Cards {
-    fn allocate(&mut self, s: &Session, t: &Task) -> Result<Annotations, Verdict> {
+    fn allocate(&mut self, s: &Session, t: &Task, now: i64) -> Result<Annotations, String> {
         let node = s.node_of(t).map_or("-", |n| n.name.as_str());
-        self.seen.push(format!("{}:{}:{}", t.name, t.status, node));
+        self.seen.push(format!("{}:{}:{}@{}", t.name, t.status, node, now));
         match (node, t.priority) {
             ("n1", _) => Ok([("volcano.sh/gpu-index".to_string(), Some("0".to_string())), ("a.io/b".to_string(), None)].into_iter().collect()),
-            ("n0", 3) => Err(Verdict::reject("no card on n0")),
-            ("n0", _) => Err(Verdict::PASS),
+            ("n0", 3) => Err("no card on n0".to_string()),
+            ("n0", _) => Err(String::new()),
             _ => Ok(Annotations::new()),
         }
     }
@@ -863,7 +863,7 @@ fn allocate_answers_annotations_or_a_refusal() {
 
     let mut m = Module::new(Cards::default(), crate::__hooks!(Cards));
     call(&mut m, HOOK_SESSION_OPEN, &open_request(&view()));
-    let req = |events: &[[i32; 3]], t: i32| request(events, args(&[], &[("task", t)]));
+    let req = |events: &[[i32; 3]], t: i32| request(events, args(&[], &[("task", t), ("now", 7)]));
     // t0 (priority 3) placed on n1: its annotations, in key order.
     let mut want = b"\x93\x00\xa0\x81\xabannotations\x82".to_vec();
     let mut w = Writer(&mut want);
@@ -872,15 +872,17 @@ fn allocate_answers_annotations_or_a_refusal() {
     w.str("volcano.sh/gpu-index");
     w.str("0");
     assert_eq!(call(&mut m, HOOK_ALLOCATE, &req(&[[1, 0, 1]], 0)), want);
-    // t1 pipelined on n0: refused with Success's code is refused as Error.
-    assert_eq!(reply(&call(&mut m, HOOK_ALLOCATE, &req(&[[2, 1, 0]], 1))), (1, String::new()));
+    // t1 pipelined on n0: an empty reason still refuses.
+    let mut refused = b"\x93\x00\xa0\x81\xa7refusal".to_vec();
+    Writer(&mut refused).str("refused");
+    assert_eq!(call(&mut m, HOOK_ALLOCATE, &req(&[[2, 1, 0]], 1)), refused);
     // Taken off its node, t1 gets nil: nothing to write.
     assert_eq!(call(&mut m, HOOK_ALLOCATE, &req(&[[3, 1, -1]], 1)), b"\x93\x00\xa0\xc0");
-    // t0 moved to n0: Unschedulable with the reason.
-    let out = call(&mut m, HOOK_ALLOCATE, &req(&[[3, 0, -1], [1, 0, 0]], 0));
-    assert_eq!(reply(&out), (2, "no card on n0".to_string()));
-    assert_eq!(*out.last().unwrap(), 0xc0, "no result with a refusal");
-    assert_eq!(m.plugin.seen, ["t0:Allocated:n1", "t1:Pipelined:n0", "t1:Pending:-", "t0:Allocated:n0"]);
+    // t0 moved to n0: refused with the reason, an OK reply.
+    let mut refused = b"\x93\x00\xa0\x81\xa7refusal".to_vec();
+    Writer(&mut refused).str("no card on n0");
+    assert_eq!(call(&mut m, HOOK_ALLOCATE, &req(&[[3, 0, -1], [1, 0, 0]], 0)), refused);
+    assert_eq!(m.plugin.seen, ["t0:Allocated:n1@7", "t1:Pipelined:n0@7", "t1:Pending:-@7", "t0:Allocated:n0@7"]);
     assert_eq!(reply(&call(&mut m, HOOK_ALLOCATE, &req(&[], 5))), (65, "allocate: task handle 5 of 2".to_string()));
     assert_eq!(reply(&call(&mut module(), HOOK_ALLOCATE, &req(&[], 0))).0, 65, "no session");
     let mut m = module();

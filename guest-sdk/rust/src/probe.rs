@@ -80,7 +80,7 @@ probe!(ViaHyperNodeGradient, NoHyperNodeGradient, HyperNodeGradient, hyper_node_
         }
     });
 probe!(ViaAllocate, NoAllocate, Allocate, allocate: AllocateFn<P> =
-    |p, s, t| p.allocate(s, t));
+    |p, s, t, now| p.allocate(s, t, now));
 probe!(ViaOverused, NoOverused, Overused, overused: QueueFn<P> =
     |p, s, q| p.overused(s, q));
 probe!(ViaAllocatable, NoAllocatable, Allocatable, allocatable: AllocatableFn<P> =

@@ -227,8 +227,8 @@ pub struct Node {
     pub others: Vec<Pod>,
     /// The node's GPU cards for Volcano's GPU sharing, in ID order (ABI
     /// 1.12): empty unless its capacity states both `volcano.sh/gpu-memory`
-    /// and `volcano.sh/gpu-number`, less the cards its annotation
-    /// `volcano.sh/gpu-unhealthy-ids` lists. As the session opened: events
+    /// and `volcano.sh/gpu-number`, one per card, those its annotation
+    /// `volcano.sh/gpu-unhealthy-ids` lists flagged. As the session opened: events
     /// do not change it, so a device policy follows its own
     /// [`Allocate`](crate::Allocate) answers and the deallocations.
     #[serde(deserialize_with = "nullable")]
@@ -256,6 +256,9 @@ pub struct Gpu {
     /// `volcano.sh/gpu-index`, the view's tasks included; a card with none
     /// is idle (used may be 0 while holders is not).
     pub holders: i32,
+    /// The node's `volcano.sh/gpu-unhealthy-ids` lists the card: nothing is
+    /// placed on it. A node whose cards are all unhealthy still has cards.
+    pub unhealthy: bool,
 }
 
 /// A queue of jobs.
@@ -745,7 +748,7 @@ mod tests {
         let n: Node = rmp_serde::from_slice(&b).unwrap();
         assert_eq!(
             n.gpus,
-            [Gpu { id: 0, memory: 8000, used: 3000, holders: 1 }, Gpu { id: 2, memory: 8000, used: 0, holders: 0 }]
+            [Gpu { id: 0, memory: 8000, used: 3000, holders: 1, unhealthy: false }, Gpu { id: 2, memory: 8000, used: 0, holders: 0, unhealthy: false }]
         );
         let n: Node = rmp_serde::from_slice(b"\x81\xa4gpus\xc0").unwrap();
         assert!(n.gpus.is_empty());

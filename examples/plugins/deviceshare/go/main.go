@@ -50,12 +50,14 @@ var notImplemented = []struct{ key, what string }{
 	{"deviceshare.AscendHAMiVNPUEnable", "Ascend vNPU (HAMi)"},
 }
 
-// card is one GPU of a node during the session.
+// card is one GPU of a node during the session; an unhealthy one takes
+// nothing.
 type card struct {
-	id      int32
-	memory  int64
-	used    int64
-	holders int32
+	id        int32
+	memory    int64
+	used      int64
+	holders   int32
+	unhealthy bool
 }
 
 // grant is what a placement took: the node's handle, the cards and the
@@ -104,7 +106,7 @@ func (d *deviceshare) OnSessionOpen(s *caldera.Session) error {
 	for i := range v.Nodes {
 		var cs []card
 		for _, g := range v.Nodes[i].GPUs {
-			cs = append(cs, card{id: g.ID, memory: g.Memory, used: g.Used, holders: g.Holders})
+			cs = append(cs, card{id: g.ID, memory: g.Memory, used: g.Used, holders: g.Holders, unhealthy: g.Unhealthy})
 		}
 		d.cards = append(d.cards, cs)
 	}
@@ -262,7 +264,7 @@ func (d *deviceshare) take(g grant, sign int) {
 // fitByMemory is the first card, by ID, with memory free for the request.
 func fitByMemory(cs []card, memory int64) (int, bool) {
 	for i := range cs {
-		if cs[i].memory-cs[i].used >= memory {
+		if !cs[i].unhealthy && cs[i].memory-cs[i].used >= memory {
 			return i, true
 		}
 	}
@@ -276,7 +278,7 @@ func fitByNumber(cs []card, n int64, ids *[]int32) bool {
 		if int64(len(*ids)) == n {
 			break
 		}
-		if cs[i].holders == 0 {
+		if !cs[i].unhealthy && cs[i].holders == 0 {
 			*ids = append(*ids, cs[i].id)
 		}
 	}

@@ -14,10 +14,6 @@ use caldera::{status, Handle, Node, Task};
 pub(crate) const INDEX_ANNOTATION: &str = "volcano.sh/gpu-index";
 /// A node's GPU memory over all its cards, and a container's share of one.
 pub(crate) const MEMORY_RESOURCE: &str = "volcano.sh/gpu-memory";
-/// A node's card count, and the whole cards a container asks for.
-pub(crate) const NUMBER_RESOURCE: &str = "volcano.sh/gpu-number";
-/// A node's cards not to use, "1,3".
-pub(crate) const UNHEALTHY_ANNOTATION: &str = "volcano.sh/gpu-unhealthy-ids";
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Card {
@@ -60,22 +56,17 @@ pub(crate) struct Cards {
 }
 
 impl Cards {
-    /// The node's cards; `None` for a node without any, which deviceshare
-    /// leaves to the resource fit.
-    ///
-    /// The view leaves out an empty list, so a node whose every card is
-    /// unhealthy looks like one without cards; the native plugin has
-    /// cards for it, none of them usable. Such a node states both
-    /// resources in its allocatable and lists unhealthy cards: it gets no
-    /// cards here too, rather than passing every GPU pod.
+    /// The node's cards, the unhealthy ones left out; `None` for a node
+    /// without any, which deviceshare leaves to the resource fit. A node
+    /// whose every card is unhealthy has cards, none of them usable.
     pub(crate) fn read(n: &Node) -> Option<Cards> {
         if n.gpus.is_empty() {
-            let stated = n.allocatable.scalars.contains_key(MEMORY_RESOURCE) && n.allocatable.scalar(NUMBER_RESOURCE) > 0;
-            return if stated && n.annotations.contains_key(UNHEALTHY_ANNOTATION) { Some(Cards::default()) } else { None };
+            return None;
         }
         let cards = n
             .gpus
             .iter()
+            .filter(|g| !g.unhealthy)
             .map(|g| Card { id: g.id, memory: g.memory, others_used: g.used, others: g.holders, holds: Vec::new() })
             .collect();
         Some(Cards { cards })
@@ -151,14 +142,14 @@ pub(crate) fn index_value(ids: &[i32]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use caldera::{Gpu, Resource};
+    use caldera::Gpu;
 
     use super::*;
 
     fn node(gpus: &[(i32, i64, i32)]) -> Node {
         Node {
             name: "n1".into(),
-            gpus: gpus.iter().map(|&(id, used, holders)| Gpu { id, memory: 4000, used, holders }).collect(),
+            gpus: gpus.iter().map(|&(id, used, holders)| Gpu { id, memory: 4000, used, holders, unhealthy: false }).collect(),
             ..Node::default()
         }
     }
@@ -224,9 +215,7 @@ mod tests {
     fn nodes_without_cards() {
         assert_eq!(Cards::read(&Node::default()), None);
         let mut n = Node::default();
-        n.allocatable = Resource { scalars: [(MEMORY_RESOURCE.to_string(), 8000), (NUMBER_RESOURCE.to_string(), 2000)].into_iter().collect(), ..Resource::default() };
-        assert_eq!(Cards::read(&n), None, "cards the view does not list, none unhealthy");
-        n.annotations.insert(UNHEALTHY_ANNOTATION.into(), "0,1".into());
+        n.gpus = vec![Gpu { id: 0, memory: 4000, unhealthy: true, ..Gpu::default() }, Gpu { id: 1, memory: 4000, unhealthy: true, ..Gpu::default() }];
         assert_eq!(Cards::read(&n), Some(Cards::default()), "every card unhealthy");
     }
 }

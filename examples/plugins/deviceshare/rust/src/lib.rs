@@ -13,7 +13,7 @@
 //!                  otherwise, a node without cards passes
 //! allocate         the first card by ID with room, or the first idle
 //!                  cards; volcano.sh/gpu-index and volcano.sh/predicate-time
-//!                  (clock.rs) at bind; refused when none is left
+//!                  (the scheduler's clock) at bind; refused when none is left
 //! deallocate, evict  the task's cards given back
 //! ```
 //!
@@ -21,19 +21,16 @@
 //! port decides the same with the same arguments, from the cards the view
 //! carries (ABI 1.12). Where it cannot: a session reopened on a fresh
 //! instance after a failure gives the tasks it had placed their cards again
-//! in handle order, which may not be the cards their annotations name; and
-//! the time it writes is a stand-in in a wasm32-unknown-unknown build.
+//! in handle order, which may not be the cards their annotations name.
 #![deny(unsafe_code)]
 
 mod args;
 mod cards;
-mod clock;
 
 use caldera::{log, status, Allocate, Annotations, Argument, Error, Level, Node, Plugin, Predicate, Session, Task, Verdict};
 
 use args::Args;
 use cards::{index_value, Cards, INDEX_ANNOTATION, MEMORY_RESOURCE};
-use clock::Clock;
 
 /// Written beside the cards: when, in Unix nanoseconds.
 const PREDICATE_TIME_ANNOTATION: &str = "volcano.sh/predicate-time";
@@ -47,7 +44,6 @@ pub struct DeviceShare {
     /// The cards each task was given in the session, by task handle, so
     /// that its deallocation gives back exactly those.
     given: Vec<Option<Grant>>,
-    clock: Clock,
     /// The module has logged that the scheduler never asks `allocate`.
     old_host_warned: bool,
 }
@@ -139,13 +135,13 @@ impl Allocate for DeviceShare {
     /// placement took them since the predicate). A task that asks for no
     /// card, on a node without any, or given cards already in the session,
     /// gets nothing.
-    fn allocate(&mut self, s: &Session, task: &Task) -> Result<Annotations, Verdict> {
+    fn allocate(&mut self, s: &Session, task: &Task, now: i64) -> Result<Annotations, String> {
         let ids = match self.grant(s, task)? {
             Some(ids) => ids,
             None => return Ok(Annotations::new()),
         };
         let mut out = Annotations::new();
-        out.insert(PREDICATE_TIME_ANNOTATION.to_string(), Some(self.clock.unix_nanos().to_string()));
+        out.insert(PREDICATE_TIME_ANNOTATION.to_string(), Some(now.to_string()));
         out.insert(INDEX_ANNOTATION.to_string(), Some(index_value(&ids)));
         Ok(out)
     }
@@ -164,7 +160,7 @@ impl DeviceShare {
 
     /// The cards the task takes on its node, as the native TryAllocate
     /// picks them; `None` when it takes none.
-    fn grant(&mut self, s: &Session, t: &Task) -> Result<Option<Vec<i32>>, Verdict> {
+    fn grant(&mut self, s: &Session, t: &Task) -> Result<Option<Vec<i32>>, String> {
         let (memory, number) = self.requests(t);
         if memory <= 0 && number <= 0 {
             return Ok(None);
@@ -183,16 +179,13 @@ impl DeviceShare {
         };
         let ids = if memory > 0 {
             let id = cards.fit_by_memory(memory).ok_or_else(|| {
-                Verdict::reject(format!(
-                    "deviceshare: no GPU on node {} has {} of {} free for pod {}/{}",
-                    node.name, memory, MEMORY_RESOURCE, t.namespace, t.name
-                ))
+                format!("deviceshare: no GPU on node {} has {} of {} free for pod {}/{}", node.name, memory, MEMORY_RESOURCE, t.namespace, t.name)
             })?;
             vec![id]
         } else {
-            cards.fit_by_number(number).ok_or_else(|| {
-                Verdict::reject(format!("deviceshare: node {} has fewer than {} idle GPUs for pod {}/{}", node.name, number, t.namespace, t.name))
-            })?
+            cards
+                .fit_by_number(number)
+                .ok_or_else(|| format!("deviceshare: node {} has fewer than {} idle GPUs for pod {}/{}", node.name, number, t.namespace, t.name))?
         };
         cards.take(t.handle, &ids, t.gpu_memory);
         self.given[task] = Some(Grant { node: on, ids: ids.clone() });

@@ -3,7 +3,7 @@
 //! grants followed through deallocations, evictions undone and a reopened
 //! session.
 
-use caldera::{Arguments, Gpu, Resource, Value, View};
+use caldera::{Arguments, Gpu, Value, View};
 
 use super::*;
 
@@ -12,13 +12,12 @@ const NUMBERS: &str = "deviceshare.GPUNumberEnable";
 
 /// A node of 4 cards of 4000 each, as the view gives it: `held` lists
 /// (card, memory used, holders) of the cards pods hold, `unhealthy` the
-/// cards left out.
+/// cards flagged so.
 fn gpu_node(name: &str, unhealthy: &[i32], held: &[(i32, i64, i32)]) -> Node {
     let gpus = (0..4)
-        .filter(|id| !unhealthy.contains(id))
         .map(|id| {
             let (used, holders) = held.iter().find(|h| h.0 == id).map_or((0, 0), |h| (h.1, h.2));
-            Gpu { id, memory: 4000, used, holders }
+            Gpu { id, memory: 4000, used, holders, unhealthy: unhealthy.contains(&id) }
         })
         .collect();
     Node { name: name.into(), gpus, ..Node::default() }
@@ -64,8 +63,8 @@ fn verdict(p: &mut DeviceShare, s: &Session, t: usize, node: usize) -> Verdict {
     out[0].clone()
 }
 
-fn allocate(p: &mut DeviceShare, s: &Session, t: usize) -> Result<Annotations, Verdict> {
-    p.allocate(s, &s.tasks()[t])
+fn allocate(p: &mut DeviceShare, s: &Session, t: usize) -> Result<Annotations, String> {
+    p.allocate(s, &s.tasks()[t], 42)
 }
 
 /// The cards an answer names, and whether its time reads as Unix
@@ -112,7 +111,7 @@ fn numbers_take_idle_cards() {
     let four = moved(&placed, 2, 0, status::ALLOCATED);
     assert_eq!(
         allocate(&mut p, &four, 2),
-        Err(Verdict::reject("deviceshare: node n1 has fewer than 4 idle GPUs for pod ns/four"))
+        Err("deviceshare: node n1 has fewer than 4 idle GPUs for pod ns/four".to_string())
     );
 }
 
@@ -133,9 +132,7 @@ fn numbers_count_holders_not_memory() {
 #[test]
 fn nodes_without_cards_and_pods_without_requests_pass() {
     let plain = Node { name: "plain".into(), ..Node::default() };
-    let mut broken = Node { name: "broken".into(), ..Node::default() };
-    broken.allocatable = Resource { scalars: [(MEMORY_RESOURCE.to_string(), 16000), ("volcano.sh/gpu-number".to_string(), 4000)].into_iter().collect(), ..Resource::default() };
-    broken.annotations.insert("volcano.sh/gpu-unhealthy-ids".into(), "0,1,2,3".into());
+    let broken = gpu_node("broken", &[0, 1, 2, 3], &[]);
     let nodes = vec![plain, gpu_node("n1", &[], &[]), broken];
     let tasks = vec![gpu_pod("g", -1, 1000, 0, ""), Task { namespace: "ns".into(), name: "cpu".into(), ..Task::default() }];
     let (mut p, s) = open(enabled(SHARING), nodes, tasks);
@@ -176,7 +173,7 @@ fn a_placement_that_no_longer_fits_is_refused() {
     let b = moved(&a, 1, 0, status::ALLOCATED);
     assert_eq!(
         allocate(&mut p, &b, 1),
-        Err(Verdict::reject("deviceshare: no GPU on node n1 has 3000 of volcano.sh/gpu-memory free for pod ns/b"))
+        Err("deviceshare: no GPU on node n1 has 3000 of volcano.sh/gpu-memory free for pod ns/b".to_string())
     );
     // The refusal's deallocation gives back nothing; a's own does.
     p.on_deallocate(&b, &b.tasks()[1]);

@@ -18,10 +18,20 @@ import (
 // asking 6000 of GPU memory each are bound one after the other, each
 // annotated with its own card (volcano.sh/gpu-index 0, then 1) and a
 // predicate time; a third asking 3000 stays pending with deviceshare's
-// reason, though the node's 4000 left in all would hold it.
+// reason, though the node's 4000 left in all would hold it. The same holds
+// with the TinyGo port of deviceshare loaded in its place, which names the
+// cards through the allocate hook (ABI 1.12).
 func TestDeviceShareAnnotatesGPUAtBind(t *testing.T) {
+	t.Run("native", func(t *testing.T) { testDeviceShare(t, schedulerConf(t, "deviceshare.yaml")) })
+	t.Run("tinygo-port", func(t *testing.T) {
+		plugins := requirePlugins(t, "deviceshare.tinygo")
+		testDeviceShare(t, schedulerConf(t, "wasm-deviceshare.yaml"), "--plugin-dir="+plugins)
+	})
+}
+
+func testDeviceShare(t *testing.T, schedulerArgs ...string) {
 	tc := harness.NewTest(t)
-	tc.StartScheduler(schedulerConf(t, "deviceshare.yaml"))
+	tc.StartScheduler(schedulerArgs...)
 	tc.CreateNodes(1, harness.NodeSpec{CPU: "8", Memory: "32Gi", Pods: 110, Extended: v1.ResourceList{
 		"volcano.sh/gpu-memory": resource.MustParse("16000"), "volcano.sh/gpu-number": resource.MustParse("2")}})
 

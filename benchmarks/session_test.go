@@ -31,6 +31,22 @@ func BenchmarkSession(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionScale runs the same session as BenchmarkSession on
+// clusters ten times apart, with twice as many pods as nodes, so that the
+// cost's growth with the cluster is measured in one run. Large: one
+// session at 50,000 nodes takes seconds; run it alone with -benchtime 1x.
+func BenchmarkSessionScale(b *testing.B) {
+	for _, w := range []Workload{
+		{Nodes: 5000, Gangs: 1000, GangSize: 10},
+		{Nodes: 20000, Gangs: 4000, GangSize: 10},
+		{Nodes: 50000, Gangs: 10000, GangSize: 10},
+	} {
+		b.Run(w.Name(), func(b *testing.B) {
+			benchSession(b, w)
+		})
+	}
+}
+
 // BenchmarkSessionPodRules runs the same session on one workload without
 // and with pod rules (a fifth of the gangs with hostname anti-affinity, a
 // fifth with zone spread), so that benchstat compares them in one run.

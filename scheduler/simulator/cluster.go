@@ -3,12 +3,15 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -23,6 +26,13 @@ import (
 type embedded struct {
 	kube *k8sfake.Clientset
 	vc   *vcfake.Clientset
+
+	// toStart holds the pods bound to a node while Pending ("ns/name"):
+	// those of the manifests, then each the binding subresource binds,
+	// for startBoundPods, which would otherwise list every pod after
+	// every session to find them.
+	mu      sync.Mutex
+	toStart map[string]bool
 }
 
 func newEmbedded(c *Cluster) (*embedded, error) {
@@ -57,7 +67,13 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 	// tracker builds a REST mapper on every update (about 3 ms per bind),
 	// and the simulator needs no server-side apply.
 	widenFakeWatches.Do(func() { watch.DefaultChanSize = fakeWatchBuffer })
-	e := &embedded{kube: k8sfake.NewSimpleClientset(kubeObjs...), vc: vcfake.NewSimpleClientset(vcObjs...)} //nolint:staticcheck // see above
+	e := &embedded{kube: k8sfake.NewSimpleClientset(kubeObjs...), vc: vcfake.NewSimpleClientset(vcObjs...), //nolint:staticcheck // see above
+		toStart: map[string]bool{}}
+	for _, p := range c.Pods {
+		if p.Spec.NodeName != "" && p.Status.Phase == v1.PodPending {
+			e.toStart[p.Namespace+"/"+p.Name] = true
+		}
+	}
 	// The fake clientset ignores the binding subresource; make it do what the
 	// API server does: set the pod's node, once.
 	e.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -78,7 +94,13 @@ func newEmbedded(c *Cluster) (*embedded, error) {
 			return true, nil, fmt.Errorf("pod %s/%s: UID precondition failed", pod.Namespace, pod.Name)
 		}
 		pod.Spec.NodeName = b.Target.Name
-		return true, b, e.kube.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, pod.Namespace)
+		if err := e.kube.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, pod.Namespace); err != nil {
+			return true, nil, err
+		}
+		e.mu.Lock()
+		e.toStart[pod.Namespace+"/"+pod.Name] = true
+		e.mu.Unlock()
+		return true, b, nil
 	})
 	e.playVolumeControllers()
 	return e, nil
@@ -95,13 +117,20 @@ var widenFakeWatches sync.Once
 // startBoundPods plays the kubelet: every pod bound to a node and still
 // pending starts running.
 func (e *embedded) startBoundPods(ctx context.Context) ([]*v1.Pod, error) {
-	pods, err := e.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
+	e.mu.Lock()
+	keys := slices.Sorted(maps.Keys(e.toStart))
+	clear(e.toStart)
+	e.mu.Unlock()
 	var started []*v1.Pod
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for _, key := range keys {
+		namespace, name, _ := strings.Cut(key, "/")
+		p, err := e.kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue // evicted since
+		}
+		if err != nil {
+			return nil, err
+		}
 		if p.Spec.NodeName == "" || p.Status.Phase != v1.PodPending {
 			continue
 		}

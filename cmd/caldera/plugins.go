@@ -26,7 +26,7 @@ func addPolicyFlags(f *pflag.FlagSet, watch bool) {
 	f.String("scheduler-conf", "", "scheduler configuration file (default: Volcano's default configuration)")
 	f.String("plugin-dir", "", "directory of .wasm policy modules; a tier entry <name> loads <name>.wasm (default: the folder of --scheduler-conf)")
 	f.Bool("watch", watch, "reload the configuration and modules when their files change, keeping the running version when a new one is broken")
-	f.Duration("watch-debounce", reload.DefaultDebounce, "how long the watched directories must stay quiet before a change is read")
+	f.Duration("watch-debounce", reload.DefaultDebounce, "how long the watched directories must stay quiet before files that did not load at the first look (20ms of quiet) are judged")
 	addWasmCacheFlag(f)
 	f.String("wasm-cache-max-size", defaultWasmCacheMaxSize, "the most --wasm-cache-dir may hold (a Kubernetes quantity): compiled modules and modules pulled from registries, the least recently used removed past it, at start and after each reload; 0 for no bound")
 	addRegistryFlags(f)

@@ -9,7 +9,10 @@
 // directories have been quiet for Debounce, so that a file still being
 // copied is not read half-written; every Resync the directories are
 // watched again (one removed and created again has lost its watch) and the
-// owner may read everything again, in case events were lost.
+// owner may read everything again, in case events were lost. With
+// FirstLook, the owner looks earlier, after that much quiet, and may ask to
+// be asked again once the full Debounce has passed: a module dropped in by
+// a rename is whole at once, and need not wait for a slow copy's pace.
 package dirwatch
 
 import (
@@ -26,16 +29,21 @@ import (
 type Options struct {
 	Dirs             []string
 	Debounce, Resync time.Duration
+	// FirstLook, when shorter than Debounce, is the quiet after which
+	// Settled is first called for a burst of events, with early true; if
+	// it asks again, the next call comes once the directories have been
+	// quiet for Debounce. Zero: Settled waits for Debounce.
+	FirstLook time.Duration
 	// Relevant says whether an event on path may change what the owner
 	// reads; others are ignored.
 	Relevant func(path string) bool
 	// Seen is called for each relevant event as it arrives (optional).
 	Seen func(path string)
 	// Settled is called once the directories have been quiet for
-	// Debounce after relevant events; since is when the first of them
-	// arrived (while Settled may be busy, events are timed at arrival).
-	// It returns true to wait another Debounce and call it again.
-	Settled func(ctx context.Context, since time.Time) (again bool)
+	// Debounce after relevant events (or FirstLook, early true); since is
+	// when the first of them arrived (while Settled may be busy, events
+	// are timed at arrival). It returns true to wait and call it again.
+	Settled func(ctx context.Context, since time.Time, early bool) (again bool)
 	// Resynced is called every Resync, after the directories are watched
 	// again; pending says changes wait for their Debounce.
 	Resynced func(ctx context.Context, pending bool)
@@ -62,9 +70,17 @@ func Run(ctx context.Context, o Options) error {
 	resync := time.NewTicker(o.Resync)
 	defer resync.Stop()
 	var since time.Time // the first change of the pending burst; zero when none
+	firstLook := o.FirstLook > 0 && o.FirstLook < o.Debounce
+	// early says the pending call is the first look at a burst.
+	early := false
 	changed := func(at time.Time) {
 		if since.IsZero() || at.Before(since) {
 			since = at
+		}
+		early = firstLook
+		if early {
+			quiet.Reset(o.FirstLook)
+			return
 		}
 		quiet.Reset(o.Debounce)
 	}
@@ -97,8 +113,16 @@ func Run(ctx context.Context, o Options) error {
 				}
 			}
 		case <-quiet.C:
-			if o.Settled(ctx, since) {
-				quiet.Reset(o.Debounce)
+			wasEarly := early
+			early = false
+			if o.Settled(ctx, since, wasEarly) {
+				if wasEarly {
+					// The rest of the Debounce: counted from the last
+					// event, as without a first look.
+					quiet.Reset(o.Debounce - o.FirstLook)
+				} else {
+					quiet.Reset(o.Debounce)
+				}
 				continue
 			}
 			since = time.Time{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func TestRecreatedDirectoryIsWatchedAgain(t *testing.T) {
 		done <- Run(ctx, Options{
 			Dirs: []string{dir}, Debounce: 10 * time.Millisecond, Resync: 50 * time.Millisecond,
 			Relevant: func(path string) bool { return path == file },
-			Settled: func(context.Context, time.Time) bool {
+			Settled: func(context.Context, time.Time, bool) bool {
 				settled <- struct{}{}
 				return false
 			},
@@ -79,5 +80,55 @@ func TestRecreatedDirectoryIsWatchedAgain(t *testing.T) {
 	case <-settled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event from the recreated directory")
+	}
+}
+
+// With a first look, Settled is first called after FirstLook of quiet,
+// early; when it asks again, the next call comes once the directory has
+// been quiet for Debounce, not early, and a new event starts over with a
+// first look.
+func TestFirstLookThenDebounce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "policy.wasm")
+	type call struct {
+		early bool
+		after time.Duration // since the last write
+	}
+	calls := make(chan call, 16)
+	var wrote atomic.Int64 // UnixNano of the last write
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan struct{})
+	go func() {
+		done <- Run(ctx, Options{
+			Dirs: []string{dir}, FirstLook: 20 * time.Millisecond, Debounce: 400 * time.Millisecond, Resync: time.Hour,
+			Relevant: func(path string) bool { return path == file },
+			Settled: func(_ context.Context, _ time.Time, early bool) bool {
+				calls <- call{early, time.Since(time.Unix(0, wrote.Load()))}
+				return early // ask again after a first look
+			},
+			Resynced: func(context.Context, bool) {},
+		})
+	}()
+	go func() { time.Sleep(100 * time.Millisecond); close(ready) }() // the watch is set up
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	<-ready
+	for round := range 2 {
+		wrote.Store(time.Now().UnixNano())
+		if err := os.WriteFile(file, []byte{byte(round)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		first, second := <-calls, <-calls
+		if !first.early || first.after >= 300*time.Millisecond {
+			t.Errorf("round %d: first call %+v, want early and well before the debounce", round, first)
+		}
+		if second.early || second.after < 400*time.Millisecond {
+			t.Errorf("round %d: second call %+v, want not early and after the debounce", round, second)
+		}
 	}
 }

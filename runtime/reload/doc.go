@@ -9,7 +9,8 @@
 //
 //	file lands ─▶ Watch: fsnotify on the directories (not the files, so that
 //	              renames and Kubernetes' ..data symlink swap are seen),
-//	              debounced until the directory has been quiet for a while
+//	              read after 20 ms of quiet; judged, if they do not load,
+//	              once the directory has been quiet for the debounce
 //	  ─▶ snapshot: every file read once; a digest of the whole set skips
 //	              changes already tried
 //	  ─▶ candidate: native plugins plus one factory per module; the

@@ -230,8 +230,15 @@ func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 
 // TestWatchWaitsForSlowWrites: a module written in pieces, and a
 // configuration saved by rename, are read once complete; nothing is
-// reported about the half-written state.
+// reported about the half-written state, whether the pieces come faster
+// than the watch's first look (20 ms) or slower, within the debounce.
 func TestWatchWaitsForSlowWrites(t *testing.T) {
+	for _, gap := range []time.Duration{10 * time.Millisecond, 30 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) { testSlowWrites(t, gap) })
+	}
+}
+
+func testSlowWrites(t *testing.T, gap time.Duration) {
 	binpack, draining := moduleBytes(t, "binpack.tinygo"), moduleBytes(t, "draining.tinygo")
 	dir := t.TempDir()
 	module, conf := filepath.Join(dir, "policy.wasm"), filepath.Join(dir, "scheduler.yaml")
@@ -257,7 +264,7 @@ func TestWatchWaitsForSlowWrites(t *testing.T) {
 		if _, err := f.Write(draining[i:min(i+len(draining)/8, len(draining))]); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond) // well under the 50 ms debounce
+		time.Sleep(gap) // under the 50 ms debounce
 	}
 	f.Close()
 	eventually(t, 10*time.Second, "draining's module serving", func() bool { return serving(r, "policy") == digest(draining) })

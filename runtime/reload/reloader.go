@@ -24,6 +24,11 @@ const (
 	// editor's write and rename, a ConfigMap's link swap, a copy of a large
 	// module) without making a dropped module wait noticeably.
 	DefaultDebounce = 200 * time.Millisecond
+	// DefaultFirstLook is how long the directories must be quiet before
+	// the files are first read: a module renamed into the directory is
+	// whole at once and goes into service without waiting for the
+	// debounce; one that does not load yet is judged after the debounce.
+	DefaultFirstLook = 20 * time.Millisecond
 	// DefaultResync re-reads the files although no event came: a safety
 	// net for file systems whose events are lost or never sent.
 	DefaultResync = time.Minute
@@ -47,6 +52,10 @@ type Options struct {
 	// Debounce is how long the watched directories must stay quiet before
 	// a change is read (DefaultDebounce when zero).
 	Debounce time.Duration
+	// FirstLook is how long the directories must be quiet before the
+	// files are first read (DefaultFirstLook when zero; a negative value
+	// or one not below Debounce waits for the Debounce).
+	FirstLook time.Duration
 	// Resync is the period of a re-read without events (DefaultResync
 	// when zero).
 	Resync time.Duration
@@ -111,6 +120,9 @@ const (
 // New loads the policy from the files. A broken configuration or module is
 // an error here: at start there is no previous version to keep serving.
 func New(ctx context.Context, opts Options) (*Reloader, error) {
+	if opts.FirstLook == 0 {
+		opts.FirstLook = DefaultFirstLook
+	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
@@ -186,10 +198,15 @@ func (r *Reloader) adopt(c *candidate, snap *snapshot) {
 // Reload reads the files now and publishes the policy they make if it
 // differs from the one in service and passes every check. Watch calls it
 // after each quiet period; tests and tools may call it directly.
-func (r *Reloader) Reload(ctx context.Context) Outcome { return r.reload(ctx, time.Now()) }
+func (r *Reloader) Reload(ctx context.Context) Outcome { return r.reload(ctx, time.Now(), false) }
 
 // reload is Reload for a change first seen at since.
-func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
+//
+// early says the files have been quiet only for the watch's first look: a
+// policy that does not load then is not judged (the module may still be
+// being copied) but checked again once they have been quiet for the
+// debounce (Outcome.Superseded).
+func (r *Reloader) reload(ctx context.Context, since time.Time, early bool) Outcome {
 	r.reloading.Lock()
 	defer r.reloading.Unlock()
 	if r.store.Current() == nil {
@@ -216,6 +233,11 @@ func (r *Reloader) reload(ctx context.Context, since time.Time) Outcome {
 		// instead of reporting a state that no longer exists.
 		out.Superseded = true
 		klog.V(2).InfoS("Policy files changed while being checked; checking them again", "cause", out.Err)
+		return out
+	}
+	if out.Err != nil && early {
+		out.Superseded = true
+		klog.V(2).InfoS("Policy files do not load yet; checking them again once they have been quiet for the debounce", "cause", out.Err)
 		return out
 	}
 	r.tried = snap.fingerprint
@@ -246,7 +268,7 @@ func (r *Reloader) retryPull(failed bool) {
 	r.retryTimer = time.AfterFunc(r.backoff, func() {
 		defer r.retries.Done()
 		if ctx.Err() == nil {
-			r.reload(ctx, time.Now())
+			r.reload(ctx, time.Now(), false)
 		}
 	})
 }

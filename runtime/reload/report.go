@@ -22,8 +22,9 @@ type Outcome struct {
 	Changes []Change
 	// Took is the time to read, check and publish.
 	Took time.Duration
-	// Superseded is set when the files changed while they were checked: the
-	// failure is not reported, and the newer files are checked next.
+	// Superseded is set when the files changed while they were checked,
+	// or failed at the watch's first look: the failure is not reported,
+	// and the files are checked again.
 	Superseded bool
 }
 

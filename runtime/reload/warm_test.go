@@ -31,7 +31,7 @@ func TestChangedModuleIsCompiledBeforeTheReload(t *testing.T) {
 	r, err := New(context.Background(), Options{
 		ConfigPath: filepath.Join(dir, "scheduler.yaml"), PluginDir: dir,
 		Native: hostplugins.Registry, Actions: actions.Registry(), Cache: cache,
-		Debounce: time.Hour, // only the warmer acts on the event
+		Debounce: time.Hour, FirstLook: -1, // only the warmer acts on the event
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -38,20 +38,21 @@ func (r *Reloader) Watch(ctx context.Context) error {
 		}()
 	}
 	return dirwatch.Run(ctx, dirwatch.Options{
-		Dirs:     dirs,
-		Debounce: r.opts.Debounce,
-		Resync:   r.opts.Resync,
-		Relevant: r.relevant,
+		Dirs:      dirs,
+		Debounce:  r.opts.Debounce,
+		FirstLook: r.opts.FirstLook,
+		Resync:    r.opts.Resync,
+		Relevant:  r.relevant,
 		Seen: func(path string) {
 			klog.V(4).InfoS("Policy file event", "path", path)
 			r.warm.changed()
 		},
-		Settled: func(ctx context.Context, since time.Time) bool {
-			return r.reload(ctx, since).Superseded
+		Settled: func(ctx context.Context, since time.Time, early bool) bool {
+			return r.reload(ctx, since, early).Superseded
 		},
 		Resynced: func(ctx context.Context, pending bool) {
 			if !pending {
-				r.reload(ctx, time.Now())
+				r.reload(ctx, time.Now(), false)
 			}
 		},
 		Failed: func(err error) { klog.ErrorS(err, "Watching the policy files", "dirs", dirs) },

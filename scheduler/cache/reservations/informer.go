@@ -111,7 +111,7 @@ func (f *fileInformer) follow(ctx context.Context) {
 			name := filepath.Base(path)
 			return name == base || strings.HasPrefix(name, "..")
 		},
-		Settled:  func(context.Context, time.Time) bool { f.reread(); return false },
+		Settled:  func(context.Context, time.Time, bool) bool { f.reread(); return false },
 		Resynced: func(context.Context, bool) { f.reread() },
 		Failed: func(err error) {
 			klog.ErrorS(err, "Watching the external reservations; reading the file again", "path", f.src.path)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -192,7 +193,7 @@ func wireTask(t *api.TaskInfo, job, node int32, spreadDefaults labels.Selector) 
 		Priority: t.Priority, Request: wireResource(t.Resreq), InitRequest: wireResource(t.InitResreq),
 		Preemptable: t.Preemptable, Role: t.TaskRole, BestEffort: t.BestEffort}
 	if p := t.Pod; p != nil {
-		wt.Labels, wt.Annotations, wt.NodeSelector = p.Labels, p.Annotations, p.Spec.NodeSelector
+		wt.Labels, wt.Annotations, wt.NodeSelector = p.Labels, withBindAnnotations(p.Annotations, t.BindAnnotations), p.Spec.NodeSelector
 		wt.CreationTime = p.CreationTimestamp.UnixMilli()
 		wt.PriorityClassName = p.Spec.PriorityClassName
 		for _, tol := range p.Spec.Tolerations {
@@ -207,6 +208,20 @@ func wireTask(t *api.TaskInfo, job, node int32, spreadDefaults labels.Selector) 
 		wireTaskGPUs(&wt, t)
 	}
 	return wt
+}
+
+// withBindAnnotations is what the pod will carry once bound: its
+// annotations and those a placement of the session gave it for its bind (a
+// session opened again on a fresh instance sees the cards its placements
+// took). The pod's own map when there are none.
+func withBindAnnotations(pod, bind map[string]string) map[string]string {
+	if len(bind) == 0 {
+		return pod
+	}
+	out := make(map[string]string, len(pod)+len(bind))
+	maps.Copy(out, pod)
+	maps.Copy(out, bind)
+	return out
 }
 
 // PolicyName is the name the module declares, which says what policy it

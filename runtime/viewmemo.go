@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -87,11 +90,31 @@ type taskStamp struct {
 	// spreadDefaults is the pod's system default spread selector, which
 	// the session's Services and controllers decide.
 	spreadDefaults string
+	// bind digests the annotations a placement of the session gave the
+	// task for its bind, which its annotations carry (withBindAnnotations).
+	bind string
 }
 
 func stampTask(t *api.TaskInfo, job, node int32) taskStamp {
 	return taskStamp{req: t.Resreq, initReq: t.InitResreq, namespace: t.Namespace, name: t.Name, role: t.TaskRole,
-		job: job, node: node, priority: t.Priority, status: t.Status, preemptable: t.Preemptable, bestEffort: t.BestEffort}
+		job: job, node: node, priority: t.Priority, status: t.Status, preemptable: t.Preemptable, bestEffort: t.BestEffort,
+		bind: bindStamp(t.BindAnnotations)}
+}
+
+// bindStamp writes bind annotations in key order; "" for none, as for
+// nearly every task.
+func bindStamp(anns map[string]string) string {
+	if len(anns) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(anns)) {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(anns[k])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // viewMemo keeps each node's and task's encoding from one session to the

@@ -114,7 +114,7 @@ func Read(n *api.NodeInfo) *Node {
 		if p := t.Pod.Status.Phase; p == v1.PodSucceeded || p == v1.PodFailed {
 			u.memory = 0
 		}
-		for _, id := range IndexOf(t.Pod) {
+		for _, id := range taskIndex(t) {
 			if c := g.byID[id]; c != nil {
 				c.users[t.UID] = u
 			}
@@ -142,6 +142,15 @@ func unhealthyIDs(node *v1.Node) map[int]bool {
 	return out
 }
 
+// taskIndex reads the cards a task holds: those a placement of this session
+// will name at its bind, else its pod's.
+func taskIndex(t *api.TaskInfo) []int {
+	if v, ok := t.BindAnnotations[IndexAnnotation]; ok {
+		return parseIndex(t.Pod, v)
+	}
+	return IndexOf(t.Pod)
+}
+
 // IndexOf reads the cards a placed pod was given; a malformed value
 // gives none, with a warning, as in Volcano.
 func IndexOf(pod *v1.Pod) []int {
@@ -149,6 +158,10 @@ func IndexOf(pod *v1.Pod) []int {
 	if !ok {
 		return nil
 	}
+	return parseIndex(pod, v)
+}
+
+func parseIndex(pod *v1.Pod, v string) []int {
 	var ids []int
 	for _, s := range strings.Split(v, ",") {
 		id, err := strconv.Atoi(s)

@@ -50,22 +50,34 @@ var notImplemented = []struct{ key, what string }{
 	{"deviceshare.AscendHAMiVNPUEnable", "Ascend vNPU (HAMi)"},
 }
 
-// card is one GPU of a node during the session; an unhealthy one takes
-// nothing.
+// card is one GPU of a node during the session: the pods the view counted
+// on it that are not tasks of the view (others, with their memory), and
+// each task's hold by task handle, as the native plugin keeps its users by
+// pod, so that a task placed again where it already holds the card is
+// counted once. An unhealthy card takes nothing.
 type card struct {
-	id        int32
-	memory    int64
-	used      int64
-	holders   int32
-	unhealthy bool
+	id         int32
+	memory     int64
+	others     int32
+	othersUsed int64
+	holds      map[int32]int64
+	unhealthy  bool
 }
 
-// grant is what a placement took: the node's handle, the cards and the
-// memory it holds on each.
+func (c *card) used() int64 {
+	u := c.othersUsed
+	for _, m := range c.holds {
+		u += m
+	}
+	return u
+}
+
+func (c *card) idle() bool { return c.others == 0 && len(c.holds) == 0 }
+
+// grant is what a placement took: the node's handle and the cards.
 type grant struct {
-	node   int32
-	ids    []int32
-	memory int64
+	node int32
+	ids  []int32
 }
 
 type deviceshare struct {
@@ -96,7 +108,7 @@ func (*deviceshare) DeclaredArguments() []caldera.ArgumentSpec {
 }
 
 // OnSessionOpen reads the arguments, refusing what the native plugin
-// refuses, and every node's cards.
+// refuses, and every node's cards with the holds of the view's tasks.
 func (d *deviceshare) OnSessionOpen(s *caldera.Session) error {
 	if err := d.readArguments(s); err != nil {
 		return errors.New("deviceshare: " + err.Error())
@@ -106,12 +118,66 @@ func (d *deviceshare) OnSessionOpen(s *caldera.Session) error {
 	for i := range v.Nodes {
 		var cs []card
 		for _, g := range v.Nodes[i].GPUs {
-			cs = append(cs, card{id: g.ID, memory: g.Memory, used: g.Used, holders: g.Holders, unhealthy: g.Unhealthy})
+			cs = append(cs, card{id: g.ID, memory: g.Memory, others: g.Holders, othersUsed: g.Used, holds: map[int32]int64{}, unhealthy: g.Unhealthy})
 		}
 		d.cards = append(d.cards, cs)
 	}
 	d.given = map[int32]grant{}
+	for i := range v.Tasks {
+		d.claim(&v.Tasks[i])
+	}
 	return nil
+}
+
+// claim moves a task's hold, which the view counted among a card's pods,
+// to the task: the cards its volcano.sh/gpu-index names. A task this
+// session placed (a session opened again on a fresh instance after a
+// failure) keeps it as a grant, given back if the task leaves its node.
+func (d *deviceshare) claim(t *caldera.Task) {
+	if t.Node < 0 || t.GPUMemory <= 0 && t.GPUNumber <= 0 || t.Status == caldera.Succeeded || t.Status == caldera.Failed {
+		return
+	}
+	ids, ok := indexOf(t.Annotations[indexAnnotation])
+	if !ok {
+		return
+	}
+	cs := d.cards[t.Node]
+	var held []int32
+	for _, id := range ids {
+		for i := range cs {
+			c := &cs[i]
+			if c.id != id || c.unhealthy {
+				continue
+			}
+			if _, dup := c.holds[t.Handle]; dup || c.others < 1 {
+				continue
+			}
+			c.others--
+			c.othersUsed -= t.GPUMemory
+			c.holds[t.Handle] = t.GPUMemory
+			held = append(held, id)
+		}
+	}
+	if len(held) > 0 && (t.Status == caldera.Allocated || t.Status == caldera.Pipelined) {
+		d.given[t.Handle] = grant{node: t.Node, ids: held}
+	}
+}
+
+// indexOf reads a volcano.sh/gpu-index value as the native plugin does: a
+// value with anything but numbers between its commas names no card.
+func indexOf(v string) ([]int32, bool) {
+	if v == "" {
+		return nil, false
+	}
+	var ids []int32
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, false
+		}
+		ids = append(ids, int32(n))
+	}
+	return ids, true
 }
 
 func (d *deviceshare) readArguments(s *caldera.Session) error {
@@ -157,7 +223,8 @@ func (d *deviceshare) readArguments(s *caldera.Session) error {
 		}
 	}
 	for k := range s.Arguments {
-		if !known[k] {
+		// wasm.* are the scheduler's, for the module's limits and image.
+		if !known[k] && !strings.HasPrefix(k, "wasm.") {
 			return errors.New("unknown argument \"" + k + "\"")
 		}
 	}
@@ -218,17 +285,17 @@ func (d *deviceshare) Allocate(s *caldera.Session, task *caldera.Task, p *calder
 	if memory > 0 {
 		i, ok := fitByMemory(cs, memory)
 		if !ok {
-			return "no GPU on node " + node + " has " + itoa(memory) + " of volcano.sh/gpu-memory free for pod " + task.Namespace + "/" + task.Name
+			return "deviceshare: no GPU on node " + node + " has " + itoa(memory) + " of volcano.sh/gpu-memory free for pod " + task.Namespace + "/" + task.Name
 		}
 		ids = []int32{cs[i].id}
 	} else {
 		if !fitByNumber(cs, number, &d.ids) {
-			return "node " + node + " has fewer than " + itoa(number) + " idle GPUs for pod " + task.Namespace + "/" + task.Name
+			return "deviceshare: node " + node + " has fewer than " + itoa(number) + " idle GPUs for pod " + task.Namespace + "/" + task.Name
 		}
 		ids = append([]int32(nil), d.ids...)
 	}
-	g := grant{node: task.Node, ids: ids, memory: task.GPUMemory}
-	d.take(g, 1)
+	g := grant{node: task.Node, ids: ids}
+	d.take(g, task)
 	d.given[task.Handle] = g
 	p.Annotate(timeAnnotation, itoa(p.Now))
 	p.Annotate(indexAnnotation, indexValue(ids))
@@ -245,17 +312,23 @@ func (d *deviceshare) OnDeallocate(_ *caldera.Session, task *caldera.Task) {
 		return
 	}
 	delete(d.given, task.Handle)
-	d.take(g, -1)
-}
-
-// take adds (sign 1) or takes back (-1) a grant's hold on its cards.
-func (d *deviceshare) take(g grant, sign int) {
 	cs := d.cards[g.node]
 	for _, id := range g.ids {
 		for i := range cs {
 			if cs[i].id == id {
-				cs[i].used += int64(sign) * g.memory
-				cs[i].holders += int32(sign)
+				delete(cs[i].holds, task.Handle)
+			}
+		}
+	}
+}
+
+// take gives the task its cards: its hold on each, replacing one it had.
+func (d *deviceshare) take(g grant, task *caldera.Task) {
+	cs := d.cards[g.node]
+	for _, id := range g.ids {
+		for i := range cs {
+			if cs[i].id == id {
+				cs[i].holds[task.Handle] = task.GPUMemory
 			}
 		}
 	}
@@ -264,7 +337,7 @@ func (d *deviceshare) take(g grant, sign int) {
 // fitByMemory is the first card, by ID, with memory free for the request.
 func fitByMemory(cs []card, memory int64) (int, bool) {
 	for i := range cs {
-		if !cs[i].unhealthy && cs[i].memory-cs[i].used >= memory {
+		if !cs[i].unhealthy && cs[i].memory-cs[i].used() >= memory {
 			return i, true
 		}
 	}
@@ -278,7 +351,7 @@ func fitByNumber(cs []card, n int64, ids *[]int32) bool {
 		if int64(len(*ids)) == n {
 			break
 		}
-		if !cs[i].unhealthy && cs[i].holders == 0 {
+		if !cs[i].unhealthy && cs[i].idle() {
 			*ids = append(*ids, cs[i].id)
 		}
 	}

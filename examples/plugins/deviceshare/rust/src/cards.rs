@@ -76,9 +76,11 @@ impl Cards {
     /// the cards its `volcano.sh/gpu-index` names, with its GPU memory, as
     /// the view counted them. Finished pods are not on their node, and a
     /// hold the view did not count stays as it is.
-    pub(crate) fn claim(&mut self, t: &Task) {
+    /// Returns the cards claimed.
+    pub(crate) fn claim(&mut self, t: &Task) -> Vec<i32> {
+        let mut held = Vec::new();
         if (t.gpu_memory <= 0 && t.gpu_number <= 0) || t.status == status::SUCCEEDED || t.status == status::FAILED {
-            return;
+            return held;
         }
         for id in index_of(t).unwrap_or_default() {
             let card = match self.cards.iter_mut().find(|c| i64::from(c.id) == id) {
@@ -91,7 +93,9 @@ impl Cards {
             card.others -= 1;
             card.others_used -= t.gpu_memory;
             card.holds.push((t.handle, t.gpu_memory));
+            held.push(card.id);
         }
+        held
     }
 
     /// The first card, by ID, with `memory` free.

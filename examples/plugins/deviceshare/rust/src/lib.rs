@@ -19,9 +19,8 @@
 //!
 //! hostplugins/deviceshare/doc.go says what the native plugin decides; this
 //! port decides the same with the same arguments, from the cards the view
-//! carries (ABI 1.12). Where it cannot: a session reopened on a fresh
-//! instance after a failure gives the tasks it had placed their cards again
-//! in handle order, which may not be the cards their annotations name.
+//! carries (ABI 1.12); a session opened again on a fresh instance after a
+//! failure finds the cards its placements took in their annotations.
 #![deny(unsafe_code)]
 
 mod args;
@@ -79,17 +78,21 @@ impl Plugin for DeviceShare {
         }
         let v = s.view();
         self.nodes = v.nodes.iter().map(Cards::read).collect();
-        for t in &v.tasks {
-            if let Some(cards) = self.cards_mut(t.node) {
-                cards.claim(t);
-            }
-        }
         self.given = vec![None; v.tasks.len()];
-        // A session reopened on a fresh instance after a failure sees its
-        // own placements, without the cards this plugin gave them: they
-        // take cards again, lest the next placements take the same.
-        for t in v.tasks.iter().filter(|t| t.status == status::ALLOCATED || t.status == status::PIPELINED) {
-            let _ = self.grant(s, t);
+        for t in &v.tasks {
+            let held = match self.cards_mut(t.node) {
+                Some(cards) => cards.claim(t),
+                None => continue,
+            };
+            // A session opened again on a fresh instance after a failure
+            // sees its own placements, with the cards the scheduler will
+            // name at their bind: they are this session's grants, given
+            // back if the task leaves its node.
+            if !held.is_empty() && (t.status == status::ALLOCATED || t.status == status::PIPELINED) {
+                if let (Ok(h), Ok(node)) = (usize::try_from(t.handle), usize::try_from(t.node)) {
+                    self.given[h] = Some(Grant { node, ids: held });
+                }
+            }
         }
         Ok(())
     }

@@ -207,13 +207,14 @@ fn an_eviction_undone_takes_cards_as_native() {
     assert_eq!(named(&allocate(&mut p, &more, 0).unwrap()), "0", "2000 left on card 0 after the give-back");
 }
 
-/// A session reopened after a failure sees its own placements: they hold
-/// cards again, in handle order, before any other placement.
+/// A session opened again after a failure sees its own placements with
+/// the cards the scheduler will name at their bind, counted on the node:
+/// they are the session's grants, given back when the task leaves.
 #[test]
 fn a_reopened_session_counts_its_placements() {
-    let mut placed = gpu_pod("placed", 0, 0, 2, "");
+    let mut placed = gpu_pod("placed", 0, 0, 2, "0,1");
     placed.status = status::ALLOCATED.into();
-    let (mut p, s) = open(enabled(NUMBERS), vec![gpu_node("n1", &[3], &[])], vec![gpu_pod("next", -1, 0, 2, ""), placed]);
+    let (mut p, s) = open(enabled(NUMBERS), vec![gpu_node("n1", &[3], &[(0, 0, 1), (1, 0, 1)])], vec![gpu_pod("next", -1, 0, 2, ""), placed]);
     assert_eq!(verdict(&mut p, &s, 0, 0), Verdict::reject("GpuNumber no enough gpu number on node n1"));
     assert_eq!(allocate(&mut p, &s, 1), Ok(Annotations::new()), "given already");
     p.on_deallocate(&s, &s.tasks()[1]);

@@ -286,3 +286,56 @@ func testSlowWrites(t *testing.T, gap time.Duration) {
 		t.Errorf("%d reloads reported, want 1 or 2 (module, configuration): %+v", len(reports), reports)
 	}
 }
+
+// A configuration written in place in two pieces, the pause longer than
+// the watch's first look but shorter than the debounce: its first piece
+// parses (the first tier alone) but is never put in service, since an
+// edited configuration is read only once the debounce has passed.
+func TestEditedConfigurationWaitsForTheDebounce(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "scheduler.yaml")
+	writeFile(t, conf, []byte(confNaming()))
+	var mu sync.Mutex
+	published := 0 // policies put in service
+	r := newTestReloader(t, dir, func(o Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.Err == nil && len(o.Changes) > 0 {
+			published++
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = r.Watch(ctx) }()
+	time.Sleep(100 * time.Millisecond)
+
+	full := strings.Replace(confNaming(), "enqueue, allocate", "enqueue, allocate, backfill", 1)
+	cut := strings.Index(full, "- plugins: [{name: predicates}")
+	f, err := os.OpenFile(conf, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(full[:cut]); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Millisecond) // past the 20 ms first look, within the 50 ms debounce
+	for time.Now().Before(deadline) {
+		if tiers := len(r.Policies().Current().Config.Tiers); tiers != 2 {
+			t.Fatalf("a policy of %d tiers in service while the file was half written", tiers)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := f.WriteString(full[cut:]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	eventually(t, 10*time.Second, "the edited configuration in service", func() bool {
+		c := r.Policies().Current().Config
+		return len(c.Actions) == 3 && len(c.Tiers) == 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if published != 1 {
+		t.Errorf("%d policies published, want 1: the whole file", published)
+	}
+}

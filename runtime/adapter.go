@@ -604,7 +604,10 @@ func (a *adapter) OnAllocate(task *api.TaskInfo) {
 		a.claims.ReserveOrLog(task)
 	}
 	a.allocateEvent(task)
-	a.logStandingRefusal(task, a.askAllocate(task))
+	if err := a.askAllocate(task); err != nil {
+		// Backfill's placement or an eviction undone: nothing undoes it.
+		klog.ErrorS(err, "A placement the session cannot undo stands", "plugin", a.name, "pod", task.Key())
+	}
 }
 
 // TryAllocate refuses a placement whose volumes or devices no longer fit

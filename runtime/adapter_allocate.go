@@ -1,13 +1,11 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/klog/v2"
 
 	"github.com/caldera-scheduler/caldera/abi"
 	"github.com/caldera-scheduler/caldera/scheduler/api"
@@ -35,10 +33,6 @@ var scheduledBy = map[string]bool{
 // clock is the time allocate tells modules, whose own clocks are fakes.
 var clock = time.Now
 
-// errRefused marks a placement the module refused: an answer, not a
-// failure.
-var errRefused = errors.New("refused")
-
 // askAllocate asks the module about the task's placement, whose event is
 // the last queued, and sets the annotations it gives. It returns the
 // refusal, or the failure when the plugin is not ignorable.
@@ -58,7 +52,7 @@ func (a *adapter) askAllocate(task *api.TaskInfo) error {
 		return a.allocateFailed(err)
 	}
 	if res.Refusal != "" {
-		return fmt.Errorf("plugin %s %w the placement of %s on %s: %s", a.name, errRefused, task.Key(), task.NodeName, res.Refusal)
+		return fmt.Errorf("plugin %s refused the placement of %s on %s: %s", a.name, task.Key(), task.NodeName, res.Refusal)
 	}
 	if problem := checkBindAnnotations(res.Annotations); problem != "" {
 		return a.allocateFailed(a.unusable(abi.HookAllocate, problem))
@@ -124,12 +118,4 @@ func checkBindAnnotations(anns map[string]*string) string {
 		return fmt.Sprintf("annotations of %d bytes, more than %d", size, maxBindAnnotationBytes)
 	}
 	return ""
-}
-
-// logStandingRefusal logs a refusal or failure where the placement cannot
-// be undone (backfill, an eviction undone).
-func (a *adapter) logStandingRefusal(task *api.TaskInfo, err error) {
-	if err != nil {
-		klog.ErrorS(err, "A placement the session cannot undo stands", "plugin", a.name, "pod", task.Key())
-	}
 }

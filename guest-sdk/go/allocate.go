@@ -1,6 +1,11 @@
 package caldera
 
-import "github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
+import (
+	"slices"
+	"strings"
+
+	"github.com/caldera-scheduler/caldera/guest-sdk/go/internal/wire"
+)
 
 // Allocator is asked, each time the session places a task (allocated,
 // pipelined, or its eviction undone), whether the placement stands (ABI
@@ -22,38 +27,35 @@ type Placement struct {
 	// module's own clock is a fixed fake (docs/abi.md, section 4).
 	Now int64
 
-	keys, values []string
-	// removed marks the keys taken back (Remove), by position.
-	removed []bool
+	// annotations are kept in key order, as the reply writes them.
+	annotations []annotation
+}
+
+// annotation is one annotation of a Placement; taken: TakeBack.
+type annotation struct {
+	key, value string
+	taken      bool
 }
 
 // Annotate gives the pod an annotation, written when it is bound.
-func (b *Placement) Annotate(key, value string) { b.put(key, value, false) }
+func (b *Placement) Annotate(key, value string) { b.put(annotation{key: key, value: value}) }
 
 // TakeBack takes back an annotation an earlier Allocate of the session
 // gave the task.
-func (b *Placement) TakeBack(key string) { b.put(key, "", true) }
+func (b *Placement) TakeBack(key string) { b.put(annotation{key: key, taken: true}) }
 
-func (b *Placement) put(key, value string, removed bool) {
-	for i, k := range b.keys {
-		if k == key {
-			b.values[i], b.removed[i] = value, removed
-			return
-		}
+func (b *Placement) put(a annotation) {
+	i, found := slices.BinarySearchFunc(b.annotations, a.key, func(x annotation, key string) int { return strings.Compare(x.key, key) })
+	if found {
+		b.annotations[i] = a
+		return
 	}
-	// Kept in key order, as the reply writes them.
-	i := len(b.keys)
-	for i > 0 && b.keys[i-1] > key {
-		i--
-	}
-	b.keys = append(b.keys[:i], append([]string{key}, b.keys[i:]...)...)
-	b.values = append(b.values[:i], append([]string{value}, b.values[i:]...)...)
-	b.removed = append(b.removed[:i], append([]bool{removed}, b.removed[i:]...)...)
+	b.annotations = slices.Insert(b.annotations, i, a)
 }
 
 func (b *Placement) reset(now int64) {
 	b.Now = now
-	b.keys, b.values, b.removed = b.keys[:0], b.values[:0], b.removed[:0]
+	b.annotations = b.annotations[:0]
 }
 
 // allocate serves the allocate hook: nil to keep the placement without
@@ -75,17 +77,17 @@ func (h *host) allocate() (int32, string, []byte) {
 	case refusal != "":
 		out = wire.AppendMapHeader(out, 1)
 		out = wire.AppendString(wire.AppendString(out, "refusal"), refusal)
-	case len(b.keys) == 0:
+	case len(b.annotations) == 0:
 		out = wire.AppendNil(out)
 	default:
 		out = wire.AppendMapHeader(out, 1)
-		out = wire.AppendMapHeader(wire.AppendString(out, "annotations"), uint32(len(b.keys)))
-		for i, k := range b.keys {
-			out = wire.AppendString(out, k)
-			if b.removed[i] {
+		out = wire.AppendMapHeader(wire.AppendString(out, "annotations"), uint32(len(b.annotations)))
+		for _, a := range b.annotations {
+			out = wire.AppendString(out, a.key)
+			if a.taken {
 				out = wire.AppendNil(out)
 			} else {
-				out = wire.AppendString(out, b.values[i])
+				out = wire.AppendString(out, a.value)
 			}
 		}
 	}

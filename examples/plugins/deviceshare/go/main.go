@@ -141,22 +141,19 @@ func (d *deviceshare) claim(t *caldera.Task) {
 	if !ok {
 		return
 	}
-	cs := d.cards[t.Node]
 	var held []int32
 	for _, id := range ids {
-		for i := range cs {
-			c := &cs[i]
-			if c.id != id || c.unhealthy {
-				continue
-			}
-			if _, dup := c.holds[t.Handle]; dup || c.others < 1 {
-				continue
-			}
-			c.others--
-			c.othersUsed -= t.GPUMemory
-			c.holds[t.Handle] = t.GPUMemory
-			held = append(held, id)
+		c := cardOf(d.cards[t.Node], id)
+		if c == nil || c.unhealthy {
+			continue
 		}
+		if _, dup := c.holds[t.Handle]; dup || c.others < 1 {
+			continue
+		}
+		c.others--
+		c.othersUsed -= t.GPUMemory
+		c.holds[t.Handle] = t.GPUMemory
+		held = append(held, id)
 	}
 	if len(held) > 0 && (t.Status == caldera.Allocated || t.Status == caldera.Pipelined) {
 		d.given[t.Handle] = grant{node: t.Node, ids: held}
@@ -312,26 +309,31 @@ func (d *deviceshare) OnDeallocate(_ *caldera.Session, task *caldera.Task) {
 		return
 	}
 	delete(d.given, task.Handle)
-	cs := d.cards[g.node]
 	for _, id := range g.ids {
-		for i := range cs {
-			if cs[i].id == id {
-				delete(cs[i].holds, task.Handle)
-			}
+		if c := cardOf(d.cards[g.node], id); c != nil {
+			delete(c.holds, task.Handle)
 		}
 	}
 }
 
 // take gives the task its cards: its hold on each, replacing one it had.
 func (d *deviceshare) take(g grant, task *caldera.Task) {
-	cs := d.cards[g.node]
 	for _, id := range g.ids {
-		for i := range cs {
-			if cs[i].id == id {
-				cs[i].holds[task.Handle] = task.GPUMemory
-			}
+		if c := cardOf(d.cards[g.node], id); c != nil {
+			c.holds[task.Handle] = task.GPUMemory
 		}
 	}
+}
+
+// cardOf finds a node's card by ID; nil for none (a number past the
+// node's cards).
+func cardOf(cs []card, id int32) *card {
+	for i := range cs {
+		if cs[i].id == id {
+			return &cs[i]
+		}
+	}
+	return nil
 }
 
 // fitByMemory is the first card, by ID, with memory free for the request.

@@ -34,6 +34,10 @@ type Options struct {
 	// it asks again, the next call comes once the directories have been
 	// quiet for Debounce. Zero: Settled waits for Debounce.
 	FirstLook time.Duration
+	// Unsettled says whether a file may look whole before it is (a YAML
+	// file cut short can parse): a burst with an event on one waits for
+	// Debounce, without a first look. Nil: none.
+	Unsettled func(path string) bool
 	// Relevant says whether an event on path may change what the owner
 	// reads; others are ignored.
 	Relevant func(path string) bool
@@ -71,13 +75,18 @@ func Run(ctx context.Context, o Options) error {
 	defer resync.Stop()
 	var since time.Time // the first change of the pending burst; zero when none
 	firstLook := o.FirstLook > 0 && o.FirstLook < o.Debounce
-	// early says the pending call is the first look at a burst.
-	early := false
-	changed := func(at time.Time) {
+	// early says the pending call is the first look at a burst; unsettled
+	// that the burst touched a file that gets none.
+	early, unsettled := false, false
+	changed := func(at time.Time, path string) {
+		if since.IsZero() {
+			unsettled = false
+		}
 		if since.IsZero() || at.Before(since) {
 			since = at
 		}
-		early = firstLook
+		unsettled = unsettled || o.Unsettled != nil && path != "" && o.Unsettled(path)
+		early = firstLook && !unsettled
 		if early {
 			quiet.Reset(o.FirstLook)
 			return
@@ -94,7 +103,7 @@ func Run(ctx context.Context, o Options) error {
 				return nil
 			}
 			if o.Relevant(ev.Name) {
-				changed(ev.at)
+				changed(ev.at, ev.Name)
 				if o.Seen != nil {
 					o.Seen(ev.Name)
 				}
@@ -107,7 +116,7 @@ func Run(ctx context.Context, o Options) error {
 				o.Failed(err)
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				changed(time.Now()) // events were lost: read everything again
+				changed(time.Now(), "") // events were lost: read everything again
 				if o.Seen != nil {
 					o.Seen("")
 				}

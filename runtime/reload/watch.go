@@ -37,30 +37,24 @@ func (r *Reloader) Watch(ctx context.Context) error {
 			<-stopped // its compiles given back
 		}()
 	}
-	// configEdited says the pending burst changed the configuration file
-	// itself: a YAML file cut short can still parse, so it is read only
-	// after the debounce, not at the first look. A ConfigMap's link swap
-	// is whole at once and comes as events on its ..data link; modules
-	// cut short never load, so their first look is safe.
-	configEdited := false
 	return dirwatch.Run(ctx, dirwatch.Options{
 		Dirs:      dirs,
 		Debounce:  r.opts.Debounce,
 		FirstLook: r.opts.FirstLook,
 		Resync:    r.opts.Resync,
 		Relevant:  r.relevant,
+		// An edited configuration file gets no first look: a YAML file cut
+		// short can still parse. A ConfigMap's link swap is whole at once
+		// and comes as events on its ..data link; a module cut short never
+		// loads, so its first look is safe.
+		Unsettled: func(path string) bool {
+			return r.opts.ConfigPath != "" && filepath.Clean(path) == r.opts.ConfigPath
+		},
 		Seen: func(path string) {
 			klog.V(4).InfoS("Policy file event", "path", path)
-			if r.opts.ConfigPath != "" && filepath.Clean(path) == r.opts.ConfigPath {
-				configEdited = true
-			}
 			r.warm.changed()
 		},
 		Settled: func(ctx context.Context, since time.Time, early bool) bool {
-			if early && configEdited {
-				return true
-			}
-			configEdited = false
 			return r.reload(ctx, since, early).Superseded
 		},
 		Resynced: func(ctx context.Context, pending bool) {

@@ -77,7 +77,7 @@ type Node struct {
 func (g *Node) Memory() int64 { return g.perCard }
 
 // Read reads a node's cards from its capacity (memory split evenly over
-// the Card count, as Volcano splits it), less the unhealthy ones, and puts
+// the card count, as Volcano splits it), less the unhealthy ones, and puts
 // on them the pods already placed there. A node without both resources has
 // no cards (nil): deviceshare leaves it to the resource fit.
 func Read(n *api.NodeInfo) *Node {

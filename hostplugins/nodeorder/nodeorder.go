@@ -156,8 +156,11 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.nodes = make([]*nodeState, len(ssn.NodeList))
 	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))
 	p.nodeByName = make(map[string]*nodeState, len(ssn.NodeList))
+	// One allocation in node order, read in order by the scoring.
+	states := make([]nodeState, len(ssn.NodeList))
 	for i, n := range ssn.NodeList {
-		ns := &nodeState{index: i, info: n, live: p.live}
+		ns := &states[i]
+		ns.index, ns.info, ns.live = i, n, p.live
 		p.nodes[i] = ns
 		p.nodeByInfo[n] = ns
 		p.nodeByName[n.Name] = ns

@@ -203,7 +203,13 @@ type nodeState struct {
 }
 
 func newNodeState(i int, n *api.NodeInfo) *nodeState {
-	ns := &nodeState{index: i, info: n}
+	ns := &nodeState{}
+	ns.init(i, n)
+	return ns
+}
+
+func (ns *nodeState) init(i int, n *api.NodeInfo) {
+	ns.index, ns.info = i, n
 	if n.Node != nil {
 		ns.taintReasons = make([][]string, len(n.Node.Spec.Taints))
 		for j := range n.Node.Spec.Taints {
@@ -213,7 +219,6 @@ func newNodeState(i int, n *api.NodeInfo) *nodeState {
 			}
 		}
 	}
-	return ns
 }
 
 // OnSessionOpen indexes the session's nodes and the templates of its tasks.
@@ -221,8 +226,11 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.nodes = make([]*nodeState, len(ssn.NodeList))
 	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))
 	p.nodeByName = make(map[string]*nodeState, len(ssn.NodeList))
+	// One allocation in node order, read in order by the search.
+	states := make([]nodeState, len(ssn.NodeList))
 	for i, n := range ssn.NodeList {
-		ns := newNodeState(i, n)
+		ns := &states[i]
+		ns.init(i, n)
 		p.nodes[i] = ns
 		p.nodeByInfo[n] = ns
 		p.nodeByName[n.Name] = ns
@@ -317,6 +325,25 @@ func (p *Plugin) stateOf(n *api.NodeInfo) (*nodeState, bool) {
 		return ns, true
 	}
 	return newNodeState(-1, n), false
+}
+
+// predicateClass is what Predicate's answer depends on of a task when
+// PredicateClass promises it: the pod's template and its request.
+type predicateClass struct {
+	tpl *template
+	fit *api.Fit
+}
+
+// PredicateClass promises node-local answers for a pod without volumes or
+// claims to check, in a session without inter-pod affinity or topology
+// spread: what is left (taints, selectors, node affinity, ports, pod
+// count, resources) reads only the template, the request and the node.
+func (p *Plugin) PredicateClass(task *api.TaskInfo) (any, bool) {
+	if task.Pod == nil || p.rules != nil || p.Claims.HasChecks(task) {
+		return nil, false
+	}
+	e := p.entryOf(task)
+	return predicateClass{tpl: e.tpl, fit: e.fit}, true
 }
 
 // PrePredicate rejects a pod whose required node affinity can match no node.

@@ -51,6 +51,8 @@ type NodeInfo struct {
 	// the same non-zero Generation are one state of one node (a clone
 	// keeps it): a memo may key on it alone, across caches and sessions.
 	Generation uint64
+	// mirror, when set, receives every new Generation (TrackGenerations).
+	mirror *uint64
 
 	// Numa is the node's NUMA topology and the CPUs free for exclusive
 	// use, as the scheduler counts them (the cache keeps what sessions
@@ -64,7 +66,32 @@ type NodeInfo struct {
 var generations atomic.Uint64
 
 // changed gives the node a Generation no node state has had.
-func (n *NodeInfo) changed() { n.Generation = generations.Add(1) }
+func (n *NodeInfo) changed() {
+	n.Generation = generations.Add(1)
+	if n.mirror != nil {
+		*n.mirror = n.Generation
+	}
+}
+
+// TrackGenerations returns the nodes' Generations in one array, position
+// by position, and keeps it current as the nodes change until
+// UntrackGenerations. A walk over many nodes reads that array to tell
+// which changed since it last looked, without reading the nodes.
+func TrackGenerations(nodes []*NodeInfo) []uint64 {
+	gens := make([]uint64, len(nodes))
+	for i, n := range nodes {
+		gens[i] = n.Generation
+		n.mirror = &gens[i]
+	}
+	return gens
+}
+
+// UntrackGenerations stops what TrackGenerations started.
+func UntrackGenerations(nodes []*NodeInfo) {
+	for _, n := range nodes {
+		n.mirror = nil
+	}
+}
 
 // NewNodeInfo builds a node with no tasks.
 func NewNodeInfo(node *v1.Node) *NodeInfo {
@@ -201,16 +228,29 @@ func (n *NodeInfo) UpdateTask(t *TaskInfo) {
 // record is passed through task, so that a snapshot can make the node and the
 // job hold the very same copy of a task.
 func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
-	c := &NodeInfo{
+	c := &clonedNode{}
+	n.cloneInto(c, task)
+	return &c.info
+}
+
+// clonedNode is a node copy with the resources it owns beside it, so that
+// a walk over a session's nodes reads memory in order.
+type clonedNode struct {
+	info                              NodeInfo
+	allocatable, idle, used, rel, pip Resource
+}
+
+func (n *NodeInfo) cloneInto(c *clonedNode, task func(*TaskInfo) *TaskInfo) {
+	c.info = NodeInfo{
 		Name:        n.Name,
 		Node:        n.Node,
-		Allocatable: n.Allocatable,
+		Allocatable: copyInto(n.Allocatable, &c.allocatable),
 		Capability:  n.Capability,
 		External:    n.External,
-		Idle:        n.Idle.Clone(),
-		Used:        n.Used.Clone(),
-		Releasing:   n.Releasing.Clone(),
-		Pipelined:   n.Pipelined.Clone(),
+		Idle:        copyInto(n.Idle, &c.idle),
+		Used:        copyInto(n.Used, &c.used),
+		Releasing:   copyInto(n.Releasing, &c.rel),
+		Pipelined:   copyInto(n.Pipelined, &c.pip),
 		Usage:       n.Usage,
 		Tasks:       make(map[TaskID]*TaskInfo, len(n.Tasks)),
 		accounted:   make(map[TaskID]TaskStatus, len(n.accounted)),
@@ -220,10 +260,33 @@ func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
 		Numa:        n.Numa,
 	}
 	for id, t := range n.Tasks {
-		c.Tasks[id] = task(t)
-		c.accounted[id] = n.accounted[id]
+		c.info.Tasks[id] = task(t)
+		c.info.accounted[id] = n.accounted[id]
 	}
+}
+
+// copyInto copies r into c and returns c; nil stays nil.
+func copyInto(r, c *Resource) *Resource {
+	if r == nil {
+		return nil
+	}
+	r.copyInto(c)
 	return c
+}
+
+// CloneNodes clones nodes as Clone does, into one allocation in the given
+// order. A session's search walks its node list round-robin and reads
+// every node it passes; copies lying in list order let the processor fetch
+// them ahead instead of waiting on each (at 50,000 nodes the scattered
+// copies made those waits the largest cost of a session).
+func CloneNodes(nodes []*NodeInfo, task func(*TaskInfo) *TaskInfo) []*NodeInfo {
+	slab := make([]clonedNode, len(nodes))
+	out := make([]*NodeInfo, len(nodes))
+	for i, n := range nodes {
+		n.cloneInto(&slab[i], task)
+		out[i] = &slab[i].info
+	}
+	return out
 }
 
 // NewPlaceholderNode stands for a node that pods name before the node object

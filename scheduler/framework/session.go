@@ -63,8 +63,11 @@ type Session struct {
 	// Actions are the configured actions' names, in order.
 	Actions []string
 
-	cache          Cache
-	fits           *api.FitCache
+	cache Cache
+	fits  *api.FitCache
+	// generations holds NodeList's Generations by position, kept current
+	// (NodeGenerations).
+	generations    []uint64
 	instances      [][]instance
 	hooks          *hookTable
 	podRulesOnce   sync.Once
@@ -116,6 +119,7 @@ func OpenSession(cache Cache, registry Registry, cfg *conf.Config) (*Session, er
 		ssn.TotalResource.Add(n.Allocatable)
 	}
 	ssn.fits = api.NewFitCache(ssn.NodeList)
+	ssn.generations = api.TrackGenerations(ssn.NodeList)
 	ssn.JobList = make([]*api.JobInfo, 0, len(ssn.Jobs))
 	for _, j := range ssn.Jobs {
 		ssn.JobList = append(ssn.JobList, j)
@@ -168,6 +172,7 @@ func sortedNodes(nodes map[string]*api.NodeInfo) []*api.NodeInfo {
 // Close lets every plugin close, in configuration order, then writes back each
 // job's PodGroup status where it changed.
 func (ssn *Session) Close() {
+	api.UntrackGenerations(ssn.NodeList)
 	for _, tier := range ssn.instances {
 		for _, in := range tier {
 			start := time.Now()

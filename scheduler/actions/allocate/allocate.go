@@ -49,10 +49,21 @@ type run struct {
 	req *api.Fit
 	// hyperNodeNodes holds each hypernode's nodes that can take tasks.
 	hyperNodeNodes map[string][]*api.NodeInfo
+	// verdicts keeps the searches' answers across jobs: gangs alike in
+	// their pods meet the same nodes again as the search goes round.
+	verdicts *placement.Verdicts
+}
+
+// searchClass is a task's class for the search's answers: the predicates'
+// class and the request that the search checks before them.
+type searchClass struct {
+	predicates framework.PredicateClass
+	req        *api.Fit
 }
 
 func (a *action) Execute(ssn *framework.Session) {
-	r := &run{action: a, ssn: ssn, nodes: placement.ReadyNodes(ssn), scorer: placement.NewScorer(ssn)}
+	r := &run{action: a, ssn: ssn, nodes: placement.ReadyNodes(ssn), scorer: placement.NewScorer(ssn),
+		verdicts: placement.NewVerdicts(ssn)}
 	r.allocate(r.worklist())
 }
 
@@ -181,7 +192,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 	if sj != nil {
 		track, placedIn = sj.NetworkTopology != nil, sj.AllocatedHyperNode
 	}
-	finder := placement.NewFinder(r.search, r.state)
+	finder := placement.NewFinder(r.search, r.state, r.verdicts)
 	fits := func(task *api.TaskInfo, node *api.NodeInfo) *framework.Status {
 		if dim := r.req.Shortfall(node); dim != "" {
 			return framework.NewStatus(framework.Unschedulable, "Insufficient "+dim)
@@ -228,7 +239,11 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 			}
 		}
 		if len(feasible) == 0 {
-			feasible, fe = finder.Find(task, nodes, fits)
+			var class any
+			if pc, ok := ssn.PredicateClass(task); ok {
+				class = searchClass{predicates: pc, req: r.req}
+			}
+			feasible, fe = finder.FindAs(task, nodes, fits, class)
 		}
 		if len(feasible) == 0 {
 			if fe != nil && within != nil && within.Name != api.ClusterTopHyperNode {

@@ -46,7 +46,7 @@ func (a *action) Execute(ssn *framework.Session) {
 			job.NodesFitErrors[task.UID] = fe
 			continue
 		}
-		feasible, fe := placement.NewFinder(a.search, a.state).Find(task, nodes, ssn.PredicateFn)
+		feasible, fe := placement.NewFinder(a.search, a.state, nil).Find(task, nodes, ssn.PredicateFn)
 		if len(feasible) == 0 {
 			job.NodesFitErrors[task.UID] = fe
 			continue

@@ -84,7 +84,7 @@ type victimFilter func(task *api.TaskInfo) bool
 
 func (a *action) Execute(ssn *framework.Session) {
 	r := &run{action: a, ssn: ssn, nodes: placement.ReadyNodes(ssn),
-		finder: placement.NewFinder(a.search, a.state), scorer: placement.NewScorer(ssn)}
+		finder: placement.NewFinder(a.search, a.state, nil), scorer: placement.NewScorer(ssn)}
 
 	preemptors := map[api.QueueID]*pqueue.Queue[*api.JobInfo]{}
 	preemptorTasks := map[api.JobID]*pqueue.Queue[*api.TaskInfo]{}

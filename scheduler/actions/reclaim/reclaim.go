@@ -116,7 +116,7 @@ func (a *action) reclaimFor(ssn *framework.Session, stmt *framework.Statement, t
 		}
 		return st
 	}
-	feasible, _ := placement.NewFinder(a.search, a.state).Find(task, nodes, predicate)
+	feasible, _ := placement.NewFinder(a.search, a.state, nil).Find(task, nodes, predicate)
 	for _, n := range feasible {
 		var candidates []*api.TaskInfo
 		for _, t := range n.Tasks {

@@ -14,14 +14,21 @@ import (
 
 // Generate returns a multi-document manifest; the same seed gives the same
 // text.
-func Generate(seed int64) []byte {
+func Generate(seed int64) []byte { return generate(seed, 20, 80, 15, 60) }
+
+// GenerateLarge is Generate with 150 to 400 nodes and 100 to 300 jobs: more
+// than the 100 nodes below which a search looks at every node, so searches
+// stop part-way round the cluster as they do on large ones.
+func GenerateLarge(seed int64) []byte { return generate(seed, 150, 250, 100, 200) }
+
+func generate(seed int64, minNodes, moreNodes, minJobs, moreJobs int) []byte {
 	g := &generator{rng: rand.New(rand.NewSource(seed))}
 	g.queues()
-	nodes := 20 + g.rng.Intn(80)
+	nodes := minNodes + g.rng.Intn(moreNodes)
 	for i := 0; i < nodes; i++ {
 		g.node(i)
 	}
-	jobs := 15 + g.rng.Intn(60)
+	jobs := minJobs + g.rng.Intn(moreJobs)
 	for j := 0; j < jobs; j++ {
 		g.job(j, nodes)
 	}

@@ -58,7 +58,7 @@ func (r *Run) pipelineAll(stmt *framework.Statement, queue *api.QueueInfo, job *
 		return false
 	}
 	trial := framework.NewStatement(ssn)
-	finder := placement.NewFinder(r.Search, r.State)
+	finder := placement.NewFinder(r.Search, r.State, nil)
 	ok := func() bool {
 		for _, task := range pending {
 			if !ssn.Allocatable(queue, task) {

@@ -25,11 +25,14 @@ type Finder struct {
 	state    *shared.State
 	failed   map[roleKey]map[string]string
 	feasible []*api.NodeInfo
+	verdicts *Verdicts
 }
 
 // NewFinder returns a finder whose searches start where the state says.
-func NewFinder(args SearchArgs, state *shared.State) *Finder {
-	return &Finder{args: args, state: state}
+// Verdicts, which may be nil, keeps predicate answers for FindAs beyond
+// this finder's life.
+func NewFinder(args SearchArgs, state *shared.State, verdicts *Verdicts) *Finder {
+	return &Finder{args: args, state: state, verdicts: verdicts}
 }
 
 // Find walks nodes round-robin from the shared start index and returns the
@@ -41,6 +44,16 @@ func NewFinder(args SearchArgs, state *shared.State) *Finder {
 // the next search starts after the last node it looked at. It never depends
 // on timing, so decisions are reproducible.
 func (f *Finder) Find(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicate) ([]*api.NodeInfo, *api.FitErrors) {
+	return f.FindAs(task, nodes, pred, nil)
+}
+
+// FindAs is Find for a task of a class: a comparable value such that pred
+// gives every task of the class the same answer on one state of a node
+// (its Generation). The finder's Verdicts then answer for nodes unchanged
+// since a task of the class was last asked about them; the walk, its
+// answers and where the next search starts are Find's. A nil class is
+// Find.
+func (f *Finder) FindAs(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicate, class any) ([]*api.NodeInfo, *api.FitErrors) {
 	fe := api.NewFitErrors()
 	f.feasible = f.feasible[:0]
 	n := len(nodes)
@@ -57,10 +70,22 @@ func (f *Finder) Find(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicate)
 		cached, failedBefore = f.failed[key]
 	}
 
+	var table *classVerdicts
+	var gens []uint64
+	if f.verdicts != nil {
+		if table = f.verdicts.tableFor(class, n, nodes); table != nil {
+			gens = f.verdicts.ssn.NodeGenerations()
+		}
+	}
+
 	start := f.state.NextNode(n)
 	processed := 0
 	for i := 0; i < n; i++ {
-		node := nodes[(start+i)%n]
+		pos := start + i
+		if pos >= n {
+			pos -= n
+		}
+		node := nodes[pos]
 		processed++
 		if failedBefore {
 			if reason, ok := cached[node.Name]; ok {
@@ -68,7 +93,19 @@ func (f *Finder) Find(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicate)
 				continue
 			}
 		}
-		if st := pred(task, node); !st.IsSuccess() {
+		var st *framework.Status
+		if table == nil {
+			st = pred(task, node)
+		} else if tag := gens[pos] + 1; table.tag[pos] == tag {
+			st = table.st[pos]
+			if c := checking.Load(); c != nil {
+				c.compare(st, pred(task, node), node.Name)
+			}
+		} else {
+			st = pred(task, node)
+			table.tag[pos], table.st[pos] = tag, st
+		}
+		if !st.IsSuccess() {
 			reason := st.Message()
 			fe.SetNodeReason(node.Name, reason)
 			if useCache {
@@ -90,5 +127,8 @@ func (f *Finder) Find(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicate)
 		f.feasible = append(f.feasible, node)
 	}
 	f.state.SetNextNode((start + processed) % n)
+	if f.verdicts != nil && table == nil {
+		f.verdicts.walk(class, processed)
+	}
 	return f.feasible, fe
 }

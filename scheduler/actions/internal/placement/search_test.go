@@ -47,7 +47,7 @@ func TestFindRotates(t *testing.T) {
 			Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}}}))
 	}
 	args := SearchArgs{ErrorCache: true, MinNodesToFind: 3, PercentageOfNodesToFind: 30}
-	f := NewFinder(args, shared.New())
+	f := NewFinder(args, shared.New(), nil)
 	calls := 0
 	pred := func(_ *api.TaskInfo, n *api.NodeInfo) *framework.Status {
 		calls++

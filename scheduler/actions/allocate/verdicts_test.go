@@ -1,0 +1,81 @@
+package allocate_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/scheduler/actions"
+	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
+	"github.com/caldera-scheduler/caldera/scheduler/conf"
+	"github.com/caldera-scheduler/caldera/scheduler/framework"
+	"github.com/caldera-scheduler/caldera/scheduler/simulator"
+	"github.com/caldera-scheduler/caldera/scheduler/simulator/randomcluster"
+)
+
+// Random clusters are decided the same with the searches' remembered
+// verdicts as when every node is asked every time, and each remembered
+// answer is what asking again gives: Volcano's default configuration and
+// one with every action and binpack, each until quiet, on clusters small
+// enough that each search sees every node and large enough that it does
+// not.
+func TestRememberedVerdictsDecideAsAsking(t *testing.T) {
+	plugins, acts := hostplugins.Registry(), actions.Registry()
+	v := framework.Validator{Plugins: plugins, Actions: acts}
+	full := `actions: "enqueue, allocate, preempt, reclaim, backfill"
+tiers:
+- plugins: [{name: priority}, {name: gang}, {name: conformance}]
+- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}, {name: binpack}]
+`
+	configs := map[string][]byte{"default": conf.DefaultYAML(), "full": []byte(full)}
+	seeds := int64(12)
+	if testing.Short() {
+		seeds = 3
+	}
+	sizes := map[string]func(int64) []byte{"small": randomcluster.Generate, "large": randomcluster.GenerateLarge}
+	for name, yaml := range configs {
+		cfg, err := conf.Parse(yaml, name, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for size, generate := range sizes {
+			for seed := int64(1); seed <= seeds; seed++ {
+				t.Run(fmt.Sprintf("%s/%s/seed=%d", name, size, seed), func(t *testing.T) {
+					run := func() *simulator.Result {
+						c, err := simulator.ParseCluster(generate(seed), "random")
+						if err != nil {
+							t.Fatal(err)
+						}
+						// Fresh actions: each keeps where its searches start.
+						res, err := simulator.Run(context.Background(), simulator.Options{Cluster: c, Config: cfg, Plugins: hostplugins.Registry(), Actions: actions.Registry()})
+						if err != nil {
+							t.Fatal(err)
+						}
+						return res
+					}
+					check, stop := placement.CheckVerdicts()
+					remembered := run()
+					stop()
+					reused, wrong, first := check.Result()
+					if reused == 0 {
+						t.Error("no answer was reused: the cluster tests nothing")
+					}
+					if wrong > 0 {
+						t.Errorf("%d of %d reused answers differ from asking again; first: %s", wrong, reused, first)
+					}
+					restore := placement.ForgetVerdicts()
+					asked := run()
+					restore()
+					if len(asked.Binds) == 0 {
+						t.Fatal("nothing bound: the cluster tests nothing")
+					}
+					if !reflect.DeepEqual(remembered, asked) {
+						t.Errorf("with remembered verdicts:\n%+v\nasking every node:\n%+v", remembered, asked)
+					}
+				})
+			}
+		}
+	}
+}

@@ -120,10 +120,12 @@ type Plugin struct {
 	images       *imageStates
 	sessionNodes []*api.NodeInfo
 
-	// states and the score slices are scratch space reused across
-	// BatchNodeOrder calls.
-	states                     []*nodeState
-	raw, least, most, balanced []int64
+	// rows keep the per-node parts of the scores across BatchNodeOrder
+	// calls.
+	rows *rowTables
+	// The score slices are scratch space reused across BatchNodeOrder
+	// calls.
+	raw, least, most, balanced, affinity, taints []int64
 }
 
 var (
@@ -169,6 +171,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.pods = map[*v1.Pod]*podEntry{}
 	p.templates = map[string]*template{}
 	p.scoreTables = map[podRequests]*resourceScores{}
+	p.rows = newRowTables()
 	p.rules = nil
 	if (p.w.PodAffinity != 0 || p.w.PodTopologySpread != 0) && ssn.HasPodRules() ||
 		p.w.PodTopologySpread != 0 && ssn.HasSpreadDefaults() {
@@ -181,7 +184,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 // OnSessionClose drops the session's state.
 func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.nodes, p.nodeByInfo, p.nodeByName, p.placedOn, p.pods, p.templates = nil, nil, nil, nil, nil, nil
-	p.scoreTables = nil
+	p.scoreTables, p.rows = nil, nil
 	p.rules, p.images, p.sessionNodes = nil, nil, nil
 }
 
@@ -210,13 +213,15 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 	}
 	// The buffers are the plugin's own and reused for every task of the
 	// session: the actions call the scorer from one goroutine.
-	p.states = p.states[:0]
-	for _, n := range nodes {
-		p.states = append(p.states, p.stateOf(n))
-	}
-	states := p.states
 	raw := grow(&p.raw, len(nodes))
 	least, most, balanced := grow(&p.least, len(nodes)), grow(&p.most, len(nodes)), grow(&p.balanced, len(nodes))
+	affinity, taints := grow(&p.affinity, len(nodes)), grow(&p.taints, len(nodes))
+	rows := p.rows.tableFor(rowKey{req: e.req, tpl: e.tpl}, p.nodeCount, len(nodes))
+	var scratch scoreRow
+	for i, n := range nodes {
+		r := p.rowOf(rows, e, n, &scratch)
+		least[i], most[i], balanced[i], affinity[i], taints[i] = r.least, r.most, r.balanced, r.affinity, r.taints
+	}
 	// Each strategy's weighted score is an integer, so the float sum is
 	// exact whatever the order, as in Volcano; strategies are still added
 	// one by one so that totals already holding fractions round as before.
@@ -225,40 +230,28 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 			totals[i] += float64(raw[i] * int64(weight))
 		}
 	}
-	useBalanced := p.w.BalancedResource != 0 && !e.req.bestEffortForBalance()
-	if p.w.LeastRequested != 0 || p.w.MostRequested != 0 || useBalanced {
-		for i, ns := range states {
-			least[i], most[i], balanced[i] = e.scores.of(&e.req, ns)
-		}
-	}
 	if w := p.w.LeastRequested; w != 0 {
 		add(least, w)
 	}
 	if w := p.w.MostRequested; w != 0 {
 		add(most, w)
 	}
-	if w := p.w.BalancedResource; useBalanced {
+	if w := p.w.BalancedResource; p.useBalanced(e) {
 		add(balanced, w)
 	}
 	if w := p.w.NodeAffinity; w != 0 && e.tpl.preferred != nil {
-		for i, ns := range states {
-			raw[i] = e.tpl.affinityScore(ns, p.nodeCount)
-		}
-		normalize(raw, false)
-		add(raw, w)
+		normalize(affinity, false)
+		add(affinity, w)
 	}
 	if w := p.w.TaintToleration; w != 0 {
-		for i, ns := range states {
-			raw[i] = e.tpl.taintScore(ns, p.nodeCount)
-		}
-		normalize(raw, true)
-		add(raw, w)
+		normalize(taints, true)
+		add(taints, w)
 	}
 	if w := p.w.ImageLocality; w != 0 {
 		p.images.build(p.sessionNodes)
 		if !p.images.none {
-			for i, ns := range states {
-				raw[i] = p.images.score(task.Pod, ns.index, p.nodeCount)
+			for i, n := range nodes {
+				raw[i] = p.images.score(task.Pod, p.stateOf(n).index, p.nodeCount)
 			}
 			add(raw, w)
 		}

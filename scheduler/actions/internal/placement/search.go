@@ -98,8 +98,8 @@ func (f *Finder) FindAs(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicat
 			st = pred(task, node)
 		} else if tag := gens[pos] + 1; table.tag[pos] == tag {
 			st = table.st[pos]
-			if c := checking.Load(); c != nil {
-				c.compare(st, pred(task, node), node.Name)
+			if c := VerdictMemo.Checking(); c != nil {
+				compareVerdicts(c, st, pred(task, node), node.Name)
 			}
 		} else {
 			st = pred(task, node)

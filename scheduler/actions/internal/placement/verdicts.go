@@ -2,8 +2,6 @@ package placement
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"github.com/caldera-scheduler/caldera/scheduler/api"
 	"github.com/caldera-scheduler/caldera/scheduler/framework"
@@ -46,7 +44,7 @@ func NewVerdicts(ssn *framework.Session) *Verdicts {
 // so that positions are the generations' positions.
 func (v *Verdicts) tableFor(class any, n int, nodes []*api.NodeInfo) *classVerdicts {
 	list := v.ssn.NodeList
-	if class == nil || forgetVerdicts.Load() || n == 0 || len(list) != n || &nodes[0] != &list[0] {
+	if class == nil || VerdictMemo.Forgetting() || n == 0 || len(list) != n || &nodes[0] != &list[0] {
 		return nil
 	}
 	if t := v.byClass[class]; t != nil {
@@ -67,54 +65,14 @@ func (v *Verdicts) walk(class any, visited int) {
 	}
 }
 
-// forgetVerdicts turns every Verdicts off (ForgetVerdicts).
-var forgetVerdicts atomic.Bool
+// VerdictMemo switches every Verdicts off, or has each reused answer
+// checked, for tests.
+var VerdictMemo framework.MemoSwitch
 
-// ForgetVerdicts makes searches ask the predicates about every node, as if
-// no Verdicts were kept, until restore is called: tests run the same
-// sessions both ways and compare what they decide.
-func ForgetVerdicts() (restore func()) {
-	forgetVerdicts.Store(true)
-	return func() { forgetVerdicts.Store(false) }
-}
-
-// checking, when set, has every remembered answer asked again (CheckVerdicts).
-var checking atomic.Pointer[VerdictCheck]
-
-// VerdictCheck counts remembered answers and those that differ from what
-// the predicates answer when asked again.
-type VerdictCheck struct {
-	mu            sync.Mutex
-	reused, wrong int
-	first         string
-}
-
-// CheckVerdicts makes every search that reuses a remembered answer also ask
-// the predicates and compare, until restore is called: tests run sessions
-// this way to show that a remembered answer is the one asking gives.
-func CheckVerdicts() (c *VerdictCheck, restore func()) {
-	c = &VerdictCheck{}
-	checking.Store(c)
-	return c, func() { checking.Store(nil) }
-}
-
-// Result returns how many answers were reused, how many of them differed
-// from asking again, and the first that did.
-func (c *VerdictCheck) Result() (reused, wrong int, first string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.reused, c.wrong, c.first
-}
-
-func (c *VerdictCheck) compare(kept, asked *framework.Status, node string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.reused++
-	if kept.IsSuccess() == asked.IsSuccess() && kept.Message() == asked.Message() {
-		return
-	}
-	c.wrong++
-	if c.first == "" {
-		c.first = fmt.Sprintf("node %s: remembered %q, asked %q", node, kept.Message(), asked.Message())
-	}
+// compareVerdicts counts a reused answer against asking again.
+func compareVerdicts(c *framework.MemoCheck, kept, asked *framework.Status, node string) {
+	same := kept.IsSuccess() == asked.IsSuccess() && kept.Message() == asked.Message()
+	c.Compare(same, func() string {
+		return fmt.Sprintf("node %s: remembered %q, asked %q", node, kept.Message(), asked.Message())
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
+	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
@@ -16,12 +17,13 @@ import (
 )
 
 // Random clusters are decided the same with the searches' remembered
-// verdicts as when every node is asked every time, and each remembered
-// answer is what asking again gives: Volcano's default configuration and
+// verdicts and nodeorder's score rows as when every node is asked and
+// scored every time, and each reused answer is what computing it again
+// gives: Volcano's default configuration and
 // one with every action and binpack, each until quiet, on clusters small
 // enough that each search sees every node and large enough that it does
 // not.
-func TestRememberedVerdictsDecideAsAsking(t *testing.T) {
+func TestMemosDecideAsComputing(t *testing.T) {
 	plugins, acts := hostplugins.Registry(), actions.Registry()
 	v := framework.Validator{Plugins: plugins, Actions: acts}
 	full := `actions: "enqueue, allocate, preempt, reclaim, backfill"
@@ -55,24 +57,29 @@ tiers:
 						}
 						return res
 					}
-					check, stop := placement.CheckVerdicts()
+					verdicts, stopVerdicts := placement.VerdictMemo.Check()
+					rows, stopRows := nodeorder.RowMemo.Check()
 					remembered := run()
-					stop()
-					reused, wrong, first := check.Result()
-					if reused == 0 {
-						t.Error("no answer was reused: the cluster tests nothing")
+					stopVerdicts()
+					stopRows()
+					for name, c := range map[string]*framework.MemoCheck{"verdicts": verdicts, "score rows": rows} {
+						reused, wrong, first := c.Result()
+						if reused == 0 {
+							t.Errorf("no %s reused: the cluster tests nothing", name)
+						}
+						if wrong > 0 {
+							t.Errorf("%d of %d reused %s differ from computing again; first: %s", wrong, reused, name, first)
+						}
 					}
-					if wrong > 0 {
-						t.Errorf("%d of %d reused answers differ from asking again; first: %s", wrong, reused, first)
-					}
-					restore := placement.ForgetVerdicts()
+					restoreVerdicts, restoreRows := placement.VerdictMemo.Forget(), nodeorder.RowMemo.Forget()
 					asked := run()
-					restore()
+					restoreVerdicts()
+					restoreRows()
 					if len(asked.Binds) == 0 {
 						t.Fatal("nothing bound: the cluster tests nothing")
 					}
 					if !reflect.DeepEqual(remembered, asked) {
-						t.Errorf("with remembered verdicts:\n%+v\nasking every node:\n%+v", remembered, asked)
+						t.Errorf("with the memos:\n%+v\nwithout:\n%+v", remembered, asked)
 					}
 				})
 			}

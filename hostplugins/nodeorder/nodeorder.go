@@ -119,13 +119,14 @@ type Plugin struct {
 	// images are the nodes' images, for ImageLocality.
 	images       *imageStates
 	sessionNodes []*api.NodeInfo
+	ssn          *framework.Session
 
 	// rows keep the per-node parts of the scores across BatchNodeOrder
 	// calls.
 	rows *rowTables
 	// The score slices are scratch space reused across BatchNodeOrder
 	// calls.
-	raw, least, most, balanced, affinity, taints []int64
+	raw, affinity, taints []int64
 }
 
 var (
@@ -179,13 +180,14 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	}
 	p.images = &imageStates{}
 	p.sessionNodes = ssn.NodeList
+	p.ssn = ssn
 }
 
 // OnSessionClose drops the session's state.
 func (p *Plugin) OnSessionClose(*framework.Session) {
 	p.nodes, p.nodeByInfo, p.nodeByName, p.placedOn, p.pods, p.templates = nil, nil, nil, nil, nil, nil
 	p.scoreTables, p.rows = nil, nil
-	p.rules, p.images, p.sessionNodes = nil, nil, nil
+	p.rules, p.images, p.sessionNodes, p.ssn = nil, nil, nil, nil
 }
 
 // stateOf returns a node's state, summing its usage on first use. A node that
@@ -214,38 +216,60 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 	// The buffers are the plugin's own and reused for every task of the
 	// session: the actions call the scorer from one goroutine.
 	raw := grow(&p.raw, len(nodes))
-	least, most, balanced := grow(&p.least, len(nodes)), grow(&p.most, len(nodes)), grow(&p.balanced, len(nodes))
 	affinity, taints := grow(&p.affinity, len(nodes)), grow(&p.taints, len(nodes))
 	rows := p.rows.tableFor(rowKey{req: e.req, tpl: e.tpl}, p.nodeCount, len(nodes))
 	var scratch scoreRow
-	for i, n := range nodes {
-		r := p.rowOf(rows, e, n, &scratch)
-		least[i], most[i], balanced[i], affinity[i], taints[i] = r.least, r.most, r.balanced, r.affinity, r.taints
+	var positions []int
+	var gens []uint64
+	if p.ssn != nil {
+		positions, gens = p.ssn.PositionsOf(nodes), p.ssn.NodeGenerations()
+	}
+	wLeast, wMost, wBalanced := int64(p.w.LeastRequested), int64(p.w.MostRequested), int64(0)
+	if p.useBalanced(e) {
+		wBalanced = int64(p.w.BalancedResource)
 	}
 	// Each strategy's weighted score is an integer, so the float sum is
 	// exact whatever the order, as in Volcano; strategies are still added
-	// one by one so that totals already holding fractions round as before.
+	// one by one, in Volcano's order, so that totals already holding
+	// fractions round as before. The resource strategies need no
+	// normalisation and are added as the rows are read; affinity and
+	// taints are normalised by their highest over these nodes after.
+	var highestAffinity, highestTaints int64
+	for i, n := range nodes {
+		pos, gen := -1, uint64(0)
+		if positions != nil {
+			pos = positions[i]
+			gen = gens[pos]
+		}
+		r := p.rowOf(rows, e, n, pos, gen, &scratch)
+		if wLeast != 0 {
+			totals[i] += float64(r.least * wLeast)
+		}
+		if wMost != 0 {
+			totals[i] += float64(r.most * wMost)
+		}
+		if wBalanced != 0 {
+			totals[i] += float64(r.balanced * wBalanced)
+		}
+		affinity[i], taints[i] = r.affinity, r.taints
+		highestAffinity, highestTaints = max(highestAffinity, r.affinity), max(highestTaints, r.taints)
+	}
+	useAffinity := p.w.NodeAffinity != 0 && e.tpl.preferred != nil
+	if useTaints := p.w.TaintToleration != 0; useAffinity || useTaints {
+		wAffinity, wTaints := int64(p.w.NodeAffinity), int64(p.w.TaintToleration)
+		for i := range totals {
+			if useAffinity {
+				totals[i] += float64(normalized(affinity[i], highestAffinity, false) * wAffinity)
+			}
+			if useTaints {
+				totals[i] += float64(normalized(taints[i], highestTaints, true) * wTaints)
+			}
+		}
+	}
 	add := func(raw []int64, weight int) {
 		for i := range totals {
 			totals[i] += float64(raw[i] * int64(weight))
 		}
-	}
-	if w := p.w.LeastRequested; w != 0 {
-		add(least, w)
-	}
-	if w := p.w.MostRequested; w != 0 {
-		add(most, w)
-	}
-	if w := p.w.BalancedResource; p.useBalanced(e) {
-		add(balanced, w)
-	}
-	if w := p.w.NodeAffinity; w != 0 && e.tpl.preferred != nil {
-		normalize(affinity, false)
-		add(affinity, w)
-	}
-	if w := p.w.TaintToleration; w != 0 {
-		normalize(taints, true)
-		add(taints, w)
 	}
 	if w := p.w.ImageLocality; w != 0 {
 		p.images.build(p.sessionNodes)
@@ -262,27 +286,22 @@ func (p *Plugin) BatchNodeOrder(task *api.TaskInfo, nodes []*api.NodeInfo, total
 	return nil
 }
 
-// normalize is kube-scheduler's DefaultNormalizeScore: scale to 0..100 by the
-// highest score, optionally reversed; all zeros stay 0, or become 100 when
-// reversed.
-func normalize(scores []int64, reverse bool) {
-	var highest int64
-	for _, s := range scores {
-		highest = max(highest, s)
-	}
-	for i, s := range scores {
-		if highest == 0 {
-			if reverse {
-				scores[i] = maxNodeScore
-			}
-			continue
-		}
-		s = maxNodeScore * s / highest
+// normalized is kube-scheduler's DefaultNormalizeScore for one score of a
+// list whose highest is highest: scaled to 0..100 by the highest,
+// optionally reversed; when the highest is 0 a score stays, or becomes 100
+// when reversed.
+func normalized(s, highest int64, reverse bool) int64 {
+	if highest == 0 {
 		if reverse {
-			s = maxNodeScore - s
+			return maxNodeScore
 		}
-		scores[i] = s
+		return s
 	}
+	s = maxNodeScore * s / highest
+	if reverse {
+		s = maxNodeScore - s
+	}
+	return s
 }
 
 // OnAllocate adds a placed (or unevicted) task's requests to its node.

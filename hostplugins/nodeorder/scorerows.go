@@ -66,13 +66,19 @@ func (t *rowTables) tableFor(k rowKey, nodes, scoring int) []scoreRow {
 }
 
 // rowOf returns the node's row for the entry: the table's when the node is
-// the session's at its position, else computed into scratch.
-func (p *Plugin) rowOf(rows []scoreRow, e *podEntry, n *api.NodeInfo, scratch *scoreRow) *scoreRow {
-	if i := n.Index; rows != nil && i >= 0 && i < len(rows) && p.sessionNodes[i] == n {
-		r := &rows[i]
-		if r.tag != n.Generation+1 {
+// the session's at its position, else computed into scratch. Pos is the
+// node's position in the session's node list and gen its Generation when
+// the caller knows them (pos -1 when not), so that a kept row is found
+// without reading the node.
+func (p *Plugin) rowOf(rows []scoreRow, e *podEntry, n *api.NodeInfo, pos int, gen uint64, scratch *scoreRow) *scoreRow {
+	if pos < 0 {
+		pos, gen = n.Index, n.Generation
+	}
+	if rows != nil && pos >= 0 && pos < len(rows) && p.sessionNodes[pos] == n {
+		r := &rows[pos]
+		if r.tag != gen+1 {
 			p.computeRow(r, e, p.stateOf(n))
-			r.tag = n.Generation + 1
+			r.tag = gen + 1
 		} else if c := RowMemo.Checking(); c != nil {
 			p.computeRow(scratch, e, p.stateOf(n))
 			fresh := *scratch

@@ -81,12 +81,20 @@ func (f *Fit) Shortfall(node *NodeInfo) string {
 	}
 }
 
-func (f *Fit) answer(node *NodeInfo) uint64 {
-	i := node.Index
+// FitsIdleAt is FitsIdle for a node the caller knows to be at position
+// pos of the list the Fit was made for, with Generation gen: it reads the
+// node itself only when its answer is not remembered.
+func (f *Fit) FitsIdleAt(node *NodeInfo, pos int, gen uint64) bool {
+	return f.answerAt(node, pos, gen)&memoIdleBit != 0
+}
+
+func (f *Fit) answer(node *NodeInfo) uint64 { return f.answerAt(node, node.Index, node.Generation) }
+
+func (f *Fit) answerAt(node *NodeInfo, i int, gen uint64) uint64 {
 	if i < 0 || i >= len(f.nodes) || f.nodes[i] != node {
 		return f.compute(node)
 	}
-	tag := (node.Generation + 1) << memoGenShift
+	tag := (gen + 1) << memoGenShift
 	slot := &f.memo[i]
 	if v := slot.Load(); v&^(memoIdleBit|memoCodeMask) == tag {
 		return v & (memoIdleBit | memoCodeMask)

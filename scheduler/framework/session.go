@@ -67,7 +67,11 @@ type Session struct {
 	fits  *api.FitCache
 	// generations holds NodeList's Generations by position, kept current
 	// (NodeGenerations).
-	generations    []uint64
+	generations []uint64
+	// positioned is the node list whose positions in NodeList are
+	// positions (SetPositions).
+	positioned     []*api.NodeInfo
+	positions      []int
 	instances      [][]instance
 	hooks          *hookTable
 	podRulesOnce   sync.Once

@@ -57,8 +57,14 @@ func (ssn *Session) ScoreNodes(task *api.TaskInfo, nodes []*api.NodeInfo, scores
 	for k := range mapped {
 		mapped[k] = mapped[k][:0]
 	}
-	scored := buf.scored[:0]
 	withOrder := !ssn.hooks.nodeOrder.empty()
+	if !withOrder && len(mappers) == 0 && ssn.hooks.nodeReduce.empty() {
+		// Batch scorers alone (the default configuration): nothing to
+		// do per node before them.
+		clear(scores)
+		return ssn.BatchNodeOrderFn(task, nodes, scores)
+	}
+	scored := buf.scored[:0]
 	for i, node := range nodes {
 		scores[i] = 0
 		total := 0.0

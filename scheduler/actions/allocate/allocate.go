@@ -259,7 +259,7 @@ func (r *run) allocateJob(queue *api.QueueInfo, job *api.JobInfo, sj *api.SubJob
 		if track {
 			task.JobAllocatedHyperNode = placedIn
 		}
-		node := r.scorer.PickIdleFirst(task, r.req, feasible)
+		node := r.scorer.PickIdleFirst(task, r.req, feasible, finder.Positions())
 		if node == nil {
 			continue
 		}

@@ -75,7 +75,7 @@ func (r *Run) pipelineAll(stmt *framework.Statement, queue *api.QueueInfo, job *
 				return ssn.PredicateFn(t, n)
 			}
 			feasible, _ := finder.Find(task, nodes, fits)
-			node := r.scorer.PickIdleFirst(task, req, feasible)
+			node := r.scorer.PickIdleFirst(task, req, feasible, nil)
 			if node == nil {
 				return false
 			}

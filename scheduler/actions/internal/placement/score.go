@@ -14,8 +14,10 @@ type Scorer struct {
 	scores []float64
 	order  []int
 	buf    framework.ScoreBuffer
-	// idle and future split the feasible nodes of one task.
-	idle, future []*api.NodeInfo
+	// idle and future split the feasible nodes of one task, with their
+	// positions in the session's node list when known.
+	idle, future       []*api.NodeInfo
+	idlePos, futurePos []int
 }
 
 // NewScorer returns a scorer for the session.
@@ -65,24 +67,50 @@ func (s *Scorer) Best(task *api.TaskInfo, nodes []*api.NodeInfo) *api.NodeInfo {
 // PickIdleFirst chooses among feasible nodes as Volcano's allocate does:
 // the best of those whose idle resources fit the request, else the best of
 // those that fit once releasing tasks are gone; nil when none fits.
-func (s *Scorer) PickIdleFirst(task *api.TaskInfo, req *api.Fit, feasible []*api.NodeInfo) *api.NodeInfo {
+// Positions, which may be nil, are the nodes' positions in the session's
+// node list (Finder.Positions): with them the nodes are checked and scored
+// without reading those whose answers are remembered.
+func (s *Scorer) PickIdleFirst(task *api.TaskInfo, req *api.Fit, feasible []*api.NodeInfo, positions []int) *api.NodeInfo {
 	s.idle, s.future = s.idle[:0], s.future[:0]
-	for _, n := range feasible {
+	s.idlePos, s.futurePos = s.idlePos[:0], s.futurePos[:0]
+	gens := s.ssn.NodeGenerations()
+	for k, n := range feasible {
+		var idle bool
+		if positions != nil {
+			pos := positions[k]
+			idle = req.FitsIdleAt(n, pos, gens[pos])
+		} else {
+			idle = req.FitsIdle(n)
+		}
 		switch {
-		case req.FitsIdle(n):
+		case idle:
 			s.idle = append(s.idle, n)
+			if positions != nil {
+				s.idlePos = append(s.idlePos, positions[k])
+			}
 		case req.FitsFutureIdle(n):
 			s.future = append(s.future, n)
+			if positions != nil {
+				s.futurePos = append(s.futurePos, positions[k])
+			}
 		}
 	}
-	for _, group := range [][]*api.NodeInfo{s.idle, s.future} {
-		switch len(group) {
+	for _, group := range []struct {
+		nodes     []*api.NodeInfo
+		positions []int
+	}{{s.idle, s.idlePos}, {s.future, s.futurePos}} {
+		switch len(group.nodes) {
 		case 0:
 			continue
 		case 1:
-			return group[0]
+			return group.nodes[0]
 		}
-		if n := s.Best(task, group); n != nil {
+		if positions != nil {
+			s.ssn.SetPositions(group.nodes, group.positions)
+		}
+		n := s.Best(task, group.nodes)
+		s.ssn.SetPositions(nil, nil)
+		if n != nil {
 			return n
 		}
 	}

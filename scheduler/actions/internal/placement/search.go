@@ -25,14 +25,23 @@ type Finder struct {
 	state    *shared.State
 	failed   map[roleKey]map[string]string
 	feasible []*api.NodeInfo
-	verdicts *Verdicts
+	// positions holds each feasible node's position in the session's
+	// node list, when the search walked that list (Positions).
+	positions []int
+	verdicts  *Verdicts
 }
 
 // NewFinder returns a finder whose searches start where the state says.
 // Verdicts, which may be nil, keeps predicate answers for FindAs beyond
 // this finder's life.
 func NewFinder(args SearchArgs, state *shared.State, verdicts *Verdicts) *Finder {
-	return &Finder{args: args, state: state, verdicts: verdicts}
+	f := &Finder{args: args, state: state, verdicts: verdicts}
+	if verdicts != nil {
+		// The action's finders search one after another: they share the
+		// buffers, which would otherwise grow anew for every job.
+		f.feasible, f.positions = verdicts.feasible[:0], verdicts.positions[:0]
+	}
+	return f
 }
 
 // Find walks nodes round-robin from the shared start index and returns the
@@ -72,10 +81,11 @@ func (f *Finder) FindAs(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicat
 
 	var table *classVerdicts
 	var gens []uint64
-	if f.verdicts != nil {
-		if table = f.verdicts.tableFor(class, n, nodes); table != nil {
-			gens = f.verdicts.ssn.NodeGenerations()
-		}
+	onList := f.verdicts != nil && f.verdicts.isSessionList(nodes)
+	f.positions = f.positions[:0]
+	if onList {
+		table = f.verdicts.tableFor(class)
+		gens = f.verdicts.ssn.NodeGenerations()
 	}
 
 	start := f.state.NextNode(n)
@@ -125,10 +135,26 @@ func (f *Finder) FindAs(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicat
 			break
 		}
 		f.feasible = append(f.feasible, node)
+		if onList {
+			f.positions = append(f.positions, pos)
+		}
 	}
 	f.state.SetNextNode((start + processed) % n)
-	if f.verdicts != nil && table == nil {
+	if onList && table == nil {
 		f.verdicts.walk(class, processed)
 	}
+	if f.verdicts != nil {
+		f.verdicts.feasible, f.verdicts.positions = f.feasible, f.positions
+	}
 	return f.feasible, fe
+}
+
+// Positions returns, after a search over the session's node list by a
+// finder with Verdicts, the position in that list of each node the search
+// returned; nil otherwise. The next search reuses the slice.
+func (f *Finder) Positions() []int {
+	if len(f.positions) == 0 {
+		return nil
+	}
+	return f.positions
 }

@@ -25,6 +25,9 @@ type Verdicts struct {
 	ssn     *framework.Session
 	walked  map[any]int
 	byClass map[any]*classVerdicts
+	// feasible and positions are the buffers of the action's finders.
+	feasible  []*api.NodeInfo
+	positions []int
 }
 
 // classVerdicts holds one class's answers by node position: tag is the
@@ -39,17 +42,23 @@ func NewVerdicts(ssn *framework.Session) *Verdicts {
 	return &Verdicts{ssn: ssn, walked: map[any]int{}, byClass: map[any]*classVerdicts{}}
 }
 
-// tableFor returns the class's table for a search over nodes, or nil when
-// answers are not kept for it: nodes must be the session's node list itself,
-// so that positions are the generations' positions.
-func (v *Verdicts) tableFor(class any, n int, nodes []*api.NodeInfo) *classVerdicts {
+// isSessionList reports whether nodes is the session's node list itself,
+// so that positions in it are positions in the generations.
+func (v *Verdicts) isSessionList(nodes []*api.NodeInfo) bool {
 	list := v.ssn.NodeList
-	if class == nil || VerdictMemo.Forgetting() || n == 0 || len(list) != n || &nodes[0] != &list[0] {
+	return len(nodes) > 0 && len(list) == len(nodes) && &nodes[0] == &list[0]
+}
+
+// tableFor returns the class's table for a search over the session's node
+// list, or nil when answers are not kept for it.
+func (v *Verdicts) tableFor(class any) *classVerdicts {
+	if class == nil || VerdictMemo.Forgetting() {
 		return nil
 	}
 	if t := v.byClass[class]; t != nil {
 		return t
 	}
+	n := len(v.ssn.NodeList)
 	if v.walked[class] < n || len(v.byClass) == maxRememberedClasses {
 		return nil
 	}

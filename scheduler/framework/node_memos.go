@@ -53,3 +53,20 @@ func (ssn *Session) PredicateClass(task *api.TaskInfo) (PredicateClass, bool) {
 // position, kept current as the session changes them. Callers only read
 // it.
 func (ssn *Session) NodeGenerations() []uint64 { return ssn.generations }
+
+// SetPositions says that nodes, until the next call, are at these
+// positions of NodeList (nil nodes: none), so that plugins scoring them
+// and keeping tables by position (PositionsOf) need not read each node to
+// find its place.
+func (ssn *Session) SetPositions(nodes []*api.NodeInfo, positions []int) {
+	ssn.positioned, ssn.positions = nodes, positions
+}
+
+// PositionsOf returns each node's position in NodeList when nodes is the
+// very list last given to SetPositions; nil otherwise.
+func (ssn *Session) PositionsOf(nodes []*api.NodeInfo) []int {
+	if len(nodes) == 0 || len(nodes) != len(ssn.positioned) || &nodes[0] != &ssn.positioned[0] {
+		return nil
+	}
+	return ssn.positions
+}

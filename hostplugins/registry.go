@@ -44,7 +44,7 @@ func Registry() framework.Registry {
 		gang.Name:                 gang.New,
 		networktopologyaware.Name: networktopologyaware.New,
 		nodegroup.Name:            nodegroup.New,
-		nodeorder.Name:            nodeorder.New,
+		nodeorder.Name:            nodeorder.NewFactory(),
 		numaaware.Name:            numaaware.New,
 		overcommit.Name:           overcommit.New,
 		pdb.Name:                  pdb.New,

@@ -121,6 +121,8 @@ type Plugin struct {
 	sessionNodes []*api.NodeInfo
 	ssn          *framework.Session
 
+	// requests outlive the session (NewFactory).
+	requests *requestMemo
 	// rows keep the per-node parts of the scores across BatchNodeOrder
 	// calls.
 	rows *rowTables
@@ -136,13 +138,7 @@ var (
 )
 
 // New parses the arguments; a value of the wrong type is an error naming its key.
-func New(args framework.Arguments) (framework.Plugin, error) {
-	w, err := ParseWeights(args)
-	if err != nil {
-		return nil, err
-	}
-	return &Plugin{w: w}, nil
-}
+func New(args framework.Arguments) (framework.Plugin, error) { return NewFactory()(args) }
 
 // Name returns "nodeorder".
 func (p *Plugin) Name() string { return Name }
@@ -155,6 +151,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 			p.live = true
 		}
 	}
+	p.requests.turn()
 	p.nodeCount = len(ssn.NodeList)
 	p.nodes = make([]*nodeState, len(ssn.NodeList))
 	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))

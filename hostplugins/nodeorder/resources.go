@@ -67,7 +67,7 @@ func (ns *nodeState) ensureUsage(p *Plugin) {
 			if p.placedOn[id] == ns {
 				continue
 			}
-			r := requestsOf(t.Pod)
+			r := p.requests.of(t.Pod)
 			ns.base.add(&r, 1)
 		}
 	})
@@ -97,5 +97,5 @@ func (p *Plugin) requestsOfCached(pod *v1.Pod) podRequests {
 	if e := p.pods[pod]; e != nil {
 		return e.req
 	}
-	return requestsOf(pod)
+	return p.requests.of(pod)
 }

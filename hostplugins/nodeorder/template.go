@@ -47,7 +47,7 @@ func (p *Plugin) entryOf(pod *v1.Pod) (*podEntry, error) {
 		}
 		p.templates[key] = tpl
 	}
-	e := &podEntry{req: requestsOf(pod), tpl: tpl}
+	e := &podEntry{req: p.requests.of(pod), tpl: tpl}
 	if e.scores = p.scoreTables[e.req]; e.scores == nil {
 		e.scores = newResourceScores(p.nodeCount)
 		p.scoreTables[e.req] = e.scores

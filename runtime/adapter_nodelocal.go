@@ -1,6 +1,9 @@
 package runtime
 
-import "github.com/caldera-scheduler/caldera/abi"
+import (
+	"github.com/caldera-scheduler/caldera/abi"
+	"github.com/caldera-scheduler/caldera/scheduler/api"
+)
 
 // kept is a node-local answer about one node, a NodeLocal module's
 // verdict or a score of a session that promised node-local scores: given
@@ -153,4 +156,33 @@ func (a *adapter) forget(nodes ...int32) {
 	defer a.verdicts.mu.Unlock()
 	a.kept.drop(nodes)
 	a.keptClass.drop(nodes)
+}
+
+// nodeLocalClass is a task's class for the session's search memo: tasks of
+// one shape, asked of one module.
+type nodeLocalClass struct {
+	a     *adapter
+	shape uint64
+}
+
+// PredicateClass gives the search the promise a NodeLocal module made
+// (framework.PredicateClasser): a verdict depends on the task's shape and
+// the node's state alone, the promise under which the adapter keeps
+// verdicts across sessions. A module that withdrew it this session, and
+// tasks with claims to check, get none; so do tasks the module classed
+// only for this session, whose classes hold only while their
+// pre_predicate answer does.
+func (a *adapter) PredicateClass(task *api.TaskInfo) (any, bool) {
+	if !a.nodeLocal() || a.claims != nil && a.claims.HasChecks(task) {
+		return nil, false
+	}
+	t, ok := a.handles.tasks[task.UID]
+	if !ok {
+		return nil, false
+	}
+	shape, known := a.shapeOf(t)
+	if !known {
+		return nil, false
+	}
+	return nodeLocalClass{a: a, shape: shape}, true
 }

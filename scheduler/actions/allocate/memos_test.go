@@ -1,13 +1,16 @@
 package allocate_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"testing"
 
 	"github.com/caldera-scheduler/caldera/hostplugins"
 	"github.com/caldera-scheduler/caldera/hostplugins/nodeorder"
+	"github.com/caldera-scheduler/caldera/runtime"
 	"github.com/caldera-scheduler/caldera/scheduler/actions"
 	"github.com/caldera-scheduler/caldera/scheduler/actions/internal/placement"
 	"github.com/caldera-scheduler/caldera/scheduler/conf"
@@ -23,15 +26,36 @@ import (
 // one with every action and binpack, each until quiet, on clusters small
 // enough that each search sees every node and large enough that it does
 // not.
+//
+// A third configuration serves predicates from the TinyGo port, whose
+// adapter makes the promise for its NodeLocal module.
 func TestMemosDecideAsComputing(t *testing.T) {
-	plugins, acts := hostplugins.Registry(), actions.Registry()
-	v := framework.Validator{Plugins: plugins, Actions: acts}
 	full := `actions: "enqueue, allocate, preempt, reclaim, backfill"
 tiers:
 - plugins: [{name: priority}, {name: gang}, {name: conformance}]
 - plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}, {name: binpack}]
 `
 	configs := map[string][]byte{"default": conf.DefaultYAML(), "full": []byte(full)}
+	const port = "predicates.tinygo"
+	module, err := runtime.Load(context.Background(), "../../../build/plugins/"+port+".wasm",
+		runtime.Options{Name: port, Limits: runtime.DefaultLimits()})
+	switch {
+	case err == nil:
+		defer module.Close(context.Background())
+		configs["tinygo-port"] = bytes.Replace(conf.DefaultYAML(), []byte("name: predicates\n"), []byte("name: "+port+"\n"), 1)
+	case os.Getenv("CALDERA_REQUIRE_PLUGINS") != "":
+		t.Fatalf("%s: %v (make plugins builds it)", port, err)
+	default:
+		t.Logf("without the %s configuration: %v", port, err)
+	}
+	registry := func() framework.Registry {
+		r := hostplugins.Registry()
+		if module != nil {
+			r[port] = runtime.Factory(port, module, runtime.Policy{})
+		}
+		return r
+	}
+	v := framework.Validator{Plugins: registry(), Actions: actions.Registry()}
 	seeds := int64(12)
 	if testing.Short() {
 		seeds = 3
@@ -51,7 +75,7 @@ tiers:
 							t.Fatal(err)
 						}
 						// Fresh actions: each keeps where its searches start.
-						res, err := simulator.Run(context.Background(), simulator.Options{Cluster: c, Config: cfg, Plugins: hostplugins.Registry(), Actions: actions.Registry()})
+						res, err := simulator.Run(context.Background(), simulator.Options{Cluster: c, Config: cfg, Plugins: registry(), Actions: actions.Registry()})
 						if err != nil {
 							t.Fatal(err)
 						}

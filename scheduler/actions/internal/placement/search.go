@@ -111,8 +111,9 @@ func (f *Finder) FindAs(task *api.TaskInfo, nodes []*api.NodeInfo, pred Predicat
 			if c := VerdictMemo.Checking(); c != nil {
 				compareVerdicts(c, st, pred(task, node), node.Name)
 			}
-		} else {
-			st = pred(task, node)
+		} else if st = pred(task, node); st == nil || st.Code != framework.Error {
+			// An error (a plugin that failed) says nothing about the
+			// node: the next task asks again.
 			table.tag[pos], table.st[pos] = tag, st
 		}
 		if !st.IsSuccess() {

@@ -37,8 +37,12 @@ const (
 	DefaultQueue         = "default"
 	// RootQueue is the queue Volcano's hierarchy hangs every other from;
 	// its scheduler creates it beside the default queue.
-	RootQueue          = "root"
-	defaultBindWorkers = 16
+	RootQueue = "root"
+	// defaultBindWorkers: with 16, binds trailed a fast creator by 6-8 s
+	// on a saturated API server (docs/performance.md, end to end); 64
+	// kept within 1.6 s. kube-scheduler binds each pod on its own
+	// goroutine, without a bound.
+	defaultBindWorkers = 64
 )
 
 // Options configure a Cache. Client and VCClient are required; the rest have

@@ -76,8 +76,16 @@ func (n *NodeInfo) changed() {
 // TrackGenerations returns the nodes' Generations in one array, position
 // by position, and keeps it current as the nodes change until
 // UntrackGenerations. A walk over many nodes reads that array to tell
-// which changed since it last looked, without reading the nodes.
+// which changed since it last looked, without reading the nodes. A node
+// can feed one array at a time: when one of the nodes already feeds
+// another (two sessions open on the same node objects), nil is returned
+// and nothing is tracked, and callers read the nodes themselves.
 func TrackGenerations(nodes []*NodeInfo) []uint64 {
+	for _, n := range nodes {
+		if n.mirror != nil {
+			return nil
+		}
+	}
 	gens := make([]uint64, len(nodes))
 	for i, n := range nodes {
 		gens[i] = n.Generation
@@ -86,10 +94,12 @@ func TrackGenerations(nodes []*NodeInfo) []uint64 {
 	return gens
 }
 
-// UntrackGenerations stops what TrackGenerations started.
-func UntrackGenerations(nodes []*NodeInfo) {
-	for _, n := range nodes {
-		n.mirror = nil
+// UntrackGenerations stops what TrackGenerations started for gens.
+func UntrackGenerations(nodes []*NodeInfo, gens []uint64) {
+	for i, n := range nodes {
+		if i < len(gens) && n.mirror == &gens[i] {
+			n.mirror = nil
+		}
 	}
 }
 

@@ -61,3 +61,31 @@ func TestClusterCloneSharesTasksBetweenJobsAndNodes(t *testing.T) {
 		t.Fatal("the copy shares a job, node or task with the original")
 	}
 }
+
+// A session's array follows its nodes' changes; nodes already feeding one
+// open session's array feed no second one, and closing the first frees
+// them.
+func TestTrackGenerations(t *testing.T) {
+	a, b := testNode(), testNode()
+	nodes := []*NodeInfo{a, b}
+	gens := TrackGenerations(nodes)
+	if gens == nil || gens[0] != a.Generation || gens[1] != b.Generation {
+		t.Fatalf("tracked %v, nodes at %d and %d", gens, a.Generation, b.Generation)
+	}
+	b.AddTask(&TaskInfo{UID: "t", Resreq: EmptyResource(), Status: Running})
+	if gens[1] != b.Generation || gens[0] != a.Generation {
+		t.Errorf("after a change: tracked %v, nodes at %d and %d", gens, a.Generation, b.Generation)
+	}
+	if second := TrackGenerations([]*NodeInfo{b}); second != nil {
+		t.Errorf("a node feeding an open session's array fed a second one: %v", second)
+	}
+	UntrackGenerations(nodes, gens)
+	was := gens[0]
+	a.SetNode(a.Node)
+	if gens[0] != was {
+		t.Error("an untracked node still writes the array")
+	}
+	if again := TrackGenerations(nodes); again == nil {
+		t.Error("nodes freed by UntrackGenerations could not be tracked again")
+	}
+}

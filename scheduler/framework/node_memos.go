@@ -50,8 +50,9 @@ func (ssn *Session) PredicateClass(task *api.TaskInfo) (PredicateClass, bool) {
 }
 
 // NodeGenerations returns the Generation of each node of NodeList, by
-// position, kept current as the session changes them. Callers only read
-// it.
+// position, kept current as the session changes them; nil when the nodes
+// already fed another open session's (api.TrackGenerations), and then
+// nothing may be remembered by position. Callers only read it.
 func (ssn *Session) NodeGenerations() []uint64 { return ssn.generations }
 
 // SetPositions says that nodes, until the next call, are at these

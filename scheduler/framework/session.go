@@ -176,7 +176,7 @@ func sortedNodes(nodes map[string]*api.NodeInfo) []*api.NodeInfo {
 // Close lets every plugin close, in configuration order, then writes back each
 // job's PodGroup status where it changed.
 func (ssn *Session) Close() {
-	api.UntrackGenerations(ssn.NodeList)
+	api.UntrackGenerations(ssn.NodeList, ssn.generations)
 	for _, tier := range ssn.instances {
 		for _, in := range tier {
 			start := time.Now()

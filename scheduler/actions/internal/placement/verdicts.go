@@ -43,10 +43,11 @@ func NewVerdicts(ssn *framework.Session) *Verdicts {
 }
 
 // isSessionList reports whether nodes is the session's node list itself,
-// so that positions in it are positions in the generations.
+// so that positions in it are positions in the generations, and the
+// session keeps those.
 func (v *Verdicts) isSessionList(nodes []*api.NodeInfo) bool {
 	list := v.ssn.NodeList
-	return len(nodes) > 0 && len(list) == len(nodes) && &nodes[0] == &list[0]
+	return len(nodes) > 0 && len(list) == len(nodes) && &nodes[0] == &list[0] && v.ssn.NodeGenerations() != nil
 }
 
 // tableFor returns the class's table for a search over the session's node

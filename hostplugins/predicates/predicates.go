@@ -226,7 +226,7 @@ func (p *Plugin) OnSessionOpen(ssn *framework.Session) {
 	p.nodes = make([]*nodeState, len(ssn.NodeList))
 	p.nodeByInfo = make(map[*api.NodeInfo]*nodeState, len(ssn.NodeList))
 	p.nodeByName = make(map[string]*nodeState, len(ssn.NodeList))
-	// One allocation in node order, read in order by the search.
+	// One allocation for all the session's nodes.
 	states := make([]nodeState, len(ssn.NodeList))
 	for i, n := range ssn.NodeList {
 		ns := &states[i]

@@ -70,12 +70,8 @@ func (c *ClusterInfo) Clone() *ClusterInfo {
 		}
 		return t.Clone()
 	}
-	list := make([]*NodeInfo, 0, len(c.NodeList))
 	for _, name := range c.NodeList {
-		list = append(list, c.Nodes[name])
-	}
-	for i, n := range CloneNodes(list, resolve) {
-		out.Nodes[c.NodeList[i]] = n
+		out.Nodes[name] = c.Nodes[name].Clone(resolve)
 	}
 	out.NodeList = c.NodeList
 	for id, q := range c.Queues {

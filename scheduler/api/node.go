@@ -238,29 +238,16 @@ func (n *NodeInfo) UpdateTask(t *TaskInfo) {
 // record is passed through task, so that a snapshot can make the node and the
 // job hold the very same copy of a task.
 func (n *NodeInfo) Clone(task func(*TaskInfo) *TaskInfo) *NodeInfo {
-	c := &clonedNode{}
-	n.cloneInto(c, task)
-	return &c.info
-}
-
-// clonedNode is a node copy with the resources it owns beside it, so that
-// a walk over a session's nodes reads memory in order.
-type clonedNode struct {
-	info                              NodeInfo
-	allocatable, idle, used, rel, pip Resource
-}
-
-func (n *NodeInfo) cloneInto(c *clonedNode, task func(*TaskInfo) *TaskInfo) {
-	c.info = NodeInfo{
+	c := &NodeInfo{
 		Name:        n.Name,
 		Node:        n.Node,
-		Allocatable: copyInto(n.Allocatable, &c.allocatable),
+		Allocatable: n.Allocatable,
 		Capability:  n.Capability,
 		External:    n.External,
-		Idle:        copyInto(n.Idle, &c.idle),
-		Used:        copyInto(n.Used, &c.used),
-		Releasing:   copyInto(n.Releasing, &c.rel),
-		Pipelined:   copyInto(n.Pipelined, &c.pip),
+		Idle:        n.Idle.Clone(),
+		Used:        n.Used.Clone(),
+		Releasing:   n.Releasing.Clone(),
+		Pipelined:   n.Pipelined.Clone(),
 		Usage:       n.Usage,
 		Tasks:       make(map[TaskID]*TaskInfo, len(n.Tasks)),
 		accounted:   make(map[TaskID]TaskStatus, len(n.accounted)),
@@ -270,33 +257,10 @@ func (n *NodeInfo) cloneInto(c *clonedNode, task func(*TaskInfo) *TaskInfo) {
 		Numa:        n.Numa,
 	}
 	for id, t := range n.Tasks {
-		c.info.Tasks[id] = task(t)
-		c.info.accounted[id] = n.accounted[id]
+		c.Tasks[id] = task(t)
+		c.accounted[id] = n.accounted[id]
 	}
-}
-
-// copyInto copies r into c and returns c; nil stays nil.
-func copyInto(r, c *Resource) *Resource {
-	if r == nil {
-		return nil
-	}
-	r.copyInto(c)
 	return c
-}
-
-// CloneNodes clones nodes as Clone does, into one allocation in the given
-// order. A session's search walks its node list round-robin and reads
-// every node it passes; copies lying in list order let the processor fetch
-// them ahead instead of waiting on each (at 50,000 nodes the scattered
-// copies made those waits the largest cost of a session).
-func CloneNodes(nodes []*NodeInfo, task func(*TaskInfo) *TaskInfo) []*NodeInfo {
-	slab := make([]clonedNode, len(nodes))
-	out := make([]*NodeInfo, len(nodes))
-	for i, n := range nodes {
-		n.cloneInto(&slab[i], task)
-		out[i] = &slab[i].info
-	}
-	return out
 }
 
 // NewPlaceholderNode stands for a node that pods name before the node object

@@ -112,20 +112,14 @@ func CheckQuantity(name v1.ResourceName, q resource.Quantity) error {
 
 // Clone returns a deep copy.
 func (r *Resource) Clone() *Resource {
-	c := &Resource{}
-	r.copyInto(c)
-	return c
-}
-
-// copyInto makes c an independent copy of r.
-func (r *Resource) copyInto(c *Resource) {
-	*c = Resource{MilliCPU: r.MilliCPU, Memory: r.Memory, MaxTaskNum: r.MaxTaskNum}
+	c := &Resource{MilliCPU: r.MilliCPU, Memory: r.Memory, MaxTaskNum: r.MaxTaskNum}
 	if r.Scalars != nil {
 		c.Scalars = make(map[v1.ResourceName]float64, len(r.Scalars))
 		for k, v := range r.Scalars {
 			c.Scalars[k] = v
 		}
 	}
+	return c
 }
 
 // Get returns the quantity of one dimension.

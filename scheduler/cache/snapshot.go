@@ -54,17 +54,13 @@ func (c *Cache) Snapshot() *api.ClusterInfo {
 		}
 		return t.Clone()
 	}
-	var ready []*api.NodeInfo
 	for _, name := range c.sortedNodeNames() {
 		n := c.nodes[name]
 		if n.Node == nil || !n.Ready {
 			continue
 		}
-		ready = append(ready, n)
+		snap.Nodes[name] = n.Clone(resolve)
 		snap.NodeList = append(snap.NodeList, name)
-	}
-	for i, n := range api.CloneNodes(ready, resolve) {
-		snap.Nodes[snap.NodeList[i]] = n
 	}
 	snap.NamespaceLabels = c.namespaceLabels()
 	snap.Workloads = c.workloads()
